@@ -1,0 +1,17 @@
+/*
+ * decodenum.h: libdecodenum, the arithmetic of an LLM decode engine, bit for bit.
+ *
+ * Include this one header. Each module has its own header under decodenum/
+ * with the functions' contracts; docs/numerics.md defines every number.
+ *
+ *   decodenum/common.h  status codes, version, instruction-set dispatch
+ *   decodenum/fp32.h    the fp32 core: FTZ arithmetic, conversions, exact
+ *                       sums, lane sums and dot products, max and argmax
+ */
+#ifndef DECODENUM_H
+#define DECODENUM_H
+
+#include "decodenum/common.h"
+#include "decodenum/fp32.h"
+
+#endif /* DECODENUM_H */

@@ -1,0 +1,101 @@
+/*
+ * decodenum/common.h: status codes, version, and the instruction set in use.
+ *
+ * Every other module header includes this one. Nothing here computes a
+ * number; it says whether a call worked, which library answered, and which
+ * kernels (scalar, AVX2, NEON) produce the bits. The bits never depend on the
+ * kernels: every kernel reproduces its scalar reference exactly.
+ */
+#ifndef DECODENUM_COMMON_H
+#define DECODENUM_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(DECODENUM_SHARED)
+#  if defined(DECODENUM_BUILDING)
+#    define DN_API __declspec(dllexport)
+#  else
+#    define DN_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define DN_API __attribute__((visibility("default")))
+#else
+#  define DN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ---------------------------------------------------------- */
+
+#define DN_VERSION_MAJOR 0
+#define DN_VERSION_MINOR 1
+#define DN_VERSION_PATCH 0
+/* MAJOR*10000 + MINOR*100 + PATCH: comparable with < and >. */
+#define DN_VERSION_NUMBER \
+    (DN_VERSION_MAJOR * 10000 + DN_VERSION_MINOR * 100 + DN_VERSION_PATCH)
+#define DN_VERSION_STRING "0.1.0"
+
+/* The DN_VERSION_NUMBER of the library actually linked (which may be newer
+   than the header a program was compiled with). Cost: O(1). */
+DN_API unsigned dn_version(void);
+
+/* The version of the linked library as "MAJOR.MINOR.PATCH"; a static string. */
+DN_API const char *dn_version_string(void);
+
+/* ---- status ------------------------------------------------------------ */
+
+/* What a call that can fail returns. The numeric values are part of the ABI
+   and are never reused or renumbered; new codes are only ever appended. */
+typedef enum dn_status {
+    DN_OK = 0,                     /* the call did what it says */
+    DN_ERR_INVALID_ARGUMENT = 1,   /* a NULL pointer with a non-zero length, an
+                                      unknown enumerator, inconsistent sizes */
+    DN_ERR_UNREADABLE_BLOCK = 2,   /* a stored block has an infinite or NaN scale */
+    DN_ERR_UNSUPPORTED_TYPE = 3,   /* a block format the library does not read */
+    DN_ERR_NON_FINITE = 4,         /* an input is infinite or NaN where the
+                                      operation defines no result for it */
+    DN_ERR_OUT_OF_MEMORY = 5,      /* an allocation failed */
+    DN_ERR_OUT_OF_RANGE = 6        /* the exact result does not fit the output type */
+} dn_status;
+
+/* A short English name of a status ("ok", "invalid argument", ...); a static
+   string, never NULL ("unknown status" for a value not listed above). */
+DN_API const char *dn_status_str(dn_status status);
+
+/* ---- instruction set ------------------------------------------------------ */
+
+/* The kernels that compute. Chosen once per process, on first use, from the
+   CPU (CPUID + XGETBV on x86-64; NEON is always present on AArch64) unless
+   the environment variable DECODENUM_ISA names one: "scalar", "avx2",
+   "neon" or "auto". A request the CPU or the build cannot honour (or a value
+   not in that list) falls back to DN_ISA_SCALAR, and dn_isa_note() says why.
+   The choice changes speed only: every ISA produces the same bits. */
+typedef enum dn_isa {
+    DN_ISA_SCALAR = 0,  /* the scalar reference itself */
+    DN_ISA_AVX2 = 1,    /* x86-64 with AVX2, FMA and F16C, OS-enabled YMM state */
+    DN_ISA_NEON = 2     /* AArch64 Advanced SIMD */
+} dn_isa;
+
+/* The ISA whose kernels this process uses. Thread-safe; O(1) after the first
+   call, which runs CPUID and reads DECODENUM_ISA. */
+DN_API dn_isa dn_isa_active(void);
+
+/* "scalar", "avx2", "neon"; "unknown" for any other value. */
+DN_API const char *dn_isa_name(dn_isa isa);
+
+/* Whether this build and this CPU can run the kernels of `isa`. */
+DN_API int dn_isa_available(dn_isa isa);
+
+/* Why dn_isa_active() is what it is, in one English sentence (for example
+   "DECODENUM_ISA=avx2 requested, but the CPU lacks F16C; using scalar").
+   A static string, valid for the life of the process. */
+DN_API const char *dn_isa_note(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DECODENUM_COMMON_H */

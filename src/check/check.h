@@ -1,0 +1,79 @@
+/*
+ * check.h: holding every ISA's kernels to the scalar references.
+ *
+ * One harness, two drivers: `decodenum selftest` runs it with a short plan
+ * on every ISA the CPU can run; the test suites run it with the full plan
+ * (every length 0..300, random lengths up to 10^6). A kernel "agrees" when
+ * every output has the reference's bits.
+ */
+#ifndef DN_CHECK_H
+#define DN_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decodenum/common.h"
+
+typedef struct dn_rng {
+    uint64_t state;
+} dn_rng;
+
+uint64_t dn_rng_next(dn_rng *r);
+/* Uniform in [0, bound), bound >= 1. */
+uint64_t dn_rng_below(dn_rng *r, uint64_t bound);
+
+/* Input regimes: each draws f32 values to stress a different rule. */
+typedef enum dn_regime {
+    DN_REGIME_NORMAL,   /* random signs, exponents within 2^±12 */
+    DN_REGIME_BITS,     /* uniformly random bit patterns: NaN, inf, denormals */
+    DN_REGIME_SPECIAL,  /* ±0, denormals, ±FLT_MIN, ±FLT_MAX, ±inf, NaNs, ties */
+    DN_REGIME_CANCEL,   /* values with their negatives, and huge values: sums
+                           that cancel to zero, overflow, inf - inf */
+    DN_REGIME_TINY,     /* around 2^-63: products land near FLT_MIN */
+    DN_REGIME_PAIRED,   /* b[i] within ulps of FLT_MIN / a[i]: products at the
+                           edge where IEEE rounding and flush modes disagree */
+    DN_REGIME_COUNT
+} dn_regime;
+
+void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n);
+/* Fills a and b for a binary kernel: a in regime ra and b in rb, except that
+   DN_REGIME_PAIRED fills both, so each product a[i]*b[i] lies within a few
+   ulps of FLT_MIN. */
+void dn_fill_pair(dn_rng *r, dn_regime ra, dn_regime rb, float *a, float *b, size_t n);
+void dn_fill_u16(dn_rng *r, uint16_t *x, size_t n);
+
+/* What the harness checks. */
+typedef struct dn_check_plan {
+    size_t every_length_to;   /* every length 0..every_length_to */
+    size_t random_lengths;    /* how many random lengths besides */
+    size_t random_length_max; /* up to this */
+    uint64_t seed;
+} dn_check_plan;
+
+/* One kernel's verdict on one ISA. */
+typedef struct dn_check_result {
+    const char *module;
+    const char *kernel;
+    dn_isa isa;
+    uint64_t compared;   /* outputs compared */
+    uint64_t mismatched; /* outputs whose bits differ */
+    char first[200];     /* the first mismatch, described */
+} dn_check_result;
+
+typedef void (*dn_check_sink)(const dn_check_result *result, void *ctx);
+
+/* Checks every kernel of every module on `isa` (which must be available);
+   returns the number of kernels with any mismatch. */
+int dn_check_all(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
+/* The fp32 core's kernels. */
+int dn_check_fp32(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
+/* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
+size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);
+
+/* Records a mismatch into result (counting it; describing the first). */
+void dn_check_mismatch(dn_check_result *result, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

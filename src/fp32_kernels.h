@@ -1,0 +1,54 @@
+/*
+ * fp32_kernels.h: the fp32 core's kernel table.
+ *
+ * One table per ISA. dn_fp32_scalar holds the references (the definitions);
+ * dn_fp32_avx2 and dn_fp32_neon hold kernels that must reproduce them bit
+ * for bit, and may point at a reference where no kernel is faster.
+ * Pointers are never NULL; length 0 is valid for every entry.
+ */
+#ifndef DN_FP32_KERNELS_H
+#define DN_FP32_KERNELS_H
+
+#include "decodenum/fp32.h"
+
+typedef struct dn_fp32_kernels {
+    void (*ftz_v)(const float *x, float *y, size_t n);
+    void (*f32_to_f16_v)(const float *x, uint16_t *y, size_t n);
+    void (*f16_to_f32_v)(const uint16_t *x, float *y, size_t n);
+    void (*f32_to_bf16_v)(const float *x, uint16_t *y, size_t n);
+    void (*bf16_to_f32_v)(const uint16_t *x, float *y, size_t n);
+    float (*fsum)(const float *x, size_t n);
+    float (*fdot)(const float *a, const float *b, size_t n);
+    float (*fdot_tf32)(const float *a, const float *b, size_t n);
+    float (*fmax)(const float *x, size_t n);
+    float (*absmax)(const float *x, size_t n);
+    size_t (*argmax)(const float *x, size_t n);
+} dn_fp32_kernels;
+
+/* The references. */
+void dn_ref_ftz_v(const float *x, float *y, size_t n);
+void dn_ref_f32_to_f16_v(const float *x, uint16_t *y, size_t n);
+void dn_ref_f16_to_f32_v(const uint16_t *x, float *y, size_t n);
+void dn_ref_f32_to_bf16_v(const float *x, uint16_t *y, size_t n);
+void dn_ref_bf16_to_f32_v(const uint16_t *x, float *y, size_t n);
+float dn_ref_fsum(const float *x, size_t n);
+float dn_ref_fdot(const float *a, const float *b, size_t n);
+float dn_ref_fdot_tf32(const float *a, const float *b, size_t n);
+float dn_ref_fmax(const float *x, size_t n);
+float dn_ref_absmax(const float *x, size_t n);
+size_t dn_ref_argmax(const float *x, size_t n);
+
+extern const dn_fp32_kernels dn_fp32_scalar;
+#if defined(DN_HAVE_AVX2)
+extern const dn_fp32_kernels dn_fp32_avx2;
+#endif
+#if defined(DN_HAVE_NEON)
+extern const dn_fp32_kernels dn_fp32_neon;
+#endif
+
+/* The table of `isa`, or NULL where this build or CPU cannot run it. */
+const dn_fp32_kernels *dn_fp32_kernels_for(dn_isa isa);
+/* The table of dn_isa_active(). */
+const dn_fp32_kernels *dn_fp32_active(void);
+
+#endif

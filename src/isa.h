@@ -1,0 +1,16 @@
+/* isa.h: what the CPU offers, as the dispatcher and `decodenum info` see it. */
+#ifndef DN_ISA_H
+#define DN_ISA_H
+
+#include "decodenum/common.h"
+
+typedef struct dn_cpu_features {
+    int x86_64, aarch64;
+    int sse2, avx, avx2, fma, f16c, osxsave, ymm_os, avx512f;
+    int neon;
+} dn_cpu_features;
+
+/* The features of this CPU, read once. */
+const dn_cpu_features *dn_cpu(void);
+
+#endif
