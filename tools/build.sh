@@ -1,0 +1,69 @@
+#!/bin/sh
+# Builds and checks libdecodenum on Debian 12 (as root, or with sudo).
+#
+#   sh tools/build.sh selftest   install build tools, build, run `decodenum selftest`
+#   sh tools/build.sh test       install build and test tools, build, run the test suite
+#   sh tools/build.sh aarch64    cross-build for AArch64 and run the suite under qemu-aarch64
+#   sh tools/build.sh sanitize   build with ASan+UBSan and run the suite
+#   sh tools/build.sh bench      build and run the benchmark (OpenBLAS and SLEEF peers)
+#
+# Set DN_NO_APT=1 to skip the package installs. Build trees go to build/<what>.
+set -eu
+cd "$(dirname "$0")/.."
+what=${1:-test}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+apt_install() {
+    [ "${DN_NO_APT:-0}" = 1 ] && return 0
+    missing=""
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    case "$missing" in *:arm64*) $sudo dpkg --add-architecture arm64 ;; esac
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+base="cmake make gcc libc6-dev pkg-config binutils"
+testing="libcmocka-dev libgmp-dev libmpfr-dev"
+
+case "$what" in
+selftest)
+    apt_install $base
+    cmake --preset release -DDECODENUM_BUILD_TESTS=OFF -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
+    cmake --build --preset release -j "$jobs"
+    ./build/release/decodenum info
+    ./build/release/decodenum selftest
+    ;;
+test)
+    apt_install $base $testing
+    cmake --preset release
+    cmake --build --preset release -j "$jobs"
+    ctest --preset release -j "$jobs"
+    ;;
+aarch64)
+    apt_install $base $testing gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64 libgmp-dev:arm64 libmpfr-dev:arm64
+    cmake --preset aarch64
+    cmake --build --preset aarch64 -j "$jobs"
+    ctest --preset aarch64 -j "$jobs"
+    ;;
+sanitize)
+    apt_install $base $testing
+    cmake --preset sanitize
+    cmake --build --preset sanitize -j "$jobs"
+    ctest --preset sanitize -j "$jobs"
+    ;;
+bench)
+    apt_install $base libopenblas-dev libsleef-dev
+    cmake --preset release -DDECODENUM_BUILD_TESTS=OFF
+    cmake --build --preset release -j "$jobs" --target decodenum-bench
+    ./build/release/bench/decodenum-bench
+    ;;
+*)
+    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench" >&2
+    exit 2
+    ;;
+esac
