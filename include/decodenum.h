@@ -7,11 +7,15 @@
  *   decodenum/common.h  status codes, version, instruction-set dispatch
  *   decodenum/fp32.h    the fp32 core: FTZ arithmetic, conversions, exact
  *                       sums, lane sums and dot products, max and argmax
+ *   decodenum/pool.h    a thread pool the heavy products share
+ *   decodenum/f16.h     F16 weight products with ggml's bits
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
 
 #include "decodenum/common.h"
 #include "decodenum/fp32.h"
+#include "decodenum/pool.h"
+#include "decodenum/f16.h"
 
 #endif /* DECODENUM_H */

@@ -1,0 +1,170 @@
+/* The F16 module's kernels held to their references, every output's bits. */
+#include "check.h"
+#include "f16_kernels.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+/* Binary16 weights or activations: mostly Gaussian-like values of every
+   magnitude, with zeros, subnormals and values near +-65504 sprinkled in. */
+static void fill_f16(dn_rng *r, uint16_t *h, size_t n, int specials)
+{
+    static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF,
+                                       0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE55};
+    const size_t nspecial = specials == 2 ? 14 : 9; /* 2: infinities and NaNs too */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = dn_rng_next(r);
+        if (specials && (z & 15) == 0) {
+            h[i] = special[(z >> 4) % nspecial];
+            continue;
+        }
+        unsigned e = 9 + (unsigned)((z >> 8) % 13); /* 2^-6 .. 2^6 */
+        h[i] = (uint16_t)(((z >> 63) << 15) | (e << 10) | ((z >> 20) & 0x3FF));
+    }
+}
+
+enum { FROM_F32, WIDEN, ROUND_F32, VEC_DOT, SGEMM_DOT, MAD, SCALE, MAT_VEC_ROWS, SGEMM_ROWS, COUNT };
+static const char *const names[COUNT] = {"from_f32", "widen", "round_f32", "vec_dot", "sgemm_dot",
+                                         "mad", "scale", "mat_vec_rows", "sgemm_rows"};
+
+typedef struct bufs {
+    uint16_t *w, *h_ref, *h_k;
+    float *x, *act, *y_ref, *y_k;
+} bufs;
+
+static void cmp_f32(dn_check_result *res, const float *a, const float *b, size_t n, size_t k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (bits_of(a[i]) != bits_of(b[i]))
+            dn_check_mismatch(res, "%s k=%zu i=%zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                              res->kernel, k, i, bits_of(a[i]), bits_of(b[i]));
+    res->compared += n;
+}
+
+static void cmp_u16(dn_check_result *res, const uint16_t *a, const uint16_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            dn_check_mismatch(res, "%s n=%zu i=%zu: reference 0x%04x, kernel 0x%04x", res->kernel, n, i,
+                              a[i], b[i]);
+    res->compared += n;
+}
+
+/* One case of kernel `which` at length k (rows and columns where it has them). */
+static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int which, bufs *b, size_t k,
+                    dn_rng *r, dn_check_result *res)
+{
+    size_t rows = 1 + (size_t)dn_rng_below(r, 13), n = 1 + (size_t)dn_rng_below(r, 6);
+    int specials = (int)dn_rng_below(r, 3);
+    switch (which) {
+    case FROM_F32:
+    case ROUND_F32:
+        dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), b->x, k);
+        if (which == FROM_F32) {
+            ref->from_f32(b->x, b->h_ref, k); kern->from_f32(b->x, b->h_k, k);
+            cmp_u16(res, b->h_ref, b->h_k, k);
+        } else {
+            ref->round_f32(b->x, b->y_ref, k); kern->round_f32(b->x, b->y_k, k);
+            cmp_f32(res, b->y_ref, b->y_k, k, k);
+        }
+        return;
+    case WIDEN:
+        dn_fill_u16(r, b->w, k);
+        ref->widen(b->w, b->y_ref, k); kern->widen(b->w, b->y_k, k);
+        cmp_f32(res, b->y_ref, b->y_k, k, k);
+        return;
+    case MAD:
+    case SCALE: {
+        float s = 0;
+        dn_fill_f32(r, DN_REGIME_NORMAL, &s, 1);
+        fill_f16(r, b->h_ref, k, specials);
+        fill_f16(r, b->w, k, specials);
+        memcpy(b->h_k, b->h_ref, k * sizeof *b->h_k);
+        if (which == MAD) { ref->mad(b->h_ref, b->w, s, k); kern->mad(b->h_k, b->w, s, k); }
+        else { ref->scale(b->h_ref, s, k); kern->scale(b->h_k, s, k); }
+        cmp_u16(res, b->h_ref, b->h_k, k);
+        return;
+    }
+    default:
+        break;
+    }
+    /* the dots: weights rows x k, activation columns n x k (widened f16) */
+    if (which == SGEMM_DOT || which == SGEMM_ROWS) k &= ~(size_t)7;
+    fill_f16(r, b->w, rows * k, specials);
+    fill_f16(r, b->h_ref, n * k, specials);
+    ref->widen(b->h_ref, b->act, n * k);
+    float want, got;
+    switch (which) {
+    case VEC_DOT:
+        want = ref->vec_dot(b->w, b->act, k); got = kern->vec_dot(b->w, b->act, k);
+        cmp_f32(res, &want, &got, 1, k);
+        return;
+    case SGEMM_DOT:
+        want = ref->sgemm_dot(b->w, b->act, k); got = kern->sgemm_dot(b->w, b->act, k);
+        cmp_f32(res, &want, &got, 1, k);
+        return;
+    case MAT_VEC_ROWS: {
+        size_t r0 = (size_t)dn_rng_below(r, rows);
+        ref->mat_vec_rows(b->w, k, b->act, r0, rows, b->y_ref);
+        kern->mat_vec_rows(b->w, k, b->act, r0, rows, b->y_k);
+        cmp_f32(res, b->y_ref + r0, b->y_k + r0, rows - r0, k);
+        return;
+    }
+    case SGEMM_ROWS: {
+        size_t r0 = (size_t)dn_rng_below(r, rows);
+        for (size_t i = 0; i < n * rows; i++) b->y_ref[i] = b->y_k[i] = 0.0f;
+        ref->sgemm_rows(b->w, rows, k, b->act, n, r0, rows, b->y_ref);
+        kern->sgemm_rows(b->w, rows, k, b->act, n, r0, rows, b->y_k);
+        cmp_f32(res, b->y_ref, b->y_k, n * rows, k);
+        return;
+    }
+    }
+}
+
+int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
+{
+    const dn_f16_kernels *kern = dn_f16_kernels_for(isa);
+    if (!kern) return 0;
+    /* Dot lengths go to 1600 (every tail of 32 and of 8); arrays follow the plan. */
+    size_t *lengths;
+    size_t count = dn_plan_lengths(plan, &lengths);
+    size_t max = 1600;
+    for (size_t i = 0; i < count; i++) max = lengths[i] > max ? lengths[i] : max;
+    bufs b;
+    b.w = malloc(13 * max * sizeof *b.w + 2);
+    b.h_ref = malloc(13 * max * sizeof *b.h_ref + 2);
+    b.h_k = malloc(max * sizeof *b.h_k + 2);
+    b.x = malloc(max * sizeof *b.x + 4);
+    b.act = malloc(6 * max * sizeof *b.act + 4);
+    b.y_ref = malloc((13 * 6 + max) * sizeof *b.y_ref);
+    b.y_k = malloc((13 * 6 + max) * sizeof *b.y_k);
+    int failed = 0;
+    if (!lengths || !b.w || !b.h_ref || !b.h_k || !b.x || !b.act || !b.y_ref || !b.y_k) {
+        failed = 1;
+        goto out;
+    }
+    for (int which = 0; which < COUNT; which++) {
+        dn_check_result res = {"f16", names[which], isa, 0, 0, ""};
+        dn_rng r = {plan->seed * 31 + (uint64_t)which};
+        int is_dot = which >= VEC_DOT && which != MAD && which != SCALE;
+        size_t dot_max = plan->every_length_to >= 300 ? 1600 : plan->every_length_to;
+        if (is_dot) {
+            for (size_t k = 0; k <= dot_max; k++) run_one(&dn_f16_scalar, kern, which, &b, k, &r, &res);
+        } else {
+            for (size_t i = 0; i < count; i++) run_one(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
+        }
+        if (res.mismatched) failed++;
+        if (sink) sink(&res, ctx);
+    }
+out:
+    free(lengths); free(b.w); free(b.h_ref); free(b.h_k); free(b.x); free(b.act); free(b.y_ref); free(b.y_k);
+    return failed;
+}

@@ -1,0 +1,60 @@
+/*
+ * f16_kernels.h: the ggml-compatible F16 module's kernel table.
+ *
+ * dn_f16_scalar holds the references (src/f16.c): ggml's x86 orders written
+ * out in C. The AVX2 and NEON tables reproduce them bit for bit. Activations
+ * reach the dot kernels already rounded to binary16 and widened to f32
+ * (exact), so a product widens them once, not once per row.
+ */
+#ifndef DN_F16_KERNELS_H
+#define DN_F16_KERNELS_H
+
+#include "decodenum/f16.h"
+
+typedef struct dn_f16_kernels {
+    void (*from_f32)(const float *x, uint16_t *h, size_t n);
+    void (*widen)(const uint16_t *h, float *x, size_t n);
+    /* y[i] = widen(from_f32(x[i])): an activation as ggml multiplies it */
+    void (*round_f32)(const float *x, float *y, size_t n);
+    float (*vec_dot)(const uint16_t *w, const float *x, size_t k);
+    float (*sgemm_dot)(const uint16_t *w, const float *x, size_t k); /* k % 8 == 0 */
+    void (*mad)(uint16_t *acc, const uint16_t *v, float s, size_t n);
+    void (*scale)(uint16_t *acc, float s, size_t n);
+    /* out[r] = vec_dot(w + r*k, x, k) for r in [r0, r1) */
+    void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                         float *out);
+    /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n */
+    void (*sgemm_rows)(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                       size_t r0, size_t r1, float *out);
+} dn_f16_kernels;
+
+void dn_ref_f16_from_f32(const float *x, uint16_t *h, size_t n);
+void dn_ref_f16_widen(const uint16_t *h, float *x, size_t n);
+void dn_ref_f16_round_f32(const float *x, float *y, size_t n);
+float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k);
+float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
+void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n);
+void dn_ref_f16_scale(uint16_t *acc, float s, size_t n);
+void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                             float *out);
+void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                           size_t r0, size_t r1, float *out);
+
+/* The scalar forms the kernels' tails use. */
+uint16_t dn_f16_narrow1(float x);
+float dn_f16_widen1(uint16_t h);
+/* A NaN result becomes DN_F16_NAN_RESULT_BITS. */
+float dn_f16_result(float r);
+
+extern const dn_f16_kernels dn_f16_scalar;
+#if defined(DN_HAVE_AVX2)
+extern const dn_f16_kernels dn_f16_avx2;
+#endif
+#if defined(DN_HAVE_NEON)
+extern const dn_f16_kernels dn_f16_neon;
+#endif
+
+const dn_f16_kernels *dn_f16_kernels_for(dn_isa isa);
+const dn_f16_kernels *dn_f16_active(void);
+
+#endif

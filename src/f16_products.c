@@ -1,0 +1,231 @@
+/*
+ * The F16 module's public entry points: argument checks, working memory for
+ * the rounded activations, and the split of a product into row tasks on a
+ * dn_pool. Every output element is computed by one kernel call in the
+ * reference's order, so neither the pool nor the split changes a bit.
+ */
+#include "f16_kernels.h"
+#include "pool.h"
+
+#include <stdlib.h>
+
+/* Stack room for one rounded activation column in dn_f16_dot. */
+#define DN_F16_STACK_FLOATS 4096
+
+int dn_f16_takes_sgemm(size_t rows, size_t k, size_t n)
+{
+    return n >= 2 && rows % 4 == 0 && k % 8 == 0;
+}
+
+/* a * b without overflow, or 0 with *ok cleared. */
+static size_t checked_mul(size_t a, size_t b, int *ok)
+{
+    if (a && b > SIZE_MAX / a) {
+        *ok = 0;
+        return 0;
+    }
+    return a * b;
+}
+
+dn_status dn_f16_from_f32(const float *x, uint16_t *h, size_t n)
+{
+    if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
+    dn_f16_active()->from_f32(x, h, n);
+    return DN_OK;
+}
+
+dn_status dn_f16_widen(const uint16_t *h, float *x, size_t n)
+{
+    if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
+    dn_f16_active()->widen(h, x, n);
+    return DN_OK;
+}
+
+dn_status dn_f16_dequantize_row(const uint8_t *row, float *out, size_t n)
+{
+    if (n && (!row || !out)) return DN_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < n; i++)
+        out[i] = dn_f16_widen1((uint16_t)(row[2 * i] | (row[2 * i + 1] << 8)));
+    return DN_OK;
+}
+
+dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k, float *out)
+{
+    if (!out || (k && (!w || !x))) return DN_ERR_INVALID_ARGUMENT;
+    if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
+    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
+    const dn_f16_kernels *kern = dn_f16_active();
+    float stack[DN_F16_STACK_FLOATS];
+    float *xf = k <= DN_F16_STACK_FLOATS ? stack : malloc(k * sizeof *xf);
+    if (!xf) return DN_ERR_OUT_OF_MEMORY;
+    kern->widen(x, xf, k);
+    *out = path == DN_F16_PATH_SGEMM ? kern->sgemm_dot(w, xf, k) : kern->vec_dot(w, xf, k);
+    if (xf != stack) free(xf);
+    return DN_OK;
+}
+
+dn_status dn_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
+{
+    if (n && (!acc || !v)) return DN_ERR_INVALID_ARGUMENT;
+    dn_f16_active()->mad(acc, v, s, n);
+    return DN_OK;
+}
+
+dn_status dn_f16_scale(uint16_t *acc, float s, size_t n)
+{
+    if (n && !acc) return DN_ERR_INVALID_ARGUMENT;
+    dn_f16_active()->scale(acc, s, n);
+    return DN_OK;
+}
+
+/* ---- products on a pool ---------------------------------------------------- */
+
+/* One matrix of a product, split into row chunks. */
+typedef struct part {
+    const uint16_t *w;
+    float *out;
+    size_t rows, first_task, chunk;
+} part;
+
+typedef struct product {
+    const dn_f16_kernels *kern;
+    const part *parts;
+    size_t nparts;
+    size_t k, n;
+    const float *act; /* n rounded, widened columns of k */
+    int sgemm;
+} product;
+
+static void run_task(size_t t, void *ctx)
+{
+    const product *p = ctx;
+    size_t i = 0;
+    while (i + 1 < p->nparts && p->parts[i + 1].first_task <= t) i++;
+    const part *m = &p->parts[i];
+    size_t r0 = (t - m->first_task) * m->chunk;
+    size_t r1 = r0 + m->chunk < m->rows ? r0 + m->chunk : m->rows;
+    if (p->sgemm) {
+        p->kern->sgemm_rows(m->w, m->rows, p->k, p->act, p->n, r0, r1, m->out);
+        return;
+    }
+    for (size_t c = 0; c < p->n; c++)
+        p->kern->mat_vec_rows(m->w, p->k, p->act + c * p->k, r0, r1, m->out + c * m->rows);
+}
+
+/* Rows per task: a few tasks per thread so a slow thread does not hold up the
+   rest, a multiple of 4 so tinyBLAS tiles stay whole. */
+static size_t chunk_rows(size_t rows, dn_pool *pool)
+{
+    size_t tasks = (size_t)dn_pool_threads(pool) * 4;
+    size_t chunk = (rows + tasks - 1) / tasks;
+    chunk = (chunk + 3) & ~(size_t)3;
+    return chunk < 4 ? 4 : chunk;
+}
+
+static dn_status run_product(part *parts, size_t nparts, size_t k, const float *act, size_t n,
+                             int sgemm, dn_pool *pool)
+{
+    const dn_f16_kernels *kern = dn_f16_active();
+    int ok = 1;
+    size_t elems = checked_mul(n, k, &ok);
+    if (!ok || elems > SIZE_MAX / sizeof(float)) return DN_ERR_INVALID_ARGUMENT;
+    float *rounded = malloc(elems ? elems * sizeof *rounded : 1);
+    if (!rounded) return DN_ERR_OUT_OF_MEMORY;
+    kern->round_f32(act, rounded, elems);
+
+    size_t tasks = 0;
+    for (size_t i = 0; i < nparts; i++) {
+        parts[i].chunk = chunk_rows(parts[i].rows, pool);
+        parts[i].first_task = tasks;
+        tasks += (parts[i].rows + parts[i].chunk - 1) / parts[i].chunk;
+    }
+    product p = {kern, parts, nparts, k, n, rounded, sgemm};
+    dn_pool_run(pool, tasks, run_task, &p);
+    free(rounded);
+    return DN_OK;
+}
+
+/* Checks a rows x k matrix and its n-column output. */
+static dn_status check_matrix(const uint16_t *w, size_t rows, size_t k, const void *act, size_t n,
+                              const float *out)
+{
+    int ok = 1;
+    size_t welems = checked_mul(rows, k, &ok);
+    size_t aelems = checked_mul(n, k, &ok);
+    size_t oelems = checked_mul(n, rows, &ok);
+    if (!ok || welems > SIZE_MAX / 2 || aelems > SIZE_MAX / 4 || oelems > SIZE_MAX / 4)
+        return DN_ERR_INVALID_ARGUMENT;
+    if ((welems && !w) || (aelems && !act) || (oelems && !out)) return DN_ERR_INVALID_ARGUMENT;
+    return DN_OK;
+}
+
+dn_status dn_f16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
+                         dn_pool *pool)
+{
+    dn_status st = check_matrix(w, rows, k, x, 1, out);
+    if (st != DN_OK) return st;
+    part one = {w, out, rows, 0, 0};
+    return run_product(&one, 1, k, x, 1, 0, pool);
+}
+
+dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k, const float *x,
+                               dn_pool *pool)
+{
+    if (count && !mats) return DN_ERR_INVALID_ARGUMENT;
+    if (count > SIZE_MAX / sizeof(part)) return DN_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++) {
+        if (mats[i].rows > SIZE_MAX) return DN_ERR_INVALID_ARGUMENT;
+        dn_status st = check_matrix(mats[i].w, (size_t)mats[i].rows, k, x, 1, mats[i].out);
+        if (st != DN_OK) return st;
+    }
+    if (count == 0) return DN_OK;
+    part *parts = malloc(count * sizeof *parts);
+    if (!parts) return DN_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < count; i++) parts[i] = (part){mats[i].w, mats[i].out, (size_t)mats[i].rows, 0, 0};
+    dn_status st = run_product(parts, count, k, x, 1, 0, pool);
+    free(parts);
+    return st;
+}
+
+dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                         float *out, dn_pool *pool)
+{
+    dn_status st = check_matrix(w, rows, k, act, n, out);
+    if (st != DN_OK) return st;
+    part one = {w, out, rows, 0, 0};
+    return run_product(&one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
+}
+
+/* ---- row ranges on the caller's thread -------------------------------------- */
+
+static dn_status rows_product(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
+                              size_t n, size_t row_begin, size_t row_end, float *out, int sgemm)
+{
+    dn_status st = check_matrix(w, rows, k, act16, n, out);
+    if (st != DN_OK) return st;
+    if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
+    const dn_f16_kernels *kern = dn_f16_active();
+    float *act = malloc(n && k ? n * k * sizeof *act : 1);
+    if (!act) return DN_ERR_OUT_OF_MEMORY;
+    kern->widen(act16, act, n * k);
+    if (sgemm)
+        kern->sgemm_rows(w, rows, k, act, n, row_begin, row_end, out);
+    else
+        for (size_t c = 0; c < n; c++)
+            kern->mat_vec_rows(w, k, act + c * k, row_begin, row_end, out + c * rows);
+    free(act);
+    return DN_OK;
+}
+
+dn_status dn_f16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
+                              size_t row_begin, size_t row_end, float *out)
+{
+    return rows_product(w, rows, k, x16, 1, row_begin, row_end, out, 0);
+}
+
+dn_status dn_f16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
+                              size_t n, size_t row_begin, size_t row_end, float *out)
+{
+    return rows_product(w, rows, k, act16, n, row_begin, row_end, out,
+                        dn_f16_takes_sgemm(rows, k, n));
+}

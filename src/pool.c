@@ -1,0 +1,138 @@
+/*
+ * dn_pool: workers that sleep between jobs. A job is `count` tasks handed
+ * out through an atomic counter; every worker joins every job (woken by a
+ * new generation), takes tasks until none are left, and checks out; the
+ * caller takes tasks too, then sleeps until every worker has checked out.
+ * So no worker can still be inside one job when the next one is set up.
+ * Which thread runs a task never changes a bit: each task writes its own
+ * outputs in a fixed order.
+ */
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct job {
+    dn_task_fn task;
+    void *ctx;
+    size_t count;
+} job;
+
+struct dn_pool {
+    unsigned threads;
+    pthread_t *workers;
+    pthread_mutex_t serial;     /* one job at a time */
+    pthread_mutex_t lock;       /* guards everything below but `next` */
+    pthread_cond_t wake;        /* workers wait here for a new generation */
+    pthread_cond_t done;        /* the caller waits here for the check-outs */
+    unsigned long generation;
+    unsigned pending;           /* workers not yet checked out of this job */
+    int stop;
+    job current;
+    atomic_size_t next;         /* the next task of the current job */
+};
+
+static void take_tasks(dn_pool *p, const job *j)
+{
+    size_t t;
+    while ((t = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < j->count)
+        j->task(t, j->ctx);
+}
+
+static void *worker(void *arg)
+{
+    dn_pool *p = arg;
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
+        if (p->stop) {
+            pthread_mutex_unlock(&p->lock);
+            return NULL;
+        }
+        seen = p->generation;
+        job j = p->current;
+        pthread_mutex_unlock(&p->lock);
+
+        take_tasks(p, &j);
+
+        pthread_mutex_lock(&p->lock);
+        if (--p->pending == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+dn_pool *dn_pool_create(unsigned threads)
+{
+    if (threads == 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = online < 1 ? 1 : online > 1024 ? 1024 : (unsigned)online;
+    }
+    if (threads > 1024) return NULL;
+    dn_pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->workers = calloc(threads, sizeof *p->workers);
+    if (!p->workers) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->serial, NULL);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    atomic_init(&p->next, 0);
+    p->threads = 1;
+    for (unsigned i = 1; i < threads; i++) {
+        if (pthread_create(&p->workers[i], NULL, worker, p) != 0) {
+            dn_pool_destroy(p); /* joins the ones that started */
+            return NULL;
+        }
+        p->threads = i + 1;
+    }
+    return p;
+}
+
+void dn_pool_destroy(dn_pool *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 1; i < p->threads; i++) pthread_join(p->workers[i], NULL);
+    pthread_cond_destroy(&p->wake);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->serial);
+    free(p->workers);
+    free(p);
+}
+
+unsigned dn_pool_threads(const dn_pool *p) { return p ? p->threads : 1; }
+
+void dn_pool_run(dn_pool *p, size_t count, dn_task_fn task, void *ctx)
+{
+    if (count == 0) return;
+    if (!p || p->threads == 1 || count == 1) {
+        for (size_t t = 0; t < count; t++) task(t, ctx);
+        return;
+    }
+    job j = {task, ctx, count};
+    pthread_mutex_lock(&p->serial);
+    pthread_mutex_lock(&p->lock);
+    p->current = j;
+    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+    p->pending = p->threads - 1;
+    p->generation++;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+
+    take_tasks(p, &j);
+
+    pthread_mutex_lock(&p->lock);
+    while (p->pending > 0) pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&p->serial);
+}

@@ -1,0 +1,15 @@
+/* pool.h: running a product's tasks on a dn_pool. */
+#ifndef DN_POOL_INTERNAL_H
+#define DN_POOL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "decodenum/pool.h"
+
+/* Calls task(t, ctx) once for every t in [0, count), spread over the pool's
+   threads and the caller's; returns when all have returned. pool NULL (or
+   of one thread) runs them in order on the caller's thread. */
+typedef void (*dn_task_fn)(size_t t, void *ctx);
+void dn_pool_run(dn_pool *pool, size_t count, dn_task_fn task, void *ctx);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * The ggml-compatible F16 module on AVX2 + FMA + F16C: the instructions
+ * ggml's haswell build runs, in the order src/f16.c gives. Widening is exact,
+ * so weights may be widened ahead of the loop without changing a bit.
+ */
+#include "../f16_kernels.h"
+#include "../bits.h"
+
+#include <immintrin.h>
+#include <stdlib.h>
+
+static inline __m256 load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+static void from_f32(const float *x, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    dn_ref_f16_from_f32(x + i, h + i, n - i);
+}
+
+static void widen(const uint16_t *h, float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, load_f16(h + i));
+    dn_ref_f16_widen(h + i, x + i, n - i);
+}
+
+static void round_f32(const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(h));
+    }
+    dn_ref_f16_round_f32(x + i, y + i, n - i);
+}
+
+/* ggml's GGML_F32x8_REDUCE of four accumulators: (a0 + a2) + (a1 + a3),
+   high half onto low half, two horizontal adds. */
+static inline float reduce4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
+{
+    __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a2), _mm256_add_ps(a1, a3));
+    __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+    t = _mm_hadd_ps(t, t);
+    return _mm_cvtss_f32(_mm_hadd_ps(t, t));
+}
+
+/* tinyBLAS's hsum: high half onto low half, then (v0 + v2) + (v1 + v3). */
+static inline float hsum(__m256 a)
+{
+    __m128 v = _mm_add_ps(_mm256_extractf128_ps(a, 1), _mm256_castps256_ps128(a));
+    v = _mm_add_ps(v, _mm_movehl_ps(v, v));
+    return _mm_cvtss_f32(_mm_add_ss(v, _mm_movehdup_ps(v)));
+}
+
+/* The k % 32 products after the 32-element steps, added in double. */
+static inline float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k)
+{
+    double sum = r;
+    for (size_t i = from; i < k; i++) sum += (double)(dn_f16_widen1(w[i]) * x[i]);
+    return dn_f16_result((float)sum);
+}
+
+static float vec_dot(const uint16_t *w, const float *x, size_t k)
+{
+    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32)
+        for (int j = 0; j < 4; j++)
+            a[j] = _mm256_fmadd_ps(load_f16(w + b + 8 * j), _mm256_loadu_ps(x + b + 8 * j), a[j]);
+    return double_tail(reduce4(a[0], a[1], a[2], a[3]), w, x, whole, k);
+}
+
+/* Two rows against one column at once: eight independent chains, the column
+   loaded once; each row's chain is vec_dot's. */
+static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
+                     float *r1)
+{
+    __m256 a[4], c[4];
+    for (int j = 0; j < 4; j++) a[j] = c[j] = _mm256_setzero_ps();
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32)
+        for (int j = 0; j < 4; j++) {
+            __m256 xv = _mm256_loadu_ps(x + b + 8 * j);
+            a[j] = _mm256_fmadd_ps(load_f16(w0 + b + 8 * j), xv, a[j]);
+            c[j] = _mm256_fmadd_ps(load_f16(w1 + b + 8 * j), xv, c[j]);
+        }
+    *r0 = double_tail(reduce4(a[0], a[1], a[2], a[3]), w0, x, whole, k);
+    *r1 = double_tail(reduce4(c[0], c[1], c[2], c[3]), w1, x, whole, k);
+}
+
+static float sgemm_dot(const uint16_t *w, const float *x, size_t k)
+{
+    __m256 a = _mm256_setzero_ps();
+    for (size_t l = 0; l < k; l += 8) a = _mm256_fmadd_ps(load_f16(w + l), _mm256_loadu_ps(x + l), a);
+    return dn_f16_result(hsum(a));
+}
+
+static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+{
+    size_t r = r0;
+    for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
+    for (; r < r1; r++) out[r] = vec_dot(w + r * k, x, k);
+}
+
+/* One RM x RN tile of tinyBLAS outputs (RM <= 4, RN <= 3) from weights already
+   widened to f32 (wf: RM rows of k). Each output is its own FMA chain. */
+static inline __attribute__((always_inline)) void tile(const float *wf, size_t k, const float *act,
+                                                       size_t rows, size_t r, size_t c, int RM, int RN,
+                                                       float *out)
+{
+    __m256 acc[4][3];
+    for (int i = 0; i < RM; i++)
+        for (int j = 0; j < RN; j++) acc[i][j] = _mm256_setzero_ps();
+    for (size_t l = 0; l < k; l += 8) {
+        __m256 b[3];
+        for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
+        for (int i = 0; i < RM; i++) {
+            __m256 a = _mm256_loadu_ps(wf + (size_t)i * k + l);
+            for (int j = 0; j < RN; j++) acc[i][j] = _mm256_fmadd_ps(a, b[j], acc[i][j]);
+        }
+    }
+    for (int i = 0; i < RM; i++)
+        for (int j = 0; j < RN; j++) out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(acc[i][j]));
+}
+
+/* Rows in blocks of four (widened once, then reused by every column tile
+   from cache), columns in tiles of three, then the leftover two or one. */
+static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
+                       size_t r1, float *out)
+{
+    float *wf = malloc(4 * k * sizeof *wf + 1);
+    if (!wf) {
+        dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        return;
+    }
+    for (size_t r = r0; r < r1; r += 4) {
+        int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
+        widen(w + r * k, wf, (size_t)rm * k);
+        size_t c = 0;
+        if (rm == 4) {
+            for (; c + 3 <= n; c += 3) tile(wf, k, act, rows, r, c, 4, 3, out);
+            if (n - c == 2) tile(wf, k, act, rows, r, c, 4, 2, out);
+            if (n - c == 1) tile(wf, k, act, rows, r, c, 4, 1, out);
+        } else {
+            for (int i = 0; i < rm; i++)
+                for (c = 0; c < n; c++) tile(wf + (size_t)i * k, k, act, rows, r + (size_t)i, c, 1, 1, out);
+        }
+    }
+    free(wf);
+}
+
+static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
+{
+    const __m256 sv = _mm256_set1_ps(s);
+    const __m128i nan16 = _mm_set1_epi16((short)DN_F16_NAN_F16_BITS);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 y = _mm256_fmadd_ps(load_f16(v + i), sv, load_f16(acc + i));
+        __m128i h = _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT);
+        __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+        __m128i nan16m = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+        _mm_storeu_si128((__m128i *)(acc + i), _mm_blendv_epi8(h, nan16, nan16m));
+    }
+    dn_ref_f16_mad(acc + i, v + i, s, n - i);
+}
+
+static void scale(uint16_t *acc, float s, size_t n)
+{
+    const __m256 sv = _mm256_set1_ps(s);
+    const __m128i nan16 = _mm_set1_epi16((short)DN_F16_NAN_F16_BITS);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 y = _mm256_mul_ps(load_f16(acc + i), sv);
+        __m128i h = _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT);
+        __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
+        __m128i nan16m = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+        _mm_storeu_si128((__m128i *)(acc + i), _mm_blendv_epi8(h, nan16, nan16m));
+    }
+    dn_ref_f16_scale(acc + i, s, n - i);
+}
+
+const dn_f16_kernels dn_f16_avx2 = {
+    .from_f32 = from_f32,
+    .widen = widen,
+    .round_f32 = round_f32,
+    .vec_dot = vec_dot,
+    .sgemm_dot = sgemm_dot,
+    .mad = mad,
+    .scale = scale,
+    .mat_vec_rows = mat_vec_rows,
+    .sgemm_rows = sgemm_rows,
+};

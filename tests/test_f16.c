@@ -1,0 +1,242 @@
+/*
+ * The ggml-compatible F16 module: every output of ../shared/oracle's
+ * ggml-f16-matmul.bin (computed by the real ggml) reproduced bit for bit with
+ * no pool and with a pool of two threads, under whichever ISA DECODENUM_ISA
+ * selects; the path rule; the two reductions' and the double tail's effect
+ * on bits, derived by hand; conversions against the F16C instructions.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "decodenum.h"
+#include "oracle.h"
+#include "testutil.h"
+
+/* Products that are exactly 2^24, then ones: the order of the adds decides. */
+static void make_ordered_row(uint16_t *w, uint16_t *x, size_t k, const size_t *ones, size_t nones)
+{
+    for (size_t i = 0; i < k; i++) w[i] = x[i] = 0;
+    w[0] = x[0] = 0x6C00; /* 4096 * 4096 = 2^24 */
+    for (size_t i = 0; i < nones; i++) w[ones[i]] = x[ones[i]] = 0x3C00;
+}
+
+/* vec_dot folds element 0's lane with element 16's, then with (8 + 24):
+   (2^24 + 1) + (1 + 1) = 2^24 + 2. tinyBLAS chains lane 0 through 8, 16,
+   24 in order: ((2^24 + 1) + 1) + 1, each add a tie to even: 2^24. */
+static void the_two_reductions_differ(void **state)
+{
+    (void)state;
+    uint16_t w[32], x[32];
+    const size_t ones[3] = {8, 16, 24};
+    make_ordered_row(w, x, 32, ones, 3);
+    float v, s;
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_VEC_DOT, w, x, 32, &v), DN_OK);
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_SGEMM, w, x, 32, &s), DN_OK);
+    assert_same_float(v, 0x1p24f + 2.0f);
+    assert_same_float(s, 0x1p24f);
+    /* the same holds inside products: 4 rows x 32, two columns */
+    uint16_t wm[4 * 32];
+    float act[2 * 32], out[8];
+    for (int r = 0; r < 4; r++) memcpy(wm + 32 * r, w, sizeof w);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 32; i++) act[32 * c + i] = dn_f16_to_f32(x[i]);
+    assert_true(dn_f16_takes_sgemm(4, 32, 2));
+    assert_int_equal(dn_f16_mat_mul(wm, 4, 32, act, 2, out, NULL), DN_OK);
+    for (int i = 0; i < 8; i++) assert_same_float(out[i], 0x1p24f);
+    assert_int_equal(dn_f16_mat_mul(wm, 4, 32, act, 1, out, NULL), DN_OK); /* one column: vec_dot */
+    for (int i = 0; i < 4; i++) assert_same_float(out[i], 0x1p24f + 2.0f);
+}
+
+/* vec_dot adds the last k % 32 products in double: 2^24 + 1 + 1 is exact
+   there and rounds once to 2^24 + 2; f32 adds would tie twice to 2^24. */
+static void vec_dot_tail_is_double(void **state)
+{
+    (void)state;
+    uint16_t w[34], x[34];
+    const size_t ones[2] = {32, 33};
+    make_ordered_row(w, x, 34, ones, 2);
+    float v;
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_VEC_DOT, w, x, 34, &v), DN_OK);
+    assert_same_float(v, 0x1p24f + 2.0f);
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_VEC_DOT, w, x, 33, &v), DN_OK);
+    assert_same_float(v, 0x1p24f); /* 2^24 + 1 in double rounds to even */
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_SGEMM, w, x, 33, &v), DN_ERR_INVALID_ARGUMENT);
+}
+
+static void path_rule(void **state)
+{
+    (void)state;
+    assert_true(dn_f16_takes_sgemm(4, 8, 2));
+    assert_false(dn_f16_takes_sgemm(4, 8, 1));  /* one column: never */
+    assert_false(dn_f16_takes_sgemm(13, 8, 2)); /* rows % 4 */
+    assert_false(dn_f16_takes_sgemm(12, 12, 2)); /* k % 8 */
+    assert_true(dn_f16_takes_sgemm(12, 1600, 6));
+}
+
+/* F16C's rules, derived from the instruction's definition: nearest even;
+   a NaN keeps its sign and top 9 payload bits, made quiet. */
+static void conversions_follow_f16c(void **state)
+{
+    (void)state;
+    const float x[6] = {65520.0f, 0x1p-25f, 0x1.8p-24f, tf(0xFFC12345), tf(0x7F800001), -0.0f};
+    uint16_t h[6];
+    assert_int_equal(dn_f16_from_f32(x, h, 6), DN_OK);
+    assert_int_equal(h[0], 0x7C00);
+    assert_int_equal(h[1], 0x0000);
+    assert_int_equal(h[2], 0x0002);
+    assert_int_equal(h[3], 0xFE09); /* payload 0x412345 >> 13 = 0x209, low 9 bits 0x009 */
+    assert_int_equal(h[4], 0x7E00); /* a signalling NaN made quiet */
+    assert_int_equal(h[5], 0x8000);
+    const uint16_t hh[3] = {0xFD23, 0x0001, 0x7BFF};
+    float y[3];
+    assert_int_equal(dn_f16_widen(hh, y, 3), DN_OK);
+    assert_bits(y[0], 0xFFC00000u | (0x123u << 13)); /* quiet bit set, payload kept */
+    assert_same_float(y[1], 0x1p-24f);
+    assert_same_float(y[2], 65504.0f);
+    const uint8_t bytes[4] = {0x00, 0x3C, 0xFF, 0x7B}; /* little-endian 1.0, 65504 */
+    assert_int_equal(dn_f16_dequantize_row(bytes, y, 2), DN_OK);
+    assert_same_float(y[0], 1.0f);
+    assert_same_float(y[1], 65504.0f);
+}
+
+/* mad: one fused multiply-add in f32, then nearest even to binary16. */
+static void mad_and_scale(void **state)
+{
+    (void)state;
+    uint16_t acc[3] = {0x3C00, 0x3C00, 0x7BFF};
+    const uint16_t v[3] = {0x3C00, 0x3C00, 0x7BFF};
+    /* 1 + 2^-11 is a binary16 tie: to even 1.0; 1 + 3*2^-11 goes up to 1 + 2^-9 */
+    assert_int_equal(dn_f16_mad(acc, v, 0x1p-11f, 1), DN_OK);
+    assert_int_equal(acc[0], 0x3C00);
+    assert_int_equal(dn_f16_mad(acc + 1, v + 1, 0x1.8p-10f, 1), DN_OK);
+    assert_int_equal(acc[1], 0x3C02);
+    assert_int_equal(dn_f16_mad(acc + 2, v + 2, 1.0f, 1), DN_OK); /* 131008 overflows */
+    assert_int_equal(acc[2], 0x7C00);
+    assert_int_equal(dn_f16_scale(acc + 2, 0.0f, 1), DN_OK); /* inf * 0 */
+    assert_int_equal(acc[2], DN_F16_NAN_F16_BITS);
+    uint16_t one = 0x3C00;
+    assert_int_equal(dn_f16_scale(&one, 0.5f, 1), DN_OK);
+    assert_int_equal(one, 0x3800);
+    assert_int_equal(dn_f16_mad(NULL, v, 1.0f, 1), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_scale(NULL, 1.0f, 0), DN_OK);
+}
+
+static void arguments_are_checked(void **state)
+{
+    (void)state;
+    float out[4];
+    uint16_t w[8] = {0};
+    const float x[8] = {0};
+    assert_int_equal(dn_f16_mat_vec(NULL, 1, 8, x, out, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_vec(w, 0, 8, x, NULL, NULL), DN_OK);
+    assert_int_equal(dn_f16_mat_mul(w, SIZE_MAX, 8, x, 1, out, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_mul_rows(w, 1, 8, w, 1, 1, 2, out), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_mul_rows(w, 1, 8, w, 1, 1, 0, out), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_dot((dn_f16_path)9, w, w, 8, out), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_vec_multi(NULL, 1, 8, x, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_vec_multi(NULL, 0, 8, x, NULL), DN_OK);
+    /* k = 0: every output is +0 */
+    out[0] = 1.0f;
+    assert_int_equal(dn_f16_mat_vec(w, 1, 0, NULL, out, NULL), DN_OK);
+    assert_bits(out[0], 0);
+}
+
+static void pools_come_and_go(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 50; i++) {
+        dn_pool *p = dn_pool_create((unsigned)(1 + i % 4));
+        assert_non_null(p);
+        assert_int_equal(dn_pool_threads(p), (unsigned)(1 + i % 4));
+        dn_pool_destroy(p);
+    }
+    dn_pool_destroy(NULL);
+    assert_null(dn_pool_create(100000));
+    dn_pool *p = dn_pool_create(0);
+    assert_non_null(p);
+    assert_true(dn_pool_threads(p) >= 1);
+    dn_pool_destroy(p);
+    assert_int_equal(dn_pool_threads(NULL), 1);
+}
+
+/* The real ggml's outputs, every one, with and without a pool; the row-range
+   form, split at an odd row, gives the same outputs; one-column cases also
+   through dn_f16_mat_vec and dn_f16_mat_vec_multi. */
+static void oracle_ggml_matmul(void **state)
+{
+    (void)state;
+    oracle_file f;
+    if (!oracle_open(&f, "ggml-f16-matmul.bin")) {
+        printf("  oracle %s/ggml-f16-matmul.bin is absent: skipped\n", DN_ORACLE_DIR);
+        skip();
+    }
+    assert_true(oracle_has(&f, 12) && memcmp(f.data, "DNF16MM1", 8) == 0);
+    f.pos = 8;
+    uint32_t cases = oracle_u32(&f);
+    dn_pool *pool = dn_pool_create(2);
+    assert_non_null(pool);
+    size_t compared = 0, differ = 0, sgemm_cases = 0;
+    for (uint32_t c = 0; c < cases; c++) {
+        assert_true(oracle_has(&f, 16));
+        size_t m = oracle_u32(&f), k = oracle_u32(&f), n = oracle_u32(&f), path = oracle_u32(&f);
+        assert_true(oracle_has(&f, 2 * m * k + 4 * n * k + 4 * n * m));
+        uint16_t *w = malloc(m * k * 2), *a16 = malloc(n * k * 2);
+        float *x = malloc(n * k * 4), *y = malloc(n * m * 4), *out = malloc(n * m * 4);
+        for (size_t i = 0; i < m * k; i++) w[i] = oracle_u16(&f);
+        for (size_t i = 0; i < n * k; i++) x[i] = oracle_f32(&f);
+        for (size_t i = 0; i < n * m; i++) y[i] = oracle_f32(&f);
+        assert_int_equal(dn_f16_takes_sgemm(m, k, n), path != 0);
+        sgemm_cases += path != 0;
+        for (int use_pool = 0; use_pool < 2; use_pool++) {
+            for (size_t i = 0; i < n * m; i++) out[i] = -1.0f;
+            assert_int_equal(dn_f16_mat_mul(w, m, k, x, n, out, use_pool ? pool : NULL), DN_OK);
+            for (size_t i = 0; i < n * m; i++) {
+                if (tbits(out[i]) != tbits(y[i]) && differ++ < 5)
+                    printf("  case %u (m %zu k %zu n %zu path %zu) pool %d out %zu: ggml 0x%08x, ours 0x%08x\n",
+                           c, m, k, n, path, use_pool, i, tbits(y[i]), tbits(out[i]));
+                compared++;
+            }
+        }
+        /* the row-range form, split at row m / 2 + 1 */
+        assert_int_equal(dn_f16_from_f32(x, a16, n * k), DN_OK);
+        size_t split = m / 2 + 1 > m ? m : m / 2 + 1;
+        for (size_t i = 0; i < n * m; i++) out[i] = -1.0f;
+        assert_int_equal(dn_f16_mat_mul_rows(w, m, k, a16, n, 0, split, out), DN_OK);
+        assert_int_equal(dn_f16_mat_mul_rows(w, m, k, a16, n, split, m, out), DN_OK);
+        for (size_t i = 0; i < n * m; i++) differ += tbits(out[i]) != tbits(y[i]);
+        if (n == 1) {
+            assert_int_equal(dn_f16_mat_vec(w, m, k, x, out, pool), DN_OK);
+            for (size_t i = 0; i < m; i++) differ += tbits(out[i]) != tbits(y[i]);
+            assert_int_equal(dn_f16_mat_vec_rows(w, m, k, a16, 0, m, out), DN_OK);
+            for (size_t i = 0; i < m; i++) differ += tbits(out[i]) != tbits(y[i]);
+            float *out2 = malloc(m * 4);
+            dn_f16_matrix mats[2] = {{w, out, m}, {w, out2, m}};
+            assert_int_equal(dn_f16_mat_vec_multi(mats, 2, k, x, pool), DN_OK);
+            for (size_t i = 0; i < m; i++) differ += (tbits(out[i]) != tbits(y[i])) + (tbits(out2[i]) != tbits(y[i]));
+            free(out2);
+        }
+        free(w); free(a16); free(x); free(y); free(out);
+    }
+    dn_pool_destroy(pool);
+    free(f.data);
+    printf("  ggml oracle: %u cases (%zu tinyBLAS), %zu outputs compared with and without a pool, isa %s, %zu differ\n",
+           cases, sgemm_cases, compared, dn_isa_name(dn_isa_active()), differ);
+    assert_int_equal(compared, 2 * 7404);
+    assert_int_equal(differ, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_two_reductions_differ),
+        cmocka_unit_test(vec_dot_tail_is_double),
+        cmocka_unit_test(path_rule),
+        cmocka_unit_test(conversions_follow_f16c),
+        cmocka_unit_test(mad_and_scale),
+        cmocka_unit_test(arguments_are_checked),
+        cmocka_unit_test(pools_come_and_go),
+        cmocka_unit_test(oracle_ggml_matmul),
+    };
+    return cmocka_run_group_tests_name("f16", tests, NULL, NULL);
+}
