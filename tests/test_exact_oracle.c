@@ -44,6 +44,11 @@
 
 #include "decodenum/fp32.h"
 
+/* int64_t values and exponents pass through GMP's long and MPFR's mpfr_exp_t. */
+#if LONG_MAX < INT64_MAX
+#error "test_exact_oracle needs a 64-bit long (LP64)"
+#endif
+
 #define BASE_CASES 1000000u
 #define MAX_TERMS 100
 #define MAX_REPORTS 12
@@ -70,6 +75,8 @@ static int64_t rrange(rng *r, int64_t lo, int64_t hi)
     return lo + (int64_t)rbelow(r, (uint64_t)(hi - lo) + 1);
 }
 static int rbool(rng *r) { return (int)(rnext(r) >> 63); }
+/* Uniform over int32_t (no implementation-defined conversion). */
+static int32_t rand_i32(rng *r) { return (int32_t)((int64_t)(rnext(r) >> 32) + INT32_MIN); }
 
 static uint64_t g_seed = UINT64_C(0x0DEC0DE5EEDF00D5);
 static double g_scale = 1.0;
@@ -134,20 +141,11 @@ static int bitlen64(uint64_t m)
 /* A signed value from a magnitude (<= 2^63; 2^63 only when neg). */
 static int64_t with_sign(uint64_t mag, int neg)
 {
-    if (neg) return mag == 0 ? 0 : (int64_t)(0 - mag); /* two's complement */
-    return (int64_t)mag;
+    if (mag > (uint64_t)INT64_MAX) return INT64_MIN;
+    return neg ? -(int64_t)mag : (int64_t)mag;
 }
 
-static void z_set_i64(mpz_t z, int64_t v)
-{
-#if LONG_MAX >= INT64_MAX
-    mpz_set_si(z, (long)v);
-#else
-    uint64_t m = mag64(v);
-    mpz_import(z, 1, -1, sizeof m, 0, 0, &m);
-    if (v < 0) mpz_neg(z, z);
-#endif
-}
+static void z_set_i64(mpz_t z, int64_t v) { mpz_set_si(z, (long)v); }
 
 static void z_set_u64(mpz_t z, uint64_t m) { mpz_import(z, 1, -1, sizeof m, 0, 0, &m); }
 
@@ -161,7 +159,8 @@ typedef struct oracle {
 } oracle;
 
 static oracle O;
-static int g_oracle_tie; /* the last oracle_rne_div quotient was exactly k + 1/2 */
+static int g_oracle_tie;     /* the last oracle_rne_div quotient was exactly k + 1/2 */
+static int g_oracle_floored; /* the last oracle_exact_sum floored a negative term inexactly */
 static mpfr_exp_t g_emin_wide, g_emax_wide;
 
 static void oracle_init(void)
@@ -232,6 +231,7 @@ static uint32_t oracle_exact_sum(const dn_term *t, size_t n)
     if (best < 0) return 0; /* no terms, or only zeros: +0 */
     int64_t W = (int64_t)t[best].e - DN_SUM_WINDOW;
     mpz_set_ui(O.s, 0);
+    g_oracle_floored = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i].v == 0) continue;
         z_set_i64(O.t, t[i].v);
@@ -241,6 +241,7 @@ static uint32_t oracle_exact_sum(const dn_term *t, size_t n)
             if (d > 200) { fprintf(stderr, "oracle: impossible shift %" PRId64 "\n", d); abort(); }
             mpz_mul_2exp(O.t, O.t, (mp_bitcnt_t)d);
         } else {
+            if (t[i].v < 0 && !mpz_divisible_2exp_p(O.t, (mp_bitcnt_t)(-d))) g_oracle_floored = 1;
             mpz_fdiv_q_2exp(O.t, O.t, (mp_bitcnt_t)(-d)); /* floor, toward -inf */
         }
         mpz_add(O.s, O.s, O.t);
@@ -275,10 +276,7 @@ static dn_status oracle_rne_div(float x, uint32_t m, int32_t e, int64_t *q)
     g_oracle_tie = c == 0;
     if (c > 0 || (c == 0 && mpz_odd_p(O.q))) mpz_add_ui(O.q, O.q, 1);
     if (mpz_cmp(O.q, O.i64min) < 0 || mpz_cmp(O.q, O.i64max) > 0) return DN_ERR_OUT_OF_RANGE;
-    *q = mpz_get_si(O.q);
-#if LONG_MAX < INT64_MAX
-#error "this oracle reads the quotient through mpz_get_si and needs a 64-bit long"
-#endif
+    *q = (int64_t)mpz_get_si(O.q);
     return DN_OK;
 }
 
@@ -302,6 +300,10 @@ static int group_teardown(void **state)
 }
 
 /* ---- value generators --------------------------------------------------------- */
+
+/* Every draw from the generator is its own statement or the only draw in its
+   expression: C leaves the order of function arguments and of operands
+   unspecified, and the cases must be the same on every compiler and CPU. */
 
 /* A magnitude of bit length b (1..63) whose bits below position p (the kept
    least place of some rounding) make a tie, or just miss one, or a run of
@@ -336,11 +338,17 @@ static int64_t gen_v(rng *r)
     case 2: return INT64_MIN + 1;
     case 3: return rbool(r) ? 1 : -1;
     case 4: return 0;
-    case 5: return (int64_t)rnext(r);
+    case 5: { /* all 64 bits random (int64_t is two's complement) */
+        uint64_t u = rnext(r);
+        int64_t v;
+        memcpy(&v, &u, sizeof v);
+        return v;
+    }
     case 6: return rbool(r) ? -(int64_t)rbelow(r, 1000) : (int64_t)rbelow(r, 1000);
     default: {
         int b = (int)rrange(r, 1, 63);
-        return with_sign(gen_pattern(r, b, 0), rbool(r));
+        uint64_t mag = gen_pattern(r, b, 0);
+        return with_sign(mag, rbool(r));
     }
     }
 }
@@ -358,7 +366,7 @@ static int64_t gen_top(rng *r)
     case 9: return rrange(r, -400, 400);
     case 10: return rrange(r, (int64_t)INT32_MIN - 70, (int64_t)INT32_MIN + 200);
     case 11: return rrange(r, (int64_t)INT32_MAX - 200, (int64_t)INT32_MAX + 70);
-    case 12: return (int64_t)(int32_t)rnext(r);
+    case 12: return rand_i32(r);
     default: return rrange(r, -160, 140);
     }
 }
@@ -370,7 +378,12 @@ static void gen_scaled(rng *r, int64_t *vout, int32_t *eout)
 {
     if (rbelow(r, 8) == 0) { /* anything at all */
         *vout = gen_v(r);
-        *eout = rbelow(r, 4) == 0 ? (int32_t)rnext(r) : clamp_e(gen_top(r) - 63 + rrange(r, 0, 62));
+        if (rbelow(r, 4) == 0) {
+            *eout = rand_i32(r);
+        } else {
+            int64_t t = gen_top(r);
+            *eout = clamp_e(t - 63 + rrange(r, 0, 62));
+        }
         return;
     }
     int b = (int)rrange(r, 1, 64);
@@ -406,7 +419,7 @@ static int push(sum_case *c, int64_t v, int64_t e, rng *r)
     t->v = v;
     t->e = (int32_t)e;
     /* `reserved` is ignored: fill it with garbage now and then. */
-    t->reserved = rbelow(r, 4) == 0 ? (int32_t)rnext(r) : 0;
+    t->reserved = rbelow(r, 4) == 0 ? rand_i32(r) : 0;
     return 1;
 }
 
@@ -432,7 +445,7 @@ static int64_t gen_center(rng *r)
     case 8: case 9: return rrange(r, -200, 200);
     case 10: return rrange(r, INT32_MIN, (int64_t)INT32_MIN + 300);
     case 11: return rrange(r, (int64_t)INT32_MAX - 300, INT32_MAX);
-    case 12: return (int32_t)rnext(r);
+    case 12: return rand_i32(r);
     default: return rrange(r, -100, 40);
     }
 }
@@ -533,12 +546,16 @@ static void gen_split_target(rng *r, sum_case *c)
                 push_neg(c, w, f, r);
             break;
         }
-        case 4: /* a term far below any window */
-            push(c, gen_v(r), clamp_e(e - 64 - rrange(r, 1, rbelow(r, 2) ? 200 : 100000)), r);
+        case 4: { /* a term far below any window */
+            int64_t w = gen_v(r);
+            push(c, w, clamp_e(e - 64 - rrange(r, 1, rbelow(r, 2) ? 200 : 100000)), r);
             break;
-        default: /* a term partly inside the window */
-            push(c, gen_v(r), clamp_e(e - rrange(r, 0, 130)), r);
+        }
+        default: { /* a term partly inside the window */
+            int64_t w = gen_v(r);
+            push(c, w, clamp_e(e - rrange(r, 0, 130)), r);
             break;
+        }
         }
     }
 }
@@ -567,7 +584,8 @@ static void gen_equal_magnitude(rng *r, sum_case *c)
         push(c, v, clamp_e(e), r);
     }
     if (rbool(r)) { /* and something smaller of any kind */
-        push(c, gen_v(r), clamp_e(f - bu - rrange(r, 1, 70)), r);
+        int64_t w = gen_v(r);
+        push(c, w, clamp_e(f - bu - rrange(r, 1, 70)), r);
     }
 }
 
@@ -772,12 +790,17 @@ static void check_sum_case(const sum_case *c, uint64_t idx, size_t *fails)
     float got = -1.0f, got2 = -1.0f, got3 = -1.0f;
     dn_status st = dn_exact_sum(c->t, c->n, &got);
     uint32_t want = oracle_exact_sum(c->t, c->n);
-    /* Order: the same terms reversed, and rotated. */
+    /* Order: the same terms reversed, and shuffled again. */
     dn_term alt[MAX_TERMS];
     for (size_t i = 0; i < c->n; i++) alt[i] = c->t[c->n - 1 - i];
     dn_status st2 = dn_exact_sum(alt, c->n, &got2);
-    size_t rot = c->n ? (size_t)(idx % c->n) : 0;
-    for (size_t i = 0; i < c->n; i++) alt[i] = c->t[(i + rot) % c->n];
+    rng r = case_rng(5, idx);
+    for (size_t i = c->n; i > 1; i--) {
+        size_t j = (size_t)rbelow(&r, i);
+        dn_term tmp = alt[i - 1];
+        alt[i - 1] = alt[j];
+        alt[j] = tmp;
+    }
     dn_status st3 = dn_exact_sum(alt, c->n, &got3);
     if (st == DN_OK && st2 == DN_OK && st3 == DN_OK && f2u(got) == want && f2u(got2) == want &&
         f2u(got3) == want)
@@ -785,10 +808,10 @@ static void check_sum_case(const sum_case *c, uint64_t idx, size_t *fails)
     if ((*fails)++ >= MAX_REPORTS) return;
     fprintf(stderr,
             "  dn_exact_sum case %" PRIu64 " (%s, seed 0x%016" PRIx64 "): expected 0x%08" PRIx32
-            " (%a), got 0x%08" PRIx32 " status %d; reversed 0x%08" PRIx32 " status %d; rotated by %zu 0x%08" PRIx32
-            " status %d\n",
+            " (%a), got 0x%08" PRIx32 " status %d; reversed order 0x%08" PRIx32 " status %d;"
+            " shuffled 0x%08" PRIx32 " status %d\n",
             idx, kind_name[c->kind], g_seed, want, (double)u2f(want), f2u(got), (int)st, f2u(got2),
-            (int)st2, rot, f2u(got3), (int)st3);
+            (int)st2, f2u(got3), (int)st3);
     print_terms(c->t, c->n);
 }
 
@@ -796,7 +819,7 @@ static void test_exact_sum_random(void **state)
 {
     (void)state;
     size_t n = scaled_count(BASE_CASES), fails = 0;
-    size_t kinds[6] = {0}, finite[6] = {0}, zeros = 0, infs = 0, flushed = 0, nearmax = 0, ftz = 0;
+    size_t kinds[6] = {0}, finite[6] = {0}, floored = 0, zeros = 0, infs = 0, flushed = 0, nearmax = 0, ftz = 0;
     sum_case c;
     for (size_t i = 0; i < n; i++) {
         rng r = case_rng(1, i);
@@ -809,14 +832,16 @@ static void test_exact_sum_random(void **state)
         if ((w & 0x7F800000u) == 0x7F000000u) nearmax++;  /* top binade */
         if ((w & 0x7FFFFFFFu) == 0 && mpz_sgn(O.s) != 0) ftz++; /* a non-zero sum made zero */
         if ((w & 0x7F800000u) != 0 && (w & 0x7F800000u) != 0x7F800000u) finite[c.kind]++;
+        floored += (size_t)g_oracle_floored;
         check_sum_case(&c, i, &fails);
     }
     fprintf(stderr,
             "[ oracle   ] dn_exact_sum: %zu cases (cluster %zu, split %zu, equal-magnitude %zu, cancel %zu,"
             " big %zu, tiny %zu); results: %zu zero (%zu of a non-zero sum), %zu inf, %zu in [FLT_MIN, 2 FLT_MIN),"
-            " %zu in [2^127, FLT_MAX]; non-zero finite by kind: %zu %zu %zu %zu %zu %zu\n",
+            " %zu in [2^127, FLT_MAX]; non-zero finite by kind: %zu %zu %zu %zu %zu %zu;"
+            " %zu with a negative term floored below the window\n",
             n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], zeros, ftz, infs, flushed, nearmax,
-            finite[0], finite[1], finite[2], finite[3], finite[4], finite[5]);
+            finite[0], finite[1], finite[2], finite[3], finite[4], finite[5], floored);
     if (fails) fail_msg("dn_exact_sum differs from the GMP/MPFR oracle in %zu of %zu cases", fails, n);
 }
 
@@ -984,7 +1009,8 @@ static uint32_t gen_m(rng *r)
     case 5: return (uint32_t)rnext(r) | 1u;
     case 6: return (uint32_t)((UINT64_C(1) << rrange(r, 1, 32)) - 1);
     default: {
-        uint32_t m = (uint32_t)(rnext(r) >> rbelow(r, 32));
+        uint64_t bits = rnext(r);
+        uint32_t m = (uint32_t)(bits >> (32 + rbelow(r, 32)));
         return m ? m : 1;
     }
     }
@@ -1010,7 +1036,7 @@ static void gen_div(rng *r, float *xo, uint32_t *mo, int32_t *eo)
     switch (rbelow(r, 12)) {
     case 0: { /* anything */
         x = u2f((uint32_t)rnext(r));
-        e = rbool(r) ? (int32_t)rnext(r) : (int32_t)rrange(r, -200, 200);
+        e = rbool(r) ? rand_i32(r) : (int32_t)rrange(r, -200, 200);
         break;
     }
     case 1: { /* denormals, zeros, non-finite */
@@ -1021,7 +1047,7 @@ static void gen_div(rng *r, float *xo, uint32_t *mo, int32_t *eo)
         case 2: x = u2f(sign | 0x7F800000u); break;
         default: x = u2f(sign | 0x7F800000u | (uint32_t)rrange(r, 1, 0x7FFFFF)); break;
         }
-        e = rbool(r) ? (int32_t)rnext(r) : (int32_t)rrange(r, -200, 200);
+        e = rbool(r) ? rand_i32(r) : (int32_t)rrange(r, -200, 200);
         break;
     }
     case 2: case 3: { /* exact ties: x = (2k+1) m 2^(e-1), and its neighbours */
@@ -1061,7 +1087,8 @@ static void gen_div(rng *r, float *xo, uint32_t *mo, int32_t *eo)
     case 6: { /* e at the int32 limits */
         int64_t bexp = rrange(r, 1, 254);
         x = gen_normal(r, bexp);
-        e = rbool(r) ? (int32_t)(INT32_MIN + rbelow(r, 300)) : (int32_t)(INT32_MAX - rbelow(r, 300));
+        e = rbool(r) ? (int32_t)rrange(r, INT32_MIN, (int64_t)INT32_MIN + 299)
+                     : (int32_t)rrange(r, (int64_t)INT32_MAX - 299, INT32_MAX);
         break;
     }
     case 7: { /* quotients below 1: the round-to-zero / round-to-one edge */
