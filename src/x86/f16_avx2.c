@@ -62,14 +62,19 @@ static inline float double_tail(float r, const uint16_t *w, const float *x, size
     return dn_f16_result((float)sum);
 }
 
+/* The accumulators are named, not an array: GCC keeps an array of them on
+   the stack inside the loop. */
 static float vec_dot(const uint16_t *w, const float *x, size_t k)
 {
-    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t whole = k & ~(size_t)31;
-    for (size_t b = 0; b < whole; b += 32)
-        for (int j = 0; j < 4; j++)
-            a[j] = _mm256_fmadd_ps(load_f16(w + b + 8 * j), _mm256_loadu_ps(x + b + 8 * j), a[j]);
-    return double_tail(reduce4(a[0], a[1], a[2], a[3]), w, x, whole, k);
+    for (size_t b = 0; b < whole; b += 32) {
+        a0 = _mm256_fmadd_ps(load_f16(w + b), _mm256_loadu_ps(x + b), a0);
+        a1 = _mm256_fmadd_ps(load_f16(w + b + 8), _mm256_loadu_ps(x + b + 8), a1);
+        a2 = _mm256_fmadd_ps(load_f16(w + b + 16), _mm256_loadu_ps(x + b + 16), a2);
+        a3 = _mm256_fmadd_ps(load_f16(w + b + 24), _mm256_loadu_ps(x + b + 24), a3);
+    }
+    return double_tail(reduce4(a0, a1, a2, a3), w, x, whole, k);
 }
 
 /* Two rows against one column at once: eight independent chains, the column
@@ -77,17 +82,26 @@ static float vec_dot(const uint16_t *w, const float *x, size_t k)
 static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
                      float *r1)
 {
-    __m256 a[4], c[4];
-    for (int j = 0; j < 4; j++) a[j] = c[j] = _mm256_setzero_ps();
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
     size_t whole = k & ~(size_t)31;
-    for (size_t b = 0; b < whole; b += 32)
-        for (int j = 0; j < 4; j++) {
-            __m256 xv = _mm256_loadu_ps(x + b + 8 * j);
-            a[j] = _mm256_fmadd_ps(load_f16(w0 + b + 8 * j), xv, a[j]);
-            c[j] = _mm256_fmadd_ps(load_f16(w1 + b + 8 * j), xv, c[j]);
-        }
-    *r0 = double_tail(reduce4(a[0], a[1], a[2], a[3]), w0, x, whole, k);
-    *r1 = double_tail(reduce4(c[0], c[1], c[2], c[3]), w1, x, whole, k);
+    for (size_t b = 0; b < whole; b += 32) {
+        __m256 x0 = _mm256_loadu_ps(x + b), x1 = _mm256_loadu_ps(x + b + 8);
+        __m256 x2 = _mm256_loadu_ps(x + b + 16), x3 = _mm256_loadu_ps(x + b + 24);
+        a0 = _mm256_fmadd_ps(load_f16(w0 + b), x0, a0);
+        c0 = _mm256_fmadd_ps(load_f16(w1 + b), x0, c0);
+        a1 = _mm256_fmadd_ps(load_f16(w0 + b + 8), x1, a1);
+        c1 = _mm256_fmadd_ps(load_f16(w1 + b + 8), x1, c1);
+        a2 = _mm256_fmadd_ps(load_f16(w0 + b + 16), x2, a2);
+        c2 = _mm256_fmadd_ps(load_f16(w1 + b + 16), x2, c2);
+        a3 = _mm256_fmadd_ps(load_f16(w0 + b + 24), x3, a3);
+        c3 = _mm256_fmadd_ps(load_f16(w1 + b + 24), x3, c3);
+    }
+    /* Both folds before the tails: the tails call out, and vector registers
+       live across a call would be kept on the stack through the loop. */
+    float fold0 = reduce4(a0, a1, a2, a3), fold1 = reduce4(c0, c1, c2, c3);
+    *r0 = double_tail(fold0, w0, x, whole, k);
+    *r1 = double_tail(fold1, w1, x, whole, k);
 }
 
 static float sgemm_dot(const uint16_t *w, const float *x, size_t k)

@@ -107,6 +107,7 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
                      _mm256_setzero_ps()};
     size_t i = 0;
     for (; i + 32 <= n; i += 32)
+#pragma GCC unroll 4
         for (int j = 0; j < 4; j++) {
             __m256 t = term(kind, _mm256_loadu_ps(a + i + 8 * j), _mm256_loadu_ps(b + i + 8 * j));
             acc[j] = _mm256_add_ps(acc[j], t);
@@ -136,6 +137,7 @@ static float fmax_kernel(const float *x, size_t n, int magnitude)
     __m256 acc[4] = {init, init, init, init};
     size_t i = 0;
     for (; i + 32 <= n; i += 32)
+#pragma GCC unroll 4
         for (int j = 0; j < 4; j++) {
             __m256 v = _mm256_loadu_ps(x + i + 8 * j);
             if (magnitude) v = _mm256_and_ps(v, mag);
@@ -174,6 +176,7 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
     }
     const __m256i step = _mm256_set1_epi32(32);
     for (size_t i = 0; i < n; i += 32) {
+#pragma GCC unroll 4
         for (int j = 0; j < 4; j++) {
             size_t k = i + 8 * (size_t)j;
             __m256 v;
