@@ -31,16 +31,25 @@ static void block_terms(const dn_segment *s, dn_act_scale as, int64_t c, int64_t
     t[1] = (dn_term){(int64_t)s->b.sig * as.m * o, s->b.exp + as.e, 0};
 }
 
+/* Scales within these bounds keep every term's integer inside int64_t:
+   |sum| <= 256 * 32767 * 32767 < 2^38, times |sig| <= 2^15 and m <= 255. */
+static int scale_ok(dn_scale s) { return s.sig >= -32768 && s.sig <= 32768 && s.exp >= -(1 << 20) && s.exp <= (1 << 20); }
+
 static int aligned(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling)
 {
     size_t next = 0;
+    for (size_t b = 0; act->block && b < act->n / act->block; b++)
+        if (act->scales[b].m < 1 || act->scales[b].m > 255 || act->scales[b].e < -(1 << 20) ||
+            act->scales[b].e > (1 << 20))
+            return 0;
     for (size_t k = 0; k < row->nsegments; k++) {
         const dn_segment *s = &row->segments[k];
-        if (s->first != next || s->count == 0) return 0;
+        if (s->first != next || s->count == 0 || !scale_ok(s->a) || !scale_ok(s->b)) return 0;
         next += s->count;
         if (scaling == DN_ACT_SUB32 ? s->count % DN_ACT_BLOCK != 0 : s->count != act->block) return 0;
     }
-    return next == row->n && (scaling == DN_ACT_PER_BLOCK || act->block == DN_ACT_BLOCK);
+    return next == row->n && act->block != 0 && act->n % act->block == 0 &&
+           (scaling == DN_ACT_PER_BLOCK || act->block == DN_ACT_BLOCK);
 }
 
 dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling, float *out)

@@ -63,3 +63,14 @@ if(DN_ORACLE_OK)
   # About 5 s natively and 30 s under qemu-aarch64 at the default scale.
   set_tests_properties(exact_oracle PROPERTIES TIMEOUT 900)
 endif()
+
+# test_dot holds the engine's dot product to the same exact model.
+if(DN_ORACLE_OK)
+  add_executable(test_dot ${CMAKE_CURRENT_LIST_DIR}/test_dot.c)
+  target_include_directories(test_dot PRIVATE
+    ${CMOCKA_INCLUDE_DIRS} ${GMP_INCLUDE_DIR} ${MPFR_INCLUDE_DIR} ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(test_dot PRIVATE
+    decodenum_internal ${CMOCKA_LIBRARIES} ${MPFR_LIB} ${GMP_LIB})
+  add_test(NAME dot COMMAND test_dot)
+  set_tests_properties(dot PROPERTIES TIMEOUT 900)
+endif()
