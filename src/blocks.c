@@ -1,0 +1,370 @@
+/*
+ * blocks.c: ggml's block formats read as coded rows. THIS CODE IS THE
+ * SPECIFICATION of what a stored block means to the engine.
+ *
+ * Every weight of a block is a * coef + b * offs exactly: a and b are the
+ * block's binary16 scales as integers times powers of two (dn_scale), coef
+ * and offs are integers. Nothing is rounded, nothing is computed in floating
+ * point. Each format has one reader below; its comment gives the block's
+ * byte layout (offsets in bytes, multi-byte fields little-endian, as ggml
+ * writes them on every host) and the formula of element e (0 <= e < block
+ * elements). The formulas say what ggml's dequantize_row_<type> means
+ * mathematically; ggml evaluates them in f32 and may round (docs/blocks.md
+ * says where), the coded row never does.
+ *
+ * A block whose binary16 scale (d, and m or dmin where the format has it)
+ * is infinite or NaN is unreadable: the reader reports it and writes nothing
+ * derived from it.
+ */
+#include "decodenum/blocks.h"
+
+/* ---- little-endian loads and the binary16 scale ------------------------ */
+
+static uint16_t load_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static uint32_t load_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The binary16 with bits h as sig * 2^exp, exactly; 0 when it is infinite or
+   NaN. A normal value (exponent field E in 1..30, fraction f) is
+   (1024 + f) * 2^(E - 25); a subnormal one f * 2^-24; a zero of either sign
+   is the canonical zero sig 0, exp 0. The sign goes to sig. */
+static int scale_f16(uint16_t h, dn_scale *s)
+{
+    int32_t e = (h >> 10) & 31, f = h & 1023;
+    if (e == 31) return 0;
+    if (e != 0) {
+        s->sig = 1024 + f;
+        s->exp = e - 25;
+    } else {
+        s->sig = f;
+        s->exp = f != 0 ? -24 : 0;
+    }
+    if (h & 0x8000u) s->sig = -s->sig;
+    return 1;
+}
+
+static const dn_scale no_scale = {0, 0};
+
+/* IQ4_NL's and IQ4_XS's 16 non-linear levels (ggml's kvalues_iq4nl). */
+static const int8_t iq4_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                      1,    13,   25,  38,  53,  69,  89,  113};
+
+/* A reader fills one block's segment scales and its elements' coef and offs;
+   0 when the block is unreadable. */
+typedef int (*block_reader)(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs);
+
+/* ---- 32-element blocks ---------------------------------------------------- */
+
+/* Q4_0, 18 bytes: d f16 @0, qs[16] @2.
+   q(e) = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4            (0..15)
+   w(e) = d * (q - 8):  a = d, coef = q - 8 (-8..7), no b. */
+static int read_q4_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
+    seg->b = no_scale;
+    const uint8_t *qs = blk + 2;
+    for (int e = 0; e < 32; e++) {
+        int q = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
+        coef[e] = (int16_t)(q - 8);
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* Q4_1, 20 bytes: d f16 @0, m f16 @2, qs[16] @4.
+   q(e) as Q4_0                                              (0..15)
+   w(e) = d * q + m:  a = d, coef = q; b = m, offs = 1. */
+static int read_q4_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    const uint8_t *qs = blk + 4;
+    for (int e = 0; e < 32; e++) {
+        coef[e] = (int16_t)(e < 16 ? qs[e] & 15 : qs[e - 16] >> 4);
+        offs[e] = 1;
+    }
+    return 1;
+}
+
+/* Q5_0, 22 bytes: d f16 @0, qh u32 @2, qs[16] @6.
+   q(e) = (e < 16 ? qs[e] & 15 : qs[e - 16] >> 4) | ((qh >> e) & 1) << 4   (0..31)
+   w(e) = d * (q - 16):  a = d, coef = q - 16 (-16..15), no b. */
+static int read_q5_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
+    seg->b = no_scale;
+    uint32_t qh = load_u32(blk + 2);
+    const uint8_t *qs = blk + 6;
+    for (int e = 0; e < 32; e++) {
+        int q = (e < 16 ? qs[e] & 15 : qs[e - 16] >> 4) | (int)((qh >> e) & 1) << 4;
+        coef[e] = (int16_t)(q - 16);
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* Q5_1, 24 bytes: d f16 @0, m f16 @2, qh u32 @4, qs[16] @8.
+   q(e) as Q5_0                                              (0..31)
+   w(e) = d * q + m:  a = d, coef = q; b = m, offs = 1. */
+static int read_q5_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    uint32_t qh = load_u32(blk + 4);
+    const uint8_t *qs = blk + 8;
+    for (int e = 0; e < 32; e++) {
+        coef[e] = (int16_t)((e < 16 ? qs[e] & 15 : qs[e - 16] >> 4) | (int)((qh >> e) & 1) << 4);
+        offs[e] = 1;
+    }
+    return 1;
+}
+
+/* Q8_0, 34 bytes: d f16 @0, qs int8[32] @2.
+   w(e) = d * qs[e]:  a = d, coef = qs[e] (-128..127), no b. */
+static int read_q8_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
+    seg->b = no_scale;
+    for (int e = 0; e < 32; e++) {
+        int q = blk[2 + e];
+        coef[e] = (int16_t)(q >= 128 ? q - 256 : q);
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* IQ4_NL, 18 bytes: d f16 @0, qs[16] @2.
+   q(e) as Q4_0 (an index 0..15 into the levels L = {-127, -104, -83, -65,
+   -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113})
+   w(e) = d * L[q]:  a = d, coef = L[q], no b. */
+static int read_iq4_nl(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
+    seg->b = no_scale;
+    const uint8_t *qs = blk + 2;
+    for (int e = 0; e < 32; e++) {
+        coef[e] = iq4_levels[e < 16 ? qs[e] & 15 : qs[e - 16] >> 4];
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* ---- 256-element super-blocks ------------------------------------------- */
+
+/* Q2_K, 84 bytes: scales[16] @0, qs[64] @16, d f16 @80, dmin f16 @82.
+   Sub-block j = e / 16 (16 of 16 elements): sc = scales[j] & 15, m = scales[j] >> 4.
+   q(e) = (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3      (0..3)
+   w(e) = d * sc * q - dmin * m:  a = d, coef = sc * q (0..45);
+                                  b = dmin, offs = -m (-15..0). */
+static int read_q2_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk + 80), &seg->a) || !scale_f16(load_u16(blk + 82), &seg->b)) return 0;
+    const uint8_t *scales = blk, *qs = blk + 16;
+    for (int e = 0; e < 256; e++) {
+        int sc = scales[e / 16] & 15, m = scales[e / 16] >> 4;
+        int q = (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3;
+        coef[e] = (int16_t)(sc * q);
+        offs[e] = (int16_t)-m;
+    }
+    return 1;
+}
+
+/* Q3_K, 110 bytes: hmask[32] @0, qs[64] @32, scales[12] @96, d f16 @108.
+   Sub-block j = e / 16 (16 of 16 elements), its 6-bit scale s[] = scales:
+     sc = ((j < 8 ? s[j] & 15 : s[j - 8] >> 4) | ((s[8 + j % 4] >> 2 * (j / 4)) & 3) << 4) - 32
+                                                                   (-32..31)
+   low(e) = (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3
+   q(e)   = low - (hmask[e % 32] bit (e / 32) set ? 0 : 4)         (-4..3)
+   w(e) = d * sc * q:  a = d, coef = sc * q (-124..128), no b. */
+static int read_q3_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk + 108), &seg->a)) return 0;
+    seg->b = no_scale;
+    const uint8_t *hmask = blk, *qs = blk + 32, *s = blk + 96;
+    for (int e = 0; e < 256; e++) {
+        int j = e / 16;
+        int sc = ((j < 8 ? s[j] & 15 : s[j - 8] >> 4) | ((s[8 + j % 4] >> 2 * (j / 4)) & 3) << 4) - 32;
+        int low = (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3;
+        int q = low - ((hmask[e % 32] >> (e / 32)) & 1 ? 0 : 4);
+        coef[e] = (int16_t)(sc * q);
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* The 6-bit scale and min of sub-block j (0..7) of Q4_K and Q5_K, packed in
+   12 bytes s[]: j < 4: sc = s[j] & 63,                          m = s[j + 4] & 63;
+             j >= 4: sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4, m = (s[j + 4] >> 4) | (s[j] >> 6) << 4. */
+static void k_scale_min(const uint8_t *s, int j, int *sc, int *m)
+{
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
+        *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
+    }
+}
+
+/* Q4_K, 144 bytes: d f16 @0, dmin f16 @2, scales[12] @4, qs[128] @16.
+   Sub-block j = e / 32 (8 of 32 elements), sc and m by k_scale_min (0..63).
+   q(e) = e % 64 < 32 ? qs[32 * (e / 64) + e % 32] & 15 : qs[32 * (e / 64) + e % 32] >> 4   (0..15)
+   w(e) = d * sc * q - dmin * m:  a = d, coef = sc * q (0..945);
+                                  b = dmin, offs = -m (-63..0). */
+static int read_q4_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    const uint8_t *qs = blk + 16;
+    for (int e = 0; e < 256; e++) {
+        int sc, m;
+        k_scale_min(blk + 4, e / 32, &sc, &m);
+        int byte = qs[32 * (e / 64) + e % 32];
+        int q = e % 64 < 32 ? byte & 15 : byte >> 4;
+        coef[e] = (int16_t)(sc * q);
+        offs[e] = (int16_t)-m;
+    }
+    return 1;
+}
+
+/* Q5_K, 176 bytes: d f16 @0, dmin f16 @2, scales[12] @4, qh[32] @16, qs[128] @48.
+   Sub-block j = e / 32, sc and m by k_scale_min (0..63).
+   q(e) = (Q4_K's q from qs) | ((qh[e % 32] >> (e / 32)) & 1) << 4       (0..31)
+   w(e) = d * sc * q - dmin * m:  a = d, coef = sc * q (0..1953);
+                                  b = dmin, offs = -m (-63..0). */
+static int read_q5_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    const uint8_t *qh = blk + 16, *qs = blk + 48;
+    for (int e = 0; e < 256; e++) {
+        int sc, m;
+        k_scale_min(blk + 4, e / 32, &sc, &m);
+        int byte = qs[32 * (e / 64) + e % 32];
+        int q = (e % 64 < 32 ? byte & 15 : byte >> 4) | ((qh[e % 32] >> (e / 32)) & 1) << 4;
+        coef[e] = (int16_t)(sc * q);
+        offs[e] = (int16_t)-m;
+    }
+    return 1;
+}
+
+/* Q6_K, 210 bytes: ql[128] @0, qh[64] @128, scales int8[16] @192, d f16 @208.
+   Sub-block j = e / 16 (16 of 16 elements): sc = scales[j] (-128..127).
+   With h = e / 128, k = (e % 128) / 32, l = e % 32:
+     low(e)  = (ql[64 * h + 32 * (k & 1) + l] >> 4 * (k >> 1)) & 15
+     high(e) = (qh[32 * h + l] >> 2 * k) & 3
+     q(e)    = low | high << 4                                   (0..63)
+   w(e) = d * sc * (q - 32):  a = d, coef = sc * (q - 32) (-4064..4096), no b. */
+static int read_q6_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk + 208), &seg->a)) return 0;
+    seg->b = no_scale;
+    const uint8_t *ql = blk, *qh = blk + 128, *scales = blk + 192;
+    for (int e = 0; e < 256; e++) {
+        int h = e / 128, k = (e % 128) / 32, l = e % 32;
+        int sc = scales[e / 16] >= 128 ? scales[e / 16] - 256 : scales[e / 16];
+        int low = (ql[64 * h + 32 * (k & 1) + l] >> 4 * (k >> 1)) & 15;
+        int high = (qh[32 * h + l] >> 2 * k) & 3;
+        coef[e] = (int16_t)(sc * ((low | high << 4) - 32));
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* IQ4_XS, 136 bytes: d f16 @0, scales_h u16 @2, scales_l[4] @4, qs[128] @8.
+   Sub-block j = e / 32 (8 of 32 elements):
+     ls = ((scales_l[j / 2] >> 4 * (j % 2)) & 15) | ((scales_h >> 2 * j) & 3) << 4   (0..63)
+   q(e) = e % 32 < 16 ? qs[16 * j + e % 16] & 15 : qs[16 * j + e % 16] >> 4  (level index)
+   w(e) = d * (ls - 32) * L[q]  (L: IQ4_NL's levels):
+        a = d, coef = (ls - 32) * L[q] (-3937..4064), no b. */
+static int read_iq4_xs(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
+{
+    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
+    seg->b = no_scale;
+    unsigned scales_h = load_u16(blk + 2);
+    const uint8_t *scales_l = blk + 4, *qs = blk + 8;
+    for (int e = 0; e < 256; e++) {
+        int j = e / 32;
+        int ls = ((scales_l[j / 2] >> 4 * (j % 2)) & 15) | (int)((scales_h >> 2 * j) & 3) << 4;
+        int byte = qs[16 * j + e % 16];
+        coef[e] = (int16_t)((ls - 32) * iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4]);
+        offs[e] = 0;
+    }
+    return 1;
+}
+
+/* ---- the table and the row ------------------------------------------------ */
+
+typedef struct format {
+    dn_type type;
+    uint32_t elements; /* per block */
+    uint32_t bytes;    /* per block */
+    block_reader read; /* NULL: known, but not read by the engine's array */
+} format;
+
+static const format formats[] = {
+    {DN_TYPE_F32, 1, 4, NULL},
+    {DN_TYPE_F16, 1, 2, NULL},
+    {DN_TYPE_Q4_0, 32, 18, read_q4_0},
+    {DN_TYPE_Q4_1, 32, 20, read_q4_1},
+    {DN_TYPE_Q5_0, 32, 22, read_q5_0},
+    {DN_TYPE_Q5_1, 32, 24, read_q5_1},
+    {DN_TYPE_Q8_0, 32, 34, read_q8_0},
+    {DN_TYPE_Q2_K, 256, 84, read_q2_k},
+    {DN_TYPE_Q3_K, 256, 110, read_q3_k},
+    {DN_TYPE_Q4_K, 256, 144, read_q4_k},
+    {DN_TYPE_Q5_K, 256, 176, read_q5_k},
+    {DN_TYPE_Q6_K, 256, 210, read_q6_k},
+    {DN_TYPE_IQ4_NL, 32, 18, read_iq4_nl},
+    {DN_TYPE_IQ4_XS, 256, 136, read_iq4_xs},
+    {DN_TYPE_BF16, 1, 2, NULL},
+};
+
+static const format *find_format(dn_type type)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i].type == type) return &formats[i];
+    return NULL;
+}
+
+int dn_reads(dn_type type)
+{
+    const format *f = find_format(type);
+    return f != NULL && f->read != NULL;
+}
+
+size_t dn_type_block_elements(dn_type type)
+{
+    const format *f = find_format(type);
+    return f ? f->elements : 0;
+}
+
+size_t dn_type_block_bytes(dn_type type)
+{
+    const format *f = find_format(type);
+    return f ? f->bytes : 0;
+}
+
+dn_status dn_read_row(dn_type type, const uint8_t *bytes, size_t n, dn_coded_row *row,
+                      size_t *bad_block)
+{
+    const format *f = find_format(type);
+    if (f == NULL || f->read == NULL) return DN_ERR_UNSUPPORTED_TYPE;
+    if (row == NULL || row->n != n || n % f->elements != 0 || n > UINT32_MAX)
+        return DN_ERR_INVALID_ARGUMENT;
+    if (n != 0 && (bytes == NULL || row->coef == NULL || row->offs == NULL || row->segments == NULL))
+        return DN_ERR_INVALID_ARGUMENT;
+    size_t blocks = n / f->elements;
+    row->nsegments = 0;
+    for (size_t i = 0; i < blocks; i++) {
+        size_t first = i * f->elements;
+        dn_segment *seg = &row->segments[i];
+        if (!f->read(bytes + i * f->bytes, seg, row->coef + first, row->offs + first)) {
+            if (bad_block) *bad_block = i;
+            return DN_ERR_UNREADABLE_BLOCK;
+        }
+        seg->first = (uint32_t)first;
+        seg->count = f->elements;
+    }
+    row->nsegments = blocks;
+    return DN_OK;
+}
