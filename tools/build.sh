@@ -59,8 +59,12 @@ sanitize)
 bench)
     apt_install $base libopenblas-dev libsleef-dev
     cmake --preset release -DDECODENUM_BUILD_TESTS=OFF
-    cmake --build --preset release -j "$jobs" --target decodenum-bench
-    ./build/release/bench/decodenum-bench
+    cmake --build --preset release -j "$jobs"
+    # Every bench program the tree builds: decodenum-bench, decodenum-bench-f16,
+    # decodenum-bench-math, ... (bench/CMakeLists.txt).
+    for b in ./build/release/bench/decodenum-bench*; do
+        if [ -f "$b" ] && [ -x "$b" ]; then echo "== $b"; "$b"; echo; fi
+    done
     ;;
 *)
     echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench" >&2

@@ -1,0 +1,265 @@
+/*
+ * decodenum-bench: throughput of the fp32 reductions, per ISA, against
+ * OpenBLAS and against the machine's own single-thread read bandwidth, all
+ * measured in one run.
+ *
+ *   decodenum-bench           full run (~15-25 s)
+ *   decodenum-bench --quick   short run (~5 s), fewer and shorter samples
+ *
+ * Sizes: n = 4096 (both fdot inputs together 32 KiB: L1-resident, each sample
+ * repeats the call many times) and n = 2^26 (256 MiB per array: memory
+ * bound, one call per sample). Every figure is the median of repeated
+ * samples (CLOCK_MONOTONIC) after a warm-up; cases that are compared with
+ * each other are sampled round-robin, so noise from other processes falls on
+ * all of them alike. GB/s counts input bytes read: 8n for a dot product, 4n
+ * for a sum. Single thread throughout (OpenBLAS is set to one thread).
+ *
+ * The read bandwidth is the best of a few streaming-read kernels over a
+ * 2^27-float (512 MiB) buffer; the fdot inputs at n = 2^26 are the two halves
+ * of that same buffer, so both read exactly the same memory.
+ */
+#define _GNU_SOURCE /* OpenBLAS's cblas.h wants cpu_set_t */
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "decodenum/fp32.h"
+#include "fp32_kernels.h"
+
+#if defined(DN_BENCH_OPENBLAS)
+#include <cblas.h>
+#endif
+
+#define SMALL_N ((size_t)4096)
+#define LARGE_N ((size_t)1 << 26)
+#define BW_FLOATS ((size_t)1 << 27) /* the shared buffer: a | b for n = 2^26 */
+
+/* ---- cases -------------------------------------------------------------- */
+
+/* ctx: the dn_fp32_kernels table. */
+static void call_fdot(bench_case *c)
+{
+    const dn_fp32_kernels *k = c->ctx;
+    c->result = k->fdot(c->a, c->b, c->n);
+}
+
+static void call_fsum(bench_case *c)
+{
+    const dn_fp32_kernels *k = c->ctx;
+    c->result = k->fsum(c->a, c->n);
+}
+
+#if defined(DN_BENCH_OPENBLAS)
+static void call_blas_sdot(bench_case *c) { c->result = cblas_sdot((int)c->n, c->a, 1, c->b, 1); }
+static void call_blas_sasum(bench_case *c) { c->result = cblas_sasum((int)c->n, c->a, 1); }
+#endif
+
+/* One case: `bytes` input bytes per call, `want` samples. */
+static bench_case mk(const char *op, const char *impl, bench_call_fn call,
+                     const dn_fp32_kernels *k, const float *a, const float *b, size_t n,
+                     double bytes, int want)
+{
+    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = (void *)k, .a = a, .b = b,
+                        .n = n, .bytes = bytes, .reps = 1, .want = want};
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+/* The dot product in double (each product exact, the sum nearly so), and
+   sum |a[i] * b[i]|, the scale a rounding error is judged by. */
+static double dot_f64(const float *a, const float *b, size_t n, double *abs_sum)
+{
+    double s = 0.0, t = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double p = (double)a[i] * (double)b[i];
+        s += p;
+        t += fabs(p);
+    }
+    *abs_sum = t > 0.0 ? t : 1.0;
+    return s;
+}
+
+static void print_row(const bench_case *c, double ghz, const char *check)
+{
+    double ns_el = c->med / (double)c->n * 1e9;
+    char cyc[16] = "-";
+    if (ghz > 0) snprintf(cyc, sizeof cyc, "%.3f", ns_el * ghz);
+    printf("  %-5s %-9s %9zu %10.3f %8.2f %8.2f %8.4f %8s  %s\n", c->op, c->impl, c->n,
+           c->med * 1e6, bench_gbps(c, c->med), bench_gbps(c, c->best), ns_el, cyc, check);
+}
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick]\n"
+           "  fdot / fsum throughput per ISA at n = 4096 and n = 2^26, OpenBLAS\n"
+           "  cblas_sdot at the same sizes, and the single-thread read bandwidth.\n"
+           "  --quick   about 5 s instead of about 20 s\n",
+           argv0);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    double t_start = now_s();
+
+    /* Plan: samples per case and seconds per small-n sample. */
+    const int small_samples = quick ? 11 : 41;
+    const double small_target = quick ? 2e-3 : 10e-3;
+    const double small_warm = quick ? 0.02 : 0.1;
+    const int large_samples = quick ? 5 : 25;
+    const int large_scalar_samples = quick ? 1 : 3;
+
+    /* The command, as run. */
+    static const char *const envs[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                                       "OPENBLAS_NUM_THREADS", "DECODENUM_ISA"};
+    bench_print_command("decodenum-bench", argc, argv, envs, sizeof envs / sizeof envs[0]);
+
+    double ghz = bench_clock_ghz(quick ? 0.05 : 0.2);
+    bench_print_machine(ghz);
+    printf("env: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n", bench_env_or("OPENBLAS_CORETYPE", "(unset)"),
+           bench_env_or("OPENBLAS_L2_SIZE", "(unset)"));
+#if defined(DN_BENCH_OPENBLAS)
+    openblas_set_num_threads(1);
+    printf("openblas: %s | core %s | threads %d\n", openblas_get_config(), openblas_get_corename(),
+           openblas_get_num_threads());
+#else
+    printf("openblas: not found\n");
+#endif
+    fflush(stdout);
+
+    /* Buffers. big = a | b at n = 2^26, and the read-bandwidth buffer. */
+    float *big = bench_alloc(BW_FLOATS * sizeof(float));
+    float *sa = bench_alloc(SMALL_N * sizeof(float)), *sb = bench_alloc(SMALL_N * sizeof(float));
+    if (!big || !sa || !sb) {
+        fprintf(stderr, "decodenum-bench: out of memory (needs 512 MiB)\n");
+        return 1;
+    }
+    bench_fill(big, BW_FLOATS, 1u);
+    bench_fill(sa, SMALL_N, 2u);
+    bench_fill(sb, SMALL_N, 3u);
+    float *la = big, *lb = big + LARGE_N;
+
+    /* The ISAs this build and CPU run. */
+    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+    const dn_fp32_kernels *kt[3];
+    for (int i = 0; i < 3; i++) kt[i] = dn_fp32_kernels_for(isas[i]);
+    const dn_fp32_kernels *vec = kt[1] ? kt[1] : kt[2]; /* the SIMD table, if any */
+    const char *vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
+
+    static bench_case small[16], large[32];
+    int ns = 0, nl = 0;
+    int s_vec_dot = -1, s_blas = -1, l_vec_dot = -1, l_blas = -1, l_first_read = -1;
+    int s_ref_dot = -1, l_ref_dot = -1, s_ref_sum = -1, l_ref_sum = -1;
+    int s_vec_sum = -1, l_vec_sum = -1;
+
+    for (int i = 0; i < 3; i++) {
+        if (!kt[i]) continue;
+        const char *name = dn_isa_name(isas[i]);
+        int is_ref = isas[i] == DN_ISA_SCALAR;
+        if (is_ref) s_ref_dot = ns; else if (kt[i] == vec) s_vec_dot = ns;
+        small[ns++] = mk("fdot", name, call_fdot, kt[i], sa, sb, SMALL_N, 8.0 * SMALL_N, small_samples);
+        if (is_ref) s_ref_sum = ns; else if (kt[i] == vec) s_vec_sum = ns;
+        small[ns++] = mk("fsum", name, call_fsum, kt[i], sa, NULL, SMALL_N, 4.0 * SMALL_N, small_samples);
+        int want = is_ref ? large_scalar_samples : large_samples;
+        if (is_ref) l_ref_dot = nl; else if (kt[i] == vec) l_vec_dot = nl;
+        large[nl++] = mk("fdot", name, call_fdot, kt[i], la, lb, LARGE_N, 8.0 * LARGE_N, want);
+        if (is_ref) l_ref_sum = nl; else if (kt[i] == vec) l_vec_sum = nl;
+        large[nl++] = mk("fsum", name, call_fsum, kt[i], la, NULL, LARGE_N, 4.0 * LARGE_N, want);
+    }
+#if defined(DN_BENCH_OPENBLAS)
+    s_blas = ns;
+    small[ns++] = mk("sdot", "openblas", call_blas_sdot, NULL, sa, sb, SMALL_N, 8.0 * SMALL_N, small_samples);
+    small[ns++] = mk("sasum", "openblas", call_blas_sasum, NULL, sa, NULL, SMALL_N, 4.0 * SMALL_N, small_samples);
+    l_blas = nl;
+    large[nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N, large_samples);
+    large[nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N, 4.0 * LARGE_N, large_samples);
+#endif
+    /* Read kernels over the whole 512 MiB buffer. */
+    l_first_read = nl;
+    nl = bench_add_read_cases(large, nl, NULL, big, BW_FLOATS * sizeof(float), large_samples);
+
+    /* Small n: warm-up and calibration, then round-robin samples. */
+    for (int i = 0; i < ns; i++) bench_calibrate(&small[i], small_warm, small_target);
+    bench_run_group(small, ns);
+    /* Large n: one call per sample; the full run warms each case up with one
+       call first (the buffer is already faulted in by fill, so --quick skips
+       that and relies on the median). */
+    if (!quick)
+        for (int i = 0; i < nl; i++) bench_calibrate(&large[i], 0.0, 0.0);
+    bench_run_group(large, nl);
+
+    /* Checks: every SIMD table's bits against the scalar reference. */
+    char chk[80];
+    printf("\n  %-5s %-9s %9s %10s %8s %8s %8s %8s  %s\n", "op", "impl", "n", "us/call", "GB/s",
+           "GB/s-max", "ns/elem", "cyc/elem", "check");
+    for (int pass = 0; pass < 2; pass++) {
+        bench_case *cs = pass ? large : small;
+        int count = pass ? l_first_read : ns;
+        int ref_dot = pass ? l_ref_dot : s_ref_dot, ref_sum = pass ? l_ref_sum : s_ref_sum;
+        for (int i = 0; i < count; i++) {
+            bench_case *c = &cs[i];
+            chk[0] = 0;
+            int ref = !strcmp(c->op, "fdot") ? ref_dot : !strcmp(c->op, "fsum") ? ref_sum : -1;
+            if (ref >= 0 && ref != i)
+                snprintf(chk, sizeof chk, "%s", bench_bits_of(c->result) == bench_bits_of(cs[ref].result)
+                                                       ? "bits = scalar" : "BITS DIFFER FROM SCALAR");
+            else if (!strcmp(c->op, "sdot") && ref_dot >= 0) {
+                double scale, exact = dot_f64(c->a, c->b, c->n, &scale);
+                snprintf(chk, sizeof chk, "err/sum|ab|: sdot %.1e, fdot %.1e",
+                         fabs((double)c->result - exact) / scale,
+                         fabs((double)cs[ref_dot].result - exact) / scale);
+            }
+            print_row(c, ghz, chk);
+        }
+        if (!pass) printf("\n");
+    }
+
+    printf("\n  read bandwidth, single thread, %zu MiB buffer (median GB/s, max GB/s):\n",
+           BW_FLOATS * sizeof(float) >> 20);
+    int best_read;
+    for (int i = l_first_read; i < nl; i++) {
+        printf("    %-10s %7.2f %7.2f\n", large[i].impl, bench_gbps(&large[i], large[i].med),
+               bench_gbps(&large[i], large[i].best));
+    }
+    best_read = bench_best_case(large, l_first_read, nl);
+    double bw = bench_gbps(&large[best_read], large[best_read].med);
+    printf("    best: %s, %.2f GB/s\n", large[best_read].impl, bw);
+
+    printf("\nsummary: throughput ratios, >1 = the first is faster. 'paired' is the median of\n"
+           "the per-round ratios (both sampled back to back, robust to load drifting over\n"
+           "the run); 'medians' divides the two medians.\n");
+    double rm, rp;
+    if (s_vec_dot >= 0 && s_blas >= 0) {
+        bench_ratio(&small[s_vec_dot], &small[s_blas], &rm, &rp);
+        printf("  %s fdot / openblas sdot, n=4096 : paired %.3f, medians %.3f  (target >= 0.8: %s)\n",
+               vec_name, rp, rm, rp >= 0.8 ? "met" : "MISSED");
+        bench_ratio(&large[l_vec_dot], &large[l_blas], &rm, &rp);
+        printf("  %s fdot / openblas sdot, n=2^26 : paired %.3f, medians %.3f\n", vec_name, rp, rm);
+    } else {
+        printf("  fdot / openblas sdot: %s\n", s_blas < 0 ? "openblas not found" : "no SIMD fdot");
+    }
+    if (l_vec_dot >= 0) {
+        bench_ratio(&large[l_vec_dot], &large[best_read], &rm, &rp);
+        printf("  %s fdot n=2^26 / read bandwidth : paired %.3f, medians %.3f  (%.2f vs %.2f GB/s; "
+               "target >= 0.9: %s)\n",
+               vec_name, rp, rm, bench_gbps(&large[l_vec_dot], large[l_vec_dot].med), bw, rp >= 0.9 ? "met" : "MISSED");
+    }
+    if (l_vec_sum >= 0) {
+        bench_ratio(&large[l_vec_sum], &large[best_read], &rm, &rp);
+        printf("  %s fsum n=2^26 / read bandwidth : paired %.3f, medians %.3f\n", vec_name, rp, rm);
+    }
+    (void)s_vec_sum;
+    printf("  samples: %d per case at n=4096 (~%.0f ms each), %d at n=2^26 (scalar %d); run took %.1f s\n",
+           small_samples, small_target * 1e3, large_samples, large_scalar_samples, now_s() - t_start);
+
+    free(big);
+    free(sa);
+    free(sb);
+    return 0;
+}

@@ -1,0 +1,360 @@
+/*
+ * decodenum-bench-f16: the F16 products (ggml's bits) through the public API,
+ * on 1 and 2 threads, against the machine's read bandwidth measured in the
+ * same run with the same number of threads, and next to ggml's own figures
+ * on this machine (issue 4; constants, not measured here).
+ *
+ *   decodenum-bench-f16           full run (~10 s)
+ *   decodenum-bench-f16 --quick   short run (~3 s), fewer and shorter samples
+ *
+ * Cases:
+ *  - dn_f16_mat_vec of an 8192 x 8192 F16 matrix (128 MiB of weights) with
+ *    pool NULL, a pool of 1 and a pool of 2 threads: ms per call, GB/s of
+ *    weights (2 * rows * k bytes per call) and the ratio to the best
+ *    streaming-read kernel reading the same 128 MiB with as many threads
+ *    (1 thread: the caller; 2 threads: each reads its own half). One call
+ *    per sample, sampled round-robin with the read kernels.
+ *  - dn_f16_mat_mul of a 4096 x 4096 matrix (the first 32 MiB of the same
+ *    weights) times n = 8 and n = 64 columns (tinyBLAS path), 1 and 2 threads.
+ *  - per ISA, single thread, the kernel tables called directly
+ *    (dn_f16_kernels_for(isa)->mat_vec_rows / sgemm_rows) on 2048 x 2048:
+ *    scalar (the reference) against avx2 or neon, bits checked equal.
+ * Every figure is the median of repeated CLOCK_MONOTONIC samples after a
+ * warm-up; cases compared with each other are sampled round-robin, so load
+ * from other processes falls on all of them alike. Outputs of 1 and 2
+ * threads are checked bit-identical.
+ *
+ * Weights: random finite binary16, Gaussian-ish (sum of four uniforms),
+ * sigma 0.02. Activations: uniform in [-1, 1).
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "decodenum/f16.h"
+#include "decodenum/pool.h"
+#include "f16_kernels.h"
+
+#define MV_DIM ((size_t)8192) /* mat_vec: MV_DIM x MV_DIM */
+#define MM_DIM ((size_t)4096) /* mat_mul: MM_DIM x MM_DIM */
+#define ISA_DIM ((size_t)2048) /* per-ISA kernels: ISA_DIM x ISA_DIM */
+#define ISA_N ((size_t)8)      /* columns of the per-ISA sgemm */
+#define MM_MAX_N ((size_t)64)
+
+/* ggml on this machine (issue 4): not measured here. */
+#define GGML_MV_1T_GBPS 20.1  /* 8192^2 mat_vec, 1 thread, GB/s of weights */
+#define GGML_MV_2T_GBPS 36.6  /* 8192^2 mat_vec, 2 threads */
+#define GGML_MM8_1T_MS 3.43   /* 4096^2 x 8 columns, 1 thread, ms per call */
+#define GGML_MM64_1T_MS 20.5  /* 4096^2 x 64 columns, 1 thread */
+
+/* ---- one product, as a bench case's ctx ------------------------------------- */
+
+typedef struct product {
+    const uint16_t *w;
+    size_t rows, k, n;
+    const float *act;            /* n columns of k (rounded for the kernel forms) */
+    float *out;                  /* n * rows */
+    dn_pool *pool;               /* public API forms */
+    const dn_f16_kernels *kern;  /* kernel forms */
+} product;
+
+static void fail_status(const char *what, dn_status st)
+{
+    fprintf(stderr, "decodenum-bench-f16: %s: %s\n", what, dn_status_str(st));
+    exit(1);
+}
+
+static void call_mat_vec(bench_case *c)
+{
+    const product *p = c->ctx;
+    dn_status st = dn_f16_mat_vec(p->w, p->rows, p->k, p->act, p->out, p->pool);
+    if (st != DN_OK) fail_status("dn_f16_mat_vec", st);
+}
+
+static void call_mat_mul(bench_case *c)
+{
+    const product *p = c->ctx;
+    dn_status st = dn_f16_mat_mul(p->w, p->rows, p->k, p->act, p->n, p->out, p->pool);
+    if (st != DN_OK) fail_status("dn_f16_mat_mul", st);
+}
+
+static void call_kern_mat_vec(bench_case *c)
+{
+    const product *p = c->ctx;
+    p->kern->mat_vec_rows(p->w, p->k, p->act, 0, p->rows, p->out);
+}
+
+static void call_kern_sgemm(bench_case *c)
+{
+    const product *p = c->ctx;
+    p->kern->sgemm_rows(p->w, p->rows, p->k, p->act, p->n, 0, p->rows, p->out);
+}
+
+/* A case over *p: weights read once per call (2 * rows * k bytes). */
+static bench_case mk(const char *op, const char *impl, bench_call_fn call, product *p, int want)
+{
+    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = p, .n = p->rows * p->k,
+                        .bytes = 2.0 * (double)p->rows * (double)p->k, .reps = 1, .want = want};
+}
+
+static double ms(double secs) { return secs * 1e3; }
+static double gflops(const bench_case *c, const product *p)
+{
+    return 2.0 * (double)p->rows * (double)p->k * (double)p->n / c->med * 1e-9;
+}
+
+/* ---- data ------------------------------------------------------------------- */
+
+/* w[0..n) = binary16 of sigma * (a sum of four uniforms, centred and scaled
+   to unit variance): finite, Gaussian-ish, from a fixed LCG. */
+static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
+{
+    enum { CHUNK = 1 << 16 };
+    static float tmp[CHUNK];
+    uint32_t s = seed;
+    const float scale = sigma * 1.7320508f / 2147483648.0f; /* sqrt(3) / 2^31 */
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        for (size_t j = 0; j < m; j++) {
+            int64_t sum = 0;
+            for (int u = 0; u < 4; u++) {
+                s = s * 1664525u + 1013904223u;
+                sum += (int64_t)s - 2147483648LL; /* uniform in [-2^31, 2^31) */
+            }
+            tmp[j] = (float)sum * 0.5f * scale; /* sum/2 has the variance of one uniform */
+        }
+        if (dn_f16_from_f32(tmp, w + i, m) != DN_OK) return -1;
+    }
+    return 0;
+}
+
+static int same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick]\n"
+           "  dn_f16_mat_vec 8192x8192 and dn_f16_mat_mul 4096x4096 (n = 8, 64) on 1 and 2\n"
+           "  threads, against the read bandwidth with as many threads and ggml's figures\n"
+           "  (issue 4); the F16 kernel tables per ISA on 2048x2048.\n"
+           "  --quick   fewer and shorter samples\n",
+           argv0);
+}
+
+static const char *kern_name(const dn_f16_kernels *k)
+{
+    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+    for (int i = 0; i < 3; i++)
+        if (dn_f16_kernels_for(isas[i]) == k) return dn_isa_name(isas[i]);
+    return "?";
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    double t_start = now_s();
+
+    /* Plan. */
+    const int mv_samples = quick ? 7 : 15;     /* one call per sample */
+    const double mv_warm = quick ? 0.0 : 0.05; /* seconds of warm-up calls per case */
+    const int mm_samples = quick ? 7 : 15;
+    const double mm_target = quick ? 0.02 : 0.05; /* seconds per sample */
+    const int isa_samples = quick ? 7 : 11;
+    const int isa_scalar_samples = quick ? 3 : 5;
+    const double isa_target = quick ? 0.01 : 0.03;
+
+    static const char *const envs[] = {"DECODENUM_ISA"};
+    bench_print_command("decodenum-bench-f16", argc, argv, envs, 1);
+    bench_print_machine(bench_clock_ghz(quick ? 0.05 : 0.2));
+    bench_print_load();
+    const dn_f16_kernels *active = dn_f16_active();
+    printf("f16: the public API runs the %s kernels; tables here:", kern_name(active));
+    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+    const dn_f16_kernels *kt[3];
+    for (int i = 0; i < 3; i++) {
+        kt[i] = dn_f16_kernels_for(isas[i]);
+        if (kt[i]) printf(" %s", dn_isa_name(isas[i]));
+    }
+    printf("\ndata: weights random finite binary16, Gaussian-ish (sum of 4 uniforms), sigma 0.02;"
+           " activations uniform in [-1, 1)\n");
+    fflush(stdout);
+
+    /* Buffers: one 8192^2 weight matrix; the 4096^2 and 2048^2 matrices are
+       its first 32 MiB and 8 MiB. */
+    const size_t w_elems = MV_DIM * MV_DIM;
+    uint16_t *w = bench_alloc(w_elems * sizeof *w);
+    float *act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
+    float *act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
+    float *out = bench_alloc((3 * MV_DIM + 4 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    if (!w || !act || !act_r || !out) {
+        fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
+        return 1;
+    }
+    if (fill_weights(w, w_elems, 0.02f, 7u) != 0) {
+        fprintf(stderr, "decodenum-bench-f16: dn_f16_from_f32 failed\n");
+        return 1;
+    }
+    bench_fill(act, MM_MAX_N * MM_DIM, 11u);
+    kt[0]->round_f32(act, act_r, ISA_N * ISA_DIM);
+
+    dn_pool *pool1 = dn_pool_create(1), *pool2 = dn_pool_create(2);
+    bench_team *team2 = bench_team_create(2);
+    if (!pool1 || !pool2 || !team2) {
+        fprintf(stderr, "decodenum-bench-f16: cannot create threads\n");
+        return 1;
+    }
+    float *o = out;
+
+    /* ---- 8192^2 mat_vec on 1 and 2 threads, and the read bandwidth ---- */
+    product mv[3];
+    dn_pool *mv_pool[3] = {NULL, pool1, pool2};
+    static const char *const mv_name[3] = {"pool NULL", "pool 1", "pool 2"};
+    static bench_case g1[64];
+    int n1 = 0;
+    for (int i = 0; i < 3; i++, o += MV_DIM) {
+        mv[i] = (product){w, MV_DIM, MV_DIM, 1, act, o, mv_pool[i], NULL};
+        g1[n1++] = mk("mat_vec", mv_name[i], call_mat_vec, &mv[i], mv_samples);
+    }
+    const size_t w_bytes = w_elems * sizeof *w;
+    int r1_first = n1;
+    n1 = bench_add_read_cases(g1, n1, NULL, w, w_bytes, mv_samples);
+    int r2_first = n1;
+    n1 = bench_add_read_cases(g1, n1, team2, w, w_bytes, mv_samples);
+    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], mv_warm, 0.0);
+    bench_run_group_shuffled(g1, n1);
+    int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
+
+    printf("\n%zu x %zu mat_vec (%zu MiB of F16 weights), dn_f16_mat_vec, %d samples of 1 call:\n",
+           MV_DIM, MV_DIM, w_bytes >> 20, mv_samples);
+    printf("  %-7s %-9s %8s %8s %8s   %s\n", "threads", "pool", "ms/call", "GB/s", "GB/s-max",
+           "/ read bandwidth, same threads (paired, medians)");
+    for (int i = 0; i < 3; i++) {
+        const bench_case *c = &g1[i], *r = &g1[i < 2 ? best1 : best2];
+        double rm, rp;
+        bench_ratio(c, r, &rm, &rp);
+        printf("  %-7u %-9s %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n",
+               dn_pool_threads(mv[i].pool), c->impl, ms(c->med), bench_gbps(c, c->med),
+               bench_gbps(c, c->best), rp, rm, r->impl, bench_gbps(r, r->med));
+    }
+    printf("  read bandwidth over the same %zu MiB (median / max GB/s):\n", w_bytes >> 20);
+    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
+    for (int i = 0; i < r2_first - r1_first; i++) {
+        const bench_case *a = &g1[r1_first + i], *b = &g1[r2_first + i];
+        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med),
+               bench_gbps(a, a->best), bench_gbps(b, b->med), bench_gbps(b, b->best));
+    }
+    printf("    best: 1 thread %s %.2f GB/s, 2 threads %s %.2f GB/s\n", g1[best1].impl,
+           bench_gbps(&g1[best1], g1[best1].med), g1[best2].impl, bench_gbps(&g1[best2], g1[best2].med));
+    fflush(stdout);
+
+    /* ---- 4096^2 mat_mul, n = 8 and 64, 1 and 2 threads ---- */
+    product mm[4];
+    static const size_t mm_n[4] = {8, 64, 8, 64};
+    static bench_case g2[4];
+    for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
+        mm[i] = (product){w, MM_DIM, MM_DIM, mm_n[i], act, o, i < 2 ? NULL : pool2, NULL};
+        g2[i] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &mm[i], mm_samples);
+        bench_calibrate(&g2[i], mm_target, mm_target);
+    }
+    bench_run_group_shuffled(g2, 4);
+    printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_f16_mat_mul, %d samples of ~%.0f ms:\n",
+           MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, mm_samples, mm_target * 1e3);
+    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call", "ms-min",
+           "GFLOP/s");
+    for (int i = 0; i < 4; i++) {
+        const bench_case *c = &g2[i];
+        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", mm[i].n, dn_pool_threads(mm[i].pool),
+               c->impl, dn_f16_takes_sgemm(MM_DIM, MM_DIM, mm[i].n) ? "sgemm" : "vec_dot",
+               ms(c->med), ms(c->best), gflops(c, &mm[i]));
+    }
+
+    printf("\nggml on this machine (issue 4, not measured here) next to ours (median and best\n"
+           "sample above); speed = ours/ggml in throughput, >1 = ours faster:\n");
+    printf("  %-30s %12s %12s %12s %7s %7s\n", "case", "ggml", "ours", "ours-best", "speed",
+           "best");
+    static const char *const gb_case[2] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads"};
+    static const double gb_ggml[2] = {GGML_MV_1T_GBPS, GGML_MV_2T_GBPS};
+    for (int i = 0; i < 2; i++) {
+        const bench_case *c = &g1[2 * i]; /* pool NULL, pool 2 */
+        double med = bench_gbps(c, c->med), best = bench_gbps(c, c->best);
+        printf("  %-30s %7.2f GB/s %7.2f GB/s %7.2f GB/s %7.3f %7.3f\n", gb_case[i], gb_ggml[i], med,
+               best, med / gb_ggml[i], best / gb_ggml[i]);
+    }
+    static const char *const ms_case[2] = {"4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread"};
+    static const double ms_ggml[2] = {GGML_MM8_1T_MS, GGML_MM64_1T_MS};
+    for (int i = 0; i < 2; i++) {
+        const bench_case *c = &g2[i]; /* n = 8, 64 on pool NULL */
+        printf("  %-30s %9.2f ms %9.3f ms %9.3f ms %7.3f %7.3f\n", ms_case[i], ms_ggml[i], ms(c->med),
+               ms(c->best), ms_ggml[i] / ms(c->med), ms_ggml[i] / ms(c->best));
+    }
+    fflush(stdout);
+
+    /* ---- per ISA, the kernel tables directly, single thread ---- */
+    product kp[6];
+    static bench_case g3[6];
+    int n3 = 0, isa_of[6];
+    for (int i = 0; i < 3; i++) {
+        if (!kt[i]) continue;
+        int want = isas[i] == DN_ISA_SCALAR ? isa_scalar_samples : isa_samples;
+        kp[n3] = (product){w, ISA_DIM, ISA_DIM, 1, act_r, o, NULL, kt[i]};
+        o += ISA_N * ISA_DIM;
+        isa_of[n3] = i;
+        g3[n3] = mk("mat_vec", dn_isa_name(isas[i]), call_kern_mat_vec, &kp[n3], want);
+        n3++;
+        kp[n3] = (product){w, ISA_DIM, ISA_DIM, ISA_N, act_r, o, NULL, kt[i]};
+        o += ISA_N * ISA_DIM;
+        isa_of[n3] = i;
+        g3[n3] = mk("sgemm", dn_isa_name(isas[i]), call_kern_sgemm, &kp[n3], want);
+        n3++;
+    }
+    for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], isa_target, isa_target);
+    bench_run_group_shuffled(g3, n3);
+    printf("\nper ISA, single thread, dn_f16_kernels_for(isa) called directly, %zu x %zu weights\n"
+           "(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
+           ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, isa_samples, isa_scalar_samples,
+           isa_target * 1e3);
+    printf("  %-8s %-7s %3s %9s %8s %8s  %s\n", "op", "isa", "n", "ms/call", "GB/s", "GFLOP/s",
+           "check");
+    int isa_bits_ok = 1;
+    for (int i = 0; i < n3; i++) {
+        const bench_case *c = &g3[i];
+        const char *chk = "";
+        if (isa_of[i] != 0) {
+            int same = same_bits(kp[i].out, kp[i % 2].out, kp[i].n * kp[i].rows);
+            isa_bits_ok &= same;
+            chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
+        }
+        printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f  %s\n", c->op, c->impl, kp[i].n, ms(c->med),
+               bench_gbps(c, c->med), gflops(c, &kp[i]), chk);
+    }
+    if (n3 >= 4)
+        printf("  speed-up over scalar: mat_vec %.1fx, sgemm n=%zu %.1fx\n",
+               g3[0].med / g3[n3 - 2].med, ISA_N, g3[1].med / g3[n3 - 1].med);
+
+    /* ---- bits across thread counts ---- */
+    int threads_ok = same_bits(mv[0].out, mv[1].out, MV_DIM) && same_bits(mv[0].out, mv[2].out, MV_DIM) &&
+                     same_bits(mm[0].out, mm[2].out, 8 * MM_DIM) &&
+                     same_bits(mm[1].out, mm[3].out, 64 * MM_DIM);
+    printf("\nbits: %s (mat_vec pool NULL / 1 / 2; mat_mul n=8 and n=64, 1 / 2 threads)\n",
+           threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
+    printf("run took %.1f s\n", now_s() - t_start);
+    bench_print_load();
+
+    bench_team_destroy(team2);
+    dn_pool_destroy(pool1);
+    dn_pool_destroy(pool2);
+    free(w);
+    free(act);
+    free(act_r);
+    free(out);
+    return threads_ok && isa_bits_ok ? 0 : 1;
+}
