@@ -148,9 +148,10 @@ static void usage(const char *argv0)
            argv0);
 }
 
+static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+
 static const char *kern_name(const dn_f16_kernels *k)
 {
-    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
     for (int i = 0; i < 3; i++)
         if (dn_f16_kernels_for(isas[i]) == k) return dn_isa_name(isas[i]);
     return "?";
@@ -178,7 +179,6 @@ int main(int argc, char **argv)
     bench_print_load();
     const dn_f16_kernels *active = dn_f16_active();
     printf("f16: the public API runs the %s kernels; tables here:", kern_name(active));
-    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
     const dn_f16_kernels *kt[3];
     for (int i = 0; i < 3; i++) {
         kt[i] = dn_f16_kernels_for(isas[i]);
