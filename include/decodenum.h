@@ -12,6 +12,8 @@
  *   decodenum/blocks.h  ggml's block formats read as exact coded rows
  *   decodenum/quant.h   activations quantized under scales m * 2^e
  *   decodenum/dot.h     a coded row times a quantized row, summed exactly
+ *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
+ *                       softmax, rmsnorm, l2norm, rope, hadamard
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
@@ -23,5 +25,6 @@
 #include "decodenum/blocks.h"
 #include "decodenum/quant.h"
 #include "decodenum/dot.h"
+#include "decodenum/math.h"
 
 #endif /* DECODENUM_H */

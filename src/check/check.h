@@ -72,6 +72,11 @@ int dn_check_fp32(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
 /* The F16 module's kernels (dot lengths 0..1600, 1-13 rows, 1-6 columns). */
 int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
+/* The transcendentals module's kernels: the unary array forms on every
+   regime plus a spread of the whole binary32 range, softmax, rmsnorm,
+   l2norm, rope and hadamard at every plan length. */
+int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);
 

@@ -1,0 +1,63 @@
+/*
+ * math_kernels.h: the transcendentals module's kernel table.
+ *
+ * dn_math_scalar holds the references (src/math.c, the definitions);
+ * dn_math_avx2 (src/x86/math_avx2.c) and dn_math_neon (src/neon/math_neon.c)
+ * hold kernels that reproduce them bit for bit, and may point at a reference
+ * where no kernel is faster. Pointers are never NULL; n = 0 is valid for
+ * every entry; arguments are already validated by the public functions.
+ *
+ * A NEON table is compiled in when src/neon/math_neon.c exists (CMake then
+ * defines DN_HAVE_MATH_NEON); until then the NEON ISA runs the references,
+ * which are the same bits.
+ */
+#ifndef DN_MATH_KERNELS_H
+#define DN_MATH_KERNELS_H
+
+#include "decodenum/math.h"
+
+typedef void (*dn_unary_kernel)(const float *x, float *y, size_t n);
+
+typedef struct dn_math_kernels {
+    dn_unary_kernel exp_v, ln_v, ln1p_v, recip_v, rsqrt_v, sigmoid_v, silu_v, softplus_v;
+    /* y = softmax(x) (y may be x); returns the sum s the reciprocal was taken of */
+    float (*softmax)(const float *x, float *y, size_t n);
+    void (*rmsnorm)(const float *x, const float *w, float eps, float *y, size_t n);
+    void (*l2norm)(const float *x, float eps, float *y, size_t n);
+    /* neox: 0 interleaved, 1 NEOX; 2*npairs <= n */
+    void (*rope)(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+                 int neox, float *y);
+    /* n a power of two (or 0); inverse: then times 2^-log2(n) */
+    void (*hadamard)(float *x, size_t n, int inverse);
+} dn_math_kernels;
+
+/* The references. */
+void dn_ref_exp_v(const float *x, float *y, size_t n);
+void dn_ref_ln_v(const float *x, float *y, size_t n);
+void dn_ref_ln1p_v(const float *x, float *y, size_t n);
+void dn_ref_recip_v(const float *x, float *y, size_t n);
+void dn_ref_rsqrt_v(const float *x, float *y, size_t n);
+void dn_ref_sigmoid_v(const float *x, float *y, size_t n);
+void dn_ref_silu_v(const float *x, float *y, size_t n);
+void dn_ref_softplus_v(const float *x, float *y, size_t n);
+float dn_ref_softmax(const float *x, float *y, size_t n);
+void dn_ref_rmsnorm(const float *x, const float *w, float eps, float *y, size_t n);
+void dn_ref_l2norm(const float *x, float eps, float *y, size_t n);
+void dn_ref_rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+                 int neox, float *y);
+void dn_ref_hadamard(float *x, size_t n, int inverse);
+
+extern const dn_math_kernels dn_math_scalar;
+#if defined(DN_HAVE_AVX2)
+extern const dn_math_kernels dn_math_avx2;
+#endif
+#if defined(DN_HAVE_NEON) && defined(DN_HAVE_MATH_NEON)
+extern const dn_math_kernels dn_math_neon;
+#endif
+
+/* The table of `isa`, or NULL where this build or CPU cannot run it. */
+const dn_math_kernels *dn_math_kernels_for(dn_isa isa);
+/* The table of dn_isa_active(). */
+const dn_math_kernels *dn_math_active(void);
+
+#endif

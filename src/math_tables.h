@@ -1,0 +1,30 @@
+/* math_tables.h: the transcendentals' tables and coefficients, generated
+   into src/math_tables.c by tools/gen_math_tables.py (docs/numerics.md 8). */
+#ifndef DN_MATH_TABLES_H
+#define DN_MATH_TABLES_H
+
+#include <stdint.h>
+
+typedef struct dn_math_consts {
+    float exp_inv_ln2_64; /* 64/ln2 rounded */
+    float exp_ln2_64_hi;  /* C1: ln2/64 to 10 significant bits */
+    float exp_ln2_64_lo;  /* C2: ln2/64 - C1 rounded */
+    float exp_c2, exp_c3; /* e^r = 1 + r + c2 r^2 + c3 r^3 */
+    float ln2_hi;         /* ln2 to 16 significant bits */
+    float ln2_lo;         /* ln2 - ln2_hi rounded */
+    float ln_a2, ln_a3, ln_a4; /* ln(1+s) = s + s^2 (a2 + a3 s + a4 s^2) */
+} dn_math_consts;
+
+extern const dn_math_consts dn_math_c;
+/* 2^(j/64): fraction of T_hi in bits 0-22, T_lo = (signed bits 23-31) * 2^-32 */
+extern const uint32_t dn_exp_table[64];
+/* ln: K_j/128, ln(c_j) = lhi + llo, j = top 7 fraction bits of m */
+extern const float dn_ln_invc[128];
+extern const float dn_ln_lhi[128];
+extern const float dn_ln_llo[128];
+/* seeds of 1/m (m in [1,2), top 7 fraction bits) and 1/sqrt(m) (m in [1,4),
+   64 * parity + top 6 fraction bits) */
+extern const float dn_recip_seed[128];
+extern const float dn_rsqrt_seed[128];
+
+#endif
