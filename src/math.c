@@ -366,18 +366,24 @@ float dn_ref_softmax(const float *x, float *y, size_t n)
     return s;
 }
 
+float dn_math_rms_scale(float ss, size_t n, float eps)
+{
+    return dn_rsqrt(add(mul(ss, dn_recip((float)n)), eps));
+}
+
+float dn_math_l2_scale(float ss, float eps) { return dn_rsqrt(add(ss, eps)); }
+
 void dn_ref_rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
 {
     if (n == 0) return;
-    float ss = dn_ref_fdot(x, x, n);
-    float r = dn_rsqrt(add(mul(ss, dn_recip((float)n)), eps));
+    float r = dn_math_rms_scale(dn_ref_fdot(x, x, n), n, eps);
     for (size_t i = 0; i < n; i++) y[i] = mul(mul(x[i], r), w[i]);
 }
 
 void dn_ref_l2norm(const float *x, float eps, float *y, size_t n)
 {
     if (n == 0) return;
-    float r = dn_rsqrt(add(dn_ref_fdot(x, x, n), eps));
+    float r = dn_math_l2_scale(dn_ref_fdot(x, x, n), eps);
     for (size_t i = 0; i < n; i++) y[i] = mul(x[i], r);
 }
 

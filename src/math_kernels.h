@@ -47,6 +47,11 @@ void dn_ref_rope(const float *x, size_t n, const float *cos, const float *sin, s
                  int neox, float *y);
 void dn_ref_hadamard(float *x, size_t n, int inverse);
 
+/* The scalar steps the norms' kernels share with the references:
+   rsqrt(ss * recip(n) + eps) and rsqrt(ss + eps). */
+float dn_math_rms_scale(float ss, size_t n, float eps);
+float dn_math_l2_scale(float ss, float eps);
+
 extern const dn_math_kernels dn_math_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_math_kernels dn_math_avx2;

@@ -1,2 +1,234 @@
+/*
+ * The transcendentals module's kernels held to their references, every
+ * output's bits: the unary array forms in every input regime at every plan
+ * length (capped at 2^16 elements: each element is computed alone) plus a
+ * spread of 2^20 inputs over the whole binary32 range; softmax, rmsnorm,
+ * l2norm and rope at every plan length; hadamard at every power of two up to
+ * the plan's largest length, forward and inverse.
+ */
 #include "check.h"
-int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx) { (void)isa; (void)plan; (void)sink; (void)ctx; return 0; }
+#include "math_kernels.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+static void compare(dn_check_result *res, const float *want, const float *got, size_t n,
+                    const float *in, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (bits_of(want[i]) != bits_of(got[i]))
+            dn_check_mismatch(res, "%s n=%zu i=%zu input 0x%08" PRIx32 ": reference 0x%08" PRIx32
+                              ", kernel 0x%08" PRIx32, what, n, i, in ? bits_of(in[i]) : 0u,
+                              bits_of(want[i]), bits_of(got[i]));
+    res->compared += n;
+}
+
+enum { EXP, LN, LN1P, RECIP, RSQRT, SIGMOID, SILU, SOFTPLUS, UNARY_COUNT };
+static const char *const unary_names[UNARY_COUNT] = {
+    "exp_v", "ln_v", "ln1p_v", "recip_v", "rsqrt_v", "sigmoid_v", "silu_v", "softplus_v",
+};
+
+static dn_unary_kernel unary_of(const dn_math_kernels *k, int which)
+{
+    const dn_unary_kernel all[UNARY_COUNT] = {k->exp_v, k->ln_v, k->ln1p_v, k->recip_v,
+                                              k->rsqrt_v, k->sigmoid_v, k->silu_v, k->softplus_v};
+    return all[which];
+}
+
+/* Inputs where the functions change regime: thresholds, table edges. */
+static const float edges[] = {
+    88.72283172607422f, 88.72283935546875f, -87.33654022216797f, -87.33655f, -88.0f, -95.0f,
+    95.0f, 80.0f, -91.9f, 16.0f, 16.000002f, 15.999999f, 1.0f, 0.99999994f, 1.0000001f,
+    -1.0f, -0.99999994f, 0.75f, 1.5f, 0x1p-24f, 0x1p-25f, -0x1p-25f, 0x1p126f, 0x1.000002p126f,
+    0x1p127f, 2.0f, 4.0f, 0x1.fffffep-1f, 0x1p-126f, 0.5f, 3.0f, 0.0f, -0.0f,
+};
+
+/* Fills x for the unary checks: the harness's regimes, and a regime of
+   moderate values around each function's interesting range. */
+static void fill_unary(dn_rng *r, int regime, float *x, size_t n)
+{
+    if (regime < DN_REGIME_COUNT) {
+        dn_fill_f32(r, (dn_regime)regime, x, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = dn_rng_next(r);
+        if ((z & 7) == 0) {
+            x[i] = edges[(z >> 3) % (sizeof edges / sizeof edges[0])];
+            continue;
+        }
+        /* |x| in [2^-30, 2^8), either sign */
+        uint32_t u = (uint32_t)((z >> 8) & 0x7FFFFF) | (uint32_t)(127 - 30 + (int)((z >> 40) % 38)) << 23;
+        u |= (uint32_t)(z >> 63) << 31;
+        memcpy(&x[i], &u, 4);
+    }
+}
+
+static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan *plan,
+                       const size_t *lengths, size_t count, float *x, float *y_ref, float *y_k,
+                       size_t cap, dn_check_sink sink, void *ctx)
+{
+    int failed = 0;
+    for (int which = 0; which < UNARY_COUNT; which++) {
+        dn_check_result res = {"math", unary_names[which], isa, 0, 0, ""};
+        dn_rng rng = {plan->seed + 101 + (uint64_t)which};
+        dn_unary_kernel ref = unary_of(&dn_math_scalar, which), ker = unary_of(k, which);
+        for (size_t li = 0; li < count; li++) {
+            size_t n = lengths[li] < cap ? lengths[li] : cap;
+            int regimes = lengths[li] <= plan->every_length_to ? DN_REGIME_COUNT + 1 : 1;
+            for (int g = 0; g < regimes; g++) {
+                int regime = regimes == 1 ? (int)(li % (DN_REGIME_COUNT + 1)) : g;
+                float *in = x + ((li + (size_t)g) & 1);
+                fill_unary(&rng, regime, in, n);
+                ref(in, y_ref, n);
+                ker(in, y_k, n);
+                compare(&res, y_ref, y_k, n, in, unary_names[which]);
+                /* in place */
+                memcpy(y_k, in, n * sizeof(float));
+                ker(y_k, y_k, n);
+                compare(&res, y_ref, y_k, n, in, unary_names[which]);
+            }
+        }
+        /* 2^20 inputs spread over every bit pattern, 4096 apart, plus noise */
+        const size_t block = cap < 65536 ? cap : 65536;
+        for (uint64_t base = 0; base < (UINT64_C(1) << 32); base += (uint64_t)block << 12) {
+            for (size_t i = 0; i < block; i++) {
+                uint32_t u = (uint32_t)(base + ((uint64_t)i << 12)) + (uint32_t)(dn_rng_next(&rng) & 4095);
+                memcpy(&x[i], &u, 4);
+            }
+            ref(x, y_ref, block);
+            ker(x, y_k, block);
+            compare(&res, y_ref, y_k, block, x, unary_names[which]);
+        }
+        if (res.mismatched) failed++;
+        if (sink) sink(&res, ctx);
+    }
+    return failed;
+}
+
+static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_plan *plan,
+                        const size_t *lengths, size_t count, size_t max, float *x, float *w,
+                        float *y_ref, float *y_k, dn_check_sink sink, void *ctx)
+{
+    static const char *const names[] = {"softmax", "rmsnorm", "l2norm", "rope", "hadamard"};
+    const dn_math_kernels *r = &dn_math_scalar;
+    int failed = 0;
+    for (int which = 0; which < 5; which++) {
+        dn_check_result res = {"math", names[which], isa, 0, 0, ""};
+        dn_rng rng = {plan->seed + 201 + (uint64_t)which};
+        for (size_t li = 0; li < count; li++) {
+            size_t n = lengths[li];
+            int regimes = n <= plan->every_length_to ? DN_REGIME_COUNT : 1;
+            for (int g = 0; g < regimes; g++) {
+                dn_regime rg = (dn_regime)(regimes == 1 ? li % DN_REGIME_COUNT : (size_t)g);
+                float *in = x + ((li + (size_t)g) & 1);
+                dn_fill_f32(&rng, rg, in, n);
+                dn_fill_f32(&rng, g & 1 ? DN_REGIME_SPECIAL : DN_REGIME_NORMAL, w, n);
+                switch (which) {
+                case 0: {
+                    float s_ref = r->softmax(in, y_ref, n);
+                    float s_k = k->softmax(in, y_k, n);
+                    compare(&res, &s_ref, &s_k, 1, NULL, "softmax sum");
+                    compare(&res, y_ref, y_k, n, in, "softmax");
+                    memcpy(y_k, in, n * sizeof(float));
+                    k->softmax(y_k, y_k, n);
+                    compare(&res, y_ref, y_k, n, in, "softmax in place");
+                    break;
+                }
+                case 1:
+                case 2: {
+                    static const float eps_set[] = {1e-6f, 1e-5f, 0.0f, 0x1p-130f};
+                    float eps = eps_set[(li + (size_t)g) % 4];
+                    if (which == 1) {
+                        r->rmsnorm(in, w, eps, y_ref, n);
+                        k->rmsnorm(in, w, eps, y_k, n);
+                    } else {
+                        r->l2norm(in, eps, y_ref, n);
+                        k->l2norm(in, eps, y_k, n);
+                    }
+                    compare(&res, y_ref, y_k, n, in, names[which]);
+                    break;
+                }
+                case 3: {
+                    size_t npairs = n / 2 ? (size_t)dn_rng_below(&rng, n / 2 + 1) : 0;
+                    int neox = (int)(dn_rng_next(&rng) & 1);
+                    float *cs = w, *sn = y_k; /* sin drawn into y_k's space, copied out */
+                    float *sin_tab = malloc((npairs + 1) * sizeof(float));
+                    if (!sin_tab) break;
+                    dn_fill_f32(&rng, g & 1 ? DN_REGIME_BITS : DN_REGIME_NORMAL, sn, npairs);
+                    memcpy(sin_tab, sn, npairs * sizeof(float));
+                    r->rope(in, n, cs, sin_tab, npairs, neox, y_ref);
+                    k->rope(in, n, cs, sin_tab, npairs, neox, y_k);
+                    compare(&res, y_ref, y_k, n, in, neox ? "rope neox" : "rope interleaved");
+                    memcpy(y_k, in, n * sizeof(float));
+                    k->rope(y_k, n, cs, sin_tab, npairs, neox, y_k);
+                    compare(&res, y_ref, y_k, n, in, neox ? "rope neox in place" : "rope in place");
+                    free(sin_tab);
+                    break;
+                }
+                case 4: {
+                    size_t p = 1;
+                    while (p * 2 <= n) p *= 2;
+                    if (n == 0) p = 0;
+                    int inverse = (int)((li + (size_t)g) & 1);
+                    memcpy(y_ref, in, p * sizeof(float));
+                    memcpy(y_k, in, p * sizeof(float));
+                    r->hadamard(y_ref, p, inverse);
+                    k->hadamard(y_k, p, inverse);
+                    compare(&res, y_ref, y_k, p, NULL, inverse ? "hadamard inverse" : "hadamard");
+                    break;
+                }
+                }
+            }
+        }
+        if (which == 4) {
+            /* every power of two up to the largest length */
+            for (size_t p = 1; p <= max; p *= 2) {
+                dn_fill_f32(&rng, DN_REGIME_NORMAL, y_ref, p);
+                memcpy(y_k, y_ref, p * sizeof(float));
+                memcpy(x, y_ref, p * sizeof(float));
+                r->hadamard(y_ref, p, 0);
+                k->hadamard(y_k, p, 0);
+                compare(&res, y_ref, y_k, p, NULL, "hadamard");
+            }
+        }
+        if (res.mismatched) failed++;
+        if (sink) sink(&res, ctx);
+    }
+    return failed;
+}
+
+int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
+{
+    const dn_math_kernels *k = dn_math_kernels_for(isa);
+    if (!k) return 0;
+    size_t *lengths;
+    size_t count = dn_plan_lengths(plan, &lengths);
+    size_t max = 0;
+    for (size_t i = 0; i < count; i++) max = lengths[i] > max ? lengths[i] : max;
+    const size_t cap = 65536;
+    size_t room = max > cap ? max : cap;
+    float *x = malloc((room + 1) * sizeof(float)), *w = malloc(room * sizeof(float));
+    float *y_ref = malloc(room * sizeof(float)), *y_k = malloc(room * sizeof(float));
+    int failed = 0;
+    if (!lengths || !x || !w || !y_ref || !y_k) {
+        failed = 1;
+    } else {
+        failed += check_unary(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
+        failed += check_vector(isa, k, plan, lengths, count, max, x, w, y_ref, y_k, sink, ctx);
+    }
+    free(lengths);
+    free(x);
+    free(w);
+    free(y_ref);
+    free(y_k);
+    return failed;
+}

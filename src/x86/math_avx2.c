@@ -1,8 +1,488 @@
-/* placeholder: replaced below */
+/*
+ * The transcendentals on AVX2: each kernel is its reference in src/math.c,
+ * eight lanes at a time, operation for operation (no FMA: the file is built
+ * with -mfma but the build passes -ffp-contract=off and no fused intrinsic
+ * is used). Tables are read with gathers.
+ *
+ * Floating-point environment: the kernels run with MXCSR = DAZ only (see
+ * avx2_common.h). A product or sum may come out denormal, exactly as IEEE
+ * rounding gives it; every later arithmetic operation or comparison reads it
+ * as the zero of its sign that the engine would have stored. What DAZ does
+ * not cover is done explicitly: an input whose bits are read (exponent,
+ * fraction, table index) is flushed first, and every stored result is
+ * flushed and its NaN made DN_NAN_BITS. max_ps/min_ps return their second
+ * operand when either is a NaN, so clamps are written max(bound, x) to keep
+ * a NaN a NaN (its lanes are replaced at the end anyway).
+ */
 #include "../math_kernels.h"
+#include "../math_tables.h"
+#include "../fp32_kernels.h"
+#include "../bits.h"
+#include "avx2_common.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef __m256 V;
+typedef __m256i VI;
+
+#define ADD _mm256_add_ps
+#define SUB _mm256_sub_ps
+#define MUL _mm256_mul_ps
+#define F(c) _mm256_set1_ps(c)
+#define I(c) _mm256_set1_epi32((int)(c))
+#define AS_I _mm256_castps_si256
+#define AS_F _mm256_castsi256_ps
+#define C dn_math_c
+
+static inline unsigned enter(void) { return dn_avx2_enter(); }
+static inline void leave(unsigned old) { __asm__ volatile("vldmxcsr %0" : : "m"(old) : "memory"); }
+
+static inline V sel(V mask, V a, V b) { return _mm256_blendv_ps(b, a, mask); } /* mask ? a : b */
+static inline V lt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+static inline V gt(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+static inline V ge(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GE_OQ); }
+static inline V eq(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_EQ_OQ); }
+static inline V isnan_(V a) { return _mm256_cmp_ps(a, a, _CMP_UNORD_Q); }
+static inline V neg(V a) { return _mm256_xor_ps(a, F(-0.0f)); }
+
+/* 2^k, -126 <= k <= 127 */
+static inline V pow2i(VI k) { return AS_F(_mm256_slli_epi32(_mm256_add_epi32(k, I(127)), 23)); }
+
+/* scale(): y * 2^floor(k/2) * 2^(k - floor(k/2)) */
+static inline V scale(V y, VI k)
+{
+    VI k1 = _mm256_srai_epi32(k, 1);
+    return MUL(MUL(y, pow2i(k1)), pow2i(_mm256_sub_epi32(k, k1)));
+}
+
+static inline V hi12(V v) { return _mm256_and_ps(v, AS_F(I(0xFFFFF000u))); }
+
+/* A stored result: denormal flushed, NaN canonical. */
+static inline V result(V v)
+{
+    v = dn_avx2_flush(v);
+    return sel(isnan_(v), AS_F(I(DN_NAN_BITS)), v);
+}
+
+/* The significand 1.f of a normal v (sign dropped) and its unbiased exponent. */
+static inline V mant(V v) { return AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(v), I(DN_FRAC_BITS)), I(0x3F800000u))); }
+static inline VI expo(V v) { return _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(AS_I(v), 23), I(0xFF)), I(127)); }
+
+/* ---- exp ------------------------------------------------------------------ */
+
+typedef struct {
+    V hi, lo;
+    VI k;
+} vexp_parts;
+
+/* exp_split() of x in [-95, 95]; lo only when want_lo. */
+static inline vexp_parts exp_split(V x, int want_lo)
+{
+    const V shifter = F(0x1.8p23f);
+    V z = MUL(x, F(C.exp_inv_ln2_64));
+    V t = ADD(z, shifter);
+    VI n = _mm256_sub_epi32(AS_I(t), AS_I(shifter));
+    V nf = SUB(t, shifter);
+    V r = SUB(SUB(x, MUL(nf, F(C.exp_ln2_64_hi))), MUL(nf, F(C.exp_ln2_64_lo)));
+    V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
+    VI w = _mm256_i32gather_epi32((const int *)dn_exp_table, _mm256_and_si256(n, I(63)), 4);
+    V t_hi = AS_F(_mm256_or_si256(_mm256_and_si256(w, I(0x7FFFFF)), I(0x3F800000u)));
+    V t_lo = MUL(_mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23)), F(0x1p-32f));
+    V lo = ADD(t_lo, MUL(t_hi, q));
+    vexp_parts p;
+    p.hi = ADD(t_hi, lo);
+    p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
+    p.k = _mm256_srai_epi32(n, 6);
+    return p;
+}
+
+/* max(-95, min(95, x)) with a NaN kept */
+static inline V clamp95(V x) { return _mm256_min_ps(F(95.0f), _mm256_max_ps(F(-95.0f), x)); }
+
+static inline V v_exp(V x)
+{
+    vexp_parts p = exp_split(clamp95(x), 0);
+    return sel(isnan_(x), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(scale(p.hi, p.k)));
+}
+
+/* ---- ln ------------------------------------------------------------------- */
+
+/* ln_core(x, c, c2) for positive normal finite lanes of x */
+static inline V ln_core(V x, V c, V c2)
+{
+    VI u = AS_I(x);
+    VI E = _mm256_srai_epi32(_mm256_sub_epi32(u, I(0x3F400000u)), 23);
+    VI mb = _mm256_sub_epi32(u, _mm256_slli_epi32(E, 23));
+    V m = AS_F(mb);
+    VI j = _mm256_and_si256(_mm256_srli_epi32(mb, 16), I(127));
+    V invc = _mm256_i32gather_ps(dn_ln_invc, j, 4);
+    V m_hi = _mm256_and_ps(m, AS_F(I(0xFFFFFF00u)));
+    V m_lo = SUB(m, m_hi);
+    V s = ADD(SUB(MUL(m_hi, invc), F(1.0f)), MUL(m_lo, invc));
+    V ef = _mm256_cvtepi32_ps(E);
+    V hi = ADD(MUL(ef, F(C.ln2_hi)), _mm256_i32gather_ps(dn_ln_lhi, j, 4));
+    V lo = ADD(MUL(ef, F(C.ln2_lo)), _mm256_i32gather_ps(dn_ln_llo, j, 4));
+    V tail = MUL(MUL(s, s), ADD(F(C.ln_a2), MUL(s, ADD(F(C.ln_a3), MUL(s, F(C.ln_a4))))));
+    V S = ADD(hi, s);
+    V e = ADD(SUB(hi, S), s);
+    V S2 = ADD(S, c);
+    V e2 = ADD(SUB(S, S2), c);
+    return ADD(S2, ADD(ADD(e, e2), ADD(ADD(lo, c2), tail)));
+}
+
+static inline V v_ln(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V zero = _mm256_setzero_ps();
+    V r = ln_core(xf, zero, zero);
+    r = sel(eq(xf, F(INFINITY)), F(INFINITY), r);
+    r = sel(eq(xf, zero), F(-INFINITY), r);
+    /* NaN, and x < 0 (-0 is not) */
+    r = sel(_mm256_cmp_ps(xf, zero, _CMP_NGE_UQ), AS_F(I(DN_NAN_BITS)), r);
+    return r;
+}
+
+/* ---- recip ---------------------------------------------------------------- */
+
+typedef struct {
+    V y1, r;
+} vrecip_parts;
+
+static inline vrecip_parts recip_split(V m, V err)
+{
+    VI j = _mm256_and_si256(_mm256_srli_epi32(AS_I(m), 16), I(127));
+    V y0 = _mm256_i32gather_ps(dn_recip_seed, j, 4);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V r = SUB(F(1.0f), MUL(m_hi, y_hi));
+    r = SUB(r, MUL(m_hi, y_lo));
+    r = SUB(r, MUL(m_lo, y_hi));
+    r = SUB(r, MUL(m_lo, y_lo));
+    r = SUB(r, MUL(err, y1));
+    vrecip_parts p = {y1, r};
+    return p;
+}
+
+/* recip_core() for normal finite lanes (unflushed result) */
+static inline V recip_core(V x)
+{
+    vrecip_parts p = recip_split(mant(x), _mm256_setzero_ps());
+    V y = ADD(p.y1, MUL(p.y1, p.r));
+    y = _mm256_or_ps(y, _mm256_and_ps(x, F(-0.0f)));
+    return scale(y, _mm256_sub_epi32(_mm256_setzero_si256(), expo(x)));
+}
+
+static inline V v_recip(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V sign = _mm256_and_ps(xf, F(-0.0f));
+    V ax = _mm256_andnot_ps(F(-0.0f), xf);
+    V r = dn_avx2_flush(recip_core(xf));
+    r = sel(eq(ax, F(INFINITY)), sign, r);
+    r = sel(eq(ax, _mm256_setzero_ps()), _mm256_or_ps(sign, F(INFINITY)), r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), r);
+}
+
+/* ---- rsqrt ---------------------------------------------------------------- */
+
+static inline V v_rsqrt(V x)
+{
+    V xf = dn_avx2_flush(x);
+    VI u = AS_I(xf);
+    VI E = _mm256_sub_epi32(_mm256_srli_epi32(u, 23), I(127));
+    VI p = _mm256_and_si256(E, I(1));
+    VI k = _mm256_srai_epi32(_mm256_sub_epi32(E, p), 1);
+    V m = AS_F(_mm256_or_si256(_mm256_and_si256(u, I(DN_FRAC_BITS)),
+                               _mm256_slli_epi32(_mm256_add_epi32(p, I(127)), 23)));
+    VI j = _mm256_or_si256(_mm256_slli_epi32(p, 6), _mm256_and_si256(_mm256_srli_epi32(u, 17), I(63)));
+    V y0 = _mm256_i32gather_ps(dn_rsqrt_seed, j, 4);
+    V y1 = MUL(y0, SUB(F(1.5f), MUL(F(0.5f), MUL(MUL(m, y0), y0))));
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V g_hi = MUL(y_hi, y_hi);
+    V g_lo = ADD(MUL(ADD(y_hi, y_hi), y_lo), MUL(y_lo, y_lo));
+    V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V r = SUB(F(1.0f), MUL(m_hi, gh_hi));
+    r = SUB(r, MUL(m_hi, gh_lo));
+    r = SUB(r, MUL(m_lo, gh_hi));
+    r = SUB(r, MUL(m_lo, gh_lo));
+    r = SUB(r, MUL(m, g_lo));
+    V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
+    V res = scale(y2, _mm256_sub_epi32(_mm256_setzero_si256(), k));
+    V zero = _mm256_setzero_ps();
+    res = sel(eq(xf, F(INFINITY)), zero, res);
+    res = sel(_mm256_cmp_ps(xf, zero, _CMP_NGE_UQ), AS_F(I(DN_NAN_BITS)), res);
+    res = sel(eq(xf, zero), _mm256_or_ps(_mm256_and_ps(xf, F(-0.0f)), F(INFINITY)), res);
+    return res;
+}
+
+/* ---- ln1p ----------------------------------------------------------------- */
+
+static inline V ln1p_core(V t_hi, V t_lo)
+{
+    V one = F(1.0f);
+    V u = ADD(one, t_hi);
+    V d = SUB(u, one);
+    V err = SUB(_mm256_min_ps(t_hi, one), SUB(u, _mm256_max_ps(t_hi, one)));
+    V y = recip_core(u);
+    V q = MUL(err, y);
+    V near = lt(u, F(2.0f));
+    V ed = _mm256_and_ps(near, MUL(err, d)); /* near ? err*d : +0 */
+    V rest = SUB(MUL(SUB(t_lo, ed), y), MUL(MUL(q, q), F(0.5f)));
+    return ln_core(u, sel(near, err, q), rest);
+}
+
+static inline V v_ln1p(V t)
+{
+    V tf = dn_avx2_flush(t);
+    V r = ln1p_core(tf, _mm256_setzero_ps());
+    r = sel(eq(tf, F(INFINITY)), F(INFINITY), r);
+    r = sel(eq(tf, F(-1.0f)), F(-INFINITY), r);
+    r = sel(eq(tf, _mm256_setzero_ps()), tf, r);
+    return sel(_mm256_cmp_ps(tf, F(-1.0f), _CMP_NGE_UQ), AS_F(I(DN_NAN_BITS)), r);
+}
+
+/* ---- sigmoid, silu -------------------------------------------------------- */
+
+typedef struct {
+    vrecip_parts y;
+    VI e;
+} vsig_parts;
+
+/* sigmoid_core() of x in [-95, 80] */
+static inline vsig_parts sigmoid_core(V x)
+{
+    vexp_parts p = exp_split(neg(x), 1);
+    V t = scale(F(1.0f), _mm256_sub_epi32(_mm256_setzero_si256(), p.k));
+    V hi_big = ge(p.hi, t);
+    V big = sel(hi_big, p.hi, t), small = sel(hi_big, t, p.hi);
+    V dh = ADD(t, p.hi);
+    V de = ADD(ADD(SUB(big, dh), small), p.lo);
+    VI D = expo(dh);
+    vsig_parts s;
+    s.y = recip_split(mant(dh), scale(de, _mm256_sub_epi32(_mm256_setzero_si256(), D)));
+    s.e = _mm256_add_epi32(D, p.k);
+    return s;
+}
+
+static inline V v_sigmoid(V x)
+{
+    V xc = _mm256_min_ps(F(80.0f), _mm256_max_ps(F(-95.0f), x));
+    vsig_parts s = sigmoid_core(xc);
+    V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
+    V r = dn_avx2_flush(scale(y, _mm256_sub_epi32(_mm256_setzero_si256(), s.e)));
+    return sel(isnan_(x), AS_F(I(DN_NAN_BITS)), r);
+}
+
+/* mul_err(a, b, p) */
+static inline V mul_err(V a, V b, V p)
+{
+    V a_hi = hi12(a), a_lo = SUB(a, a_hi);
+    V b_hi = hi12(b), b_lo = SUB(b, b_hi);
+    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)), MUL(a_lo, b_lo));
+}
+
+static inline V v_silu(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V xm = _mm256_max_ps(xf, F(-95.0f));
+    vsig_parts s = sigmoid_core(_mm256_min_ps(xm, F(80.0f)));
+    VI Ex = expo(xm);
+    V X = AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(xm), I(DN_SIGN_BIT | DN_FRAC_BITS)), I(0x3F800000u)));
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    V r = dn_avx2_flush(scale(scale(v, Ex), _mm256_sub_epi32(_mm256_setzero_si256(), s.e)));
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), r);
+}
+
+/* ---- softplus ------------------------------------------------------------- */
+
+static inline V v_softplus(V u)
+{
+    V uf = dn_avx2_flush(u);
+    V big = gt(uf, F(16.0f));
+    /* u > 16: u + exp(-u) (exp's clamp); else exp_split(max(u, -95)) */
+    V arg = sel(big, _mm256_max_ps(F(-95.0f), neg(uf)), _mm256_max_ps(F(-95.0f), uf));
+    vexp_parts p = exp_split(arg, 1);
+    V eh = scale(p.hi, p.k);
+    V r;
+    if (_mm256_movemask_ps(big) == 0xFF) {
+        r = ADD(uf, eh);
+    } else {
+        r = ln1p_core(eh, scale(p.lo, p.k));
+        r = sel(big, ADD(uf, eh), r);
+    }
+    return sel(isnan_(uf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+/* ---- array forms ------------------------------------------------------------ */
+
+/* Eight at a time; the last n % 8 through a zero-padded buffer. */
+#define UNARY_KERNEL(name) \
+    static void name##_v(const float *x, float *y, size_t n) \
+    { \
+        unsigned csr = enter(); \
+        size_t i = 0; \
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, v_##name(_mm256_loadu_ps(x + i))); \
+        if (i < n) { \
+            float buf[8] = {0}; \
+            memcpy(buf, x + i, (n - i) * sizeof(float)); \
+            _mm256_storeu_ps(buf, v_##name(_mm256_loadu_ps(buf))); \
+            memcpy(y + i, buf, (n - i) * sizeof(float)); \
+        } \
+        leave(csr); \
+    }
+UNARY_KERNEL(exp)
+UNARY_KERNEL(ln)
+UNARY_KERNEL(ln1p)
+UNARY_KERNEL(recip)
+UNARY_KERNEL(rsqrt)
+UNARY_KERNEL(sigmoid)
+UNARY_KERNEL(silu)
+UNARY_KERNEL(softplus)
+
+/* ---- vector operations ------------------------------------------------------ */
+
+/* y[i] = result(x[i] * a) or result((x[i] * a) * w[i]) */
+static void scale_rows(const float *x, float a, const float *w, float *y, size_t n)
+{
+    unsigned csr = enter();
+    V va = F(a);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        V v = MUL(_mm256_loadu_ps(x + i), va);
+        if (w) v = MUL(v, _mm256_loadu_ps(w + i));
+        _mm256_storeu_ps(y + i, result(v));
+    }
+    if (i < n) {
+        VI m = dn_avx2_tail_mask(n - i);
+        V v = MUL(_mm256_maskload_ps(x + i, m), va);
+        if (w) v = MUL(v, _mm256_maskload_ps(w + i, m));
+        _mm256_maskstore_ps(y + i, m, result(v));
+    }
+    leave(csr);
+}
+
+static float softmax(const float *x, float *y, size_t n)
+{
+    if (n == 0) return 0.0f;
+    float mx = dn_fp32_avx2.fmax(x, n);
+    unsigned csr = enter();
+    V vm = F(mx);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, v_exp(SUB(_mm256_loadu_ps(x + i), vm)));
+    if (i < n) {
+        VI m = dn_avx2_tail_mask(n - i);
+        _mm256_maskstore_ps(y + i, m, v_exp(SUB(_mm256_maskload_ps(x + i, m), vm)));
+    }
+    leave(csr);
+    float s = dn_fp32_avx2.fsum(y, n);
+    scale_rows(y, dn_recip(s), NULL, y, n);
+    return s;
+}
+
+static void rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return;
+    scale_rows(x, dn_math_rms_scale(dn_fp32_avx2.fdot(x, x, n), n, eps), w, y, n);
+}
+
+static void l2norm(const float *x, float eps, float *y, size_t n)
+{
+    if (n == 0) return;
+    scale_rows(x, dn_math_l2_scale(dn_fp32_avx2.fdot(x, x, n), eps), NULL, y, n);
+}
+
+static void rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+                 int neox, float *y)
+{
+    unsigned csr = enter();
+    size_t i = 0;
+    if (neox) {
+        for (; i + 8 <= npairs; i += 8) {
+            V x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + npairs + i);
+            V c = _mm256_loadu_ps(cos + i), s = _mm256_loadu_ps(sin + i);
+            V a = SUB(MUL(x0, c), MUL(x1, s));
+            V b = ADD(MUL(x0, s), MUL(x1, c));
+            _mm256_storeu_ps(y + i, result(a));
+            _mm256_storeu_ps(y + npairs + i, result(b));
+        }
+    } else {
+        /* four pairs a vector: P = X*C, Q = swap(X)*S; addsub gives P - Q in
+           the even lanes (x0*c - x1*s) and P + Q in the odd (x1*c + x0*s) */
+        for (; i + 4 <= npairs; i += 4) {
+            V X = _mm256_loadu_ps(x + 2 * i);
+            __m128 c4 = _mm_loadu_ps(cos + i), s4 = _mm_loadu_ps(sin + i);
+            V c = _mm256_set_m128(_mm_unpackhi_ps(c4, c4), _mm_unpacklo_ps(c4, c4));
+            V s = _mm256_set_m128(_mm_unpackhi_ps(s4, s4), _mm_unpacklo_ps(s4, s4));
+            V P = MUL(X, c), Q = MUL(_mm256_permute_ps(X, 0xB1), s);
+            _mm256_storeu_ps(y + 2 * i, result(_mm256_addsub_ps(P, Q)));
+        }
+    }
+    leave(csr);
+    /* the last pairs as the reference turns them */
+    for (; i < npairs; i++) {
+        size_t a = neox ? i : 2 * i, b = neox ? i + npairs : 2 * i + 1;
+        float x0 = x[a], x1 = x[b];
+        y[a] = dn_fsub(dn_fmul(x0, cos[i]), dn_fmul(x1, sin[i]));
+        y[b] = dn_fadd(dn_fmul(x0, sin[i]), dn_fmul(x1, cos[i]));
+    }
+    if (y != x) memcpy(y + 2 * npairs, x + 2 * npairs, (n - 2 * npairs) * sizeof(float));
+}
+
+/* Strides 1, 2, 4 inside each eight (the reference's first three passes
+   touch no element outside its eight), then each stride h >= 8 as whole
+   vectors, then one pass: flush, NaN, and the inverse's 2^-log2(n). */
+static void hadamard(float *x, size_t n, int inverse)
+{
+    if (n < 8) {
+        dn_ref_hadamard(x, n, inverse);
+        return;
+    }
+    unsigned csr = enter();
+    for (size_t i = 0; i < n; i += 8) {
+        V v = _mm256_loadu_ps(x + i);
+        V b = _mm256_permute_ps(v, 0xB1);
+        v = _mm256_blend_ps(ADD(v, b), SUB(b, v), 0xAA);
+        b = _mm256_permute_ps(v, 0x4E);
+        v = _mm256_blend_ps(ADD(v, b), SUB(b, v), 0xCC);
+        b = _mm256_permute2f128_ps(v, v, 1);
+        v = _mm256_blend_ps(ADD(v, b), SUB(b, v), 0xF0);
+        _mm256_storeu_ps(x + i, v);
+    }
+    for (size_t h = 8; h < n; h *= 2)
+        for (size_t i = 0; i < n; i += 2 * h)
+            for (size_t j = i; j < i + h; j += 8) {
+                V a = _mm256_loadu_ps(x + j), b = _mm256_loadu_ps(x + j + h);
+                _mm256_storeu_ps(x + j, ADD(a, b));
+                _mm256_storeu_ps(x + j + h, SUB(a, b));
+            }
+    int lg = 0;
+    while (((size_t)1 << lg) < n) lg++;
+    V s = F(dn_ldexp(1.0f, -lg));
+    for (size_t i = 0; i < n; i += 8) {
+        V v = _mm256_loadu_ps(x + i);
+        if (inverse) v = MUL(v, s);
+        _mm256_storeu_ps(x + i, result(v));
+    }
+    leave(csr);
+}
+
 const dn_math_kernels dn_math_avx2 = {
-    .exp_v = dn_ref_exp_v, .ln_v = dn_ref_ln_v, .ln1p_v = dn_ref_ln1p_v, .recip_v = dn_ref_recip_v,
-    .rsqrt_v = dn_ref_rsqrt_v, .sigmoid_v = dn_ref_sigmoid_v, .silu_v = dn_ref_silu_v,
-    .softplus_v = dn_ref_softplus_v, .softmax = dn_ref_softmax, .rmsnorm = dn_ref_rmsnorm,
-    .l2norm = dn_ref_l2norm, .rope = dn_ref_rope, .hadamard = dn_ref_hadamard,
+    .exp_v = exp_v,
+    .ln_v = ln_v,
+    .ln1p_v = ln1p_v,
+    .recip_v = recip_v,
+    .rsqrt_v = rsqrt_v,
+    .sigmoid_v = sigmoid_v,
+    .silu_v = silu_v,
+    .softplus_v = softplus_v,
+    .softmax = softmax,
+    .rmsnorm = rmsnorm,
+    .l2norm = l2norm,
+    .rope = rope,
+    .hadamard = hadamard,
 };
