@@ -1,0 +1,187 @@
+/*
+ * decodenum-bench-math: ns per element of the transcendentals' array forms
+ * and softmax over 4096 floats, on every ISA this CPU runs, with SLEEF's
+ * Sleef_expf8_u10 / Sleef_logf8_u10 and glibc libmvec's AVX2 expf / logf
+ * measured in the same run, and the ratios (ours / peer: below 1 is faster).
+ *
+ *   ./bench/decodenum-bench-math [--quick]
+ *
+ * Cases are sampled round-robin (one sample of every case, then the next),
+ * so load from other processes falls on all of them alike; the figure is
+ * the median of the samples. Peers are optional: without libsleef-dev or
+ * libmvec the bench says "not found" and skips them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decodenum.h"
+#include "math_kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#if defined(DN_BENCH_SLEEF)
+#include <sleef.h>
+#endif
+#if defined(DN_BENCH_MVEC)
+__m256 _ZGVdN8v_expf(__m256 x);
+__m256 _ZGVdN8v_logf(__m256 x);
+#endif
+
+#define N 4096
+
+static float xin[N], xpos[N], yout[N];
+static volatile float sink;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct bcase {
+    char name[48];
+    void (*fn)(struct bcase *c);
+    dn_unary_kernel k;
+    const dn_math_kernels *tab;
+    const float *in;
+    double t[64];
+    int have;
+    double med;
+} bcase;
+
+static void run_unary(bcase *c) { c->k(c->in, yout, N); }
+static void run_softmax(bcase *c) { c->tab->softmax(c->in, yout, N); }
+#if defined(DN_BENCH_SLEEF)
+static void run_sleef_exp(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, Sleef_expf8_u10(_mm256_loadu_ps(c->in + i)));
+}
+static void run_sleef_log(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, Sleef_logf8_u10(_mm256_loadu_ps(c->in + i)));
+}
+#endif
+#if defined(DN_BENCH_MVEC)
+static void run_mvec_exp(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, _ZGVdN8v_expf(_mm256_loadu_ps(c->in + i)));
+}
+static void run_mvec_log(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, _ZGVdN8v_logf(_mm256_loadu_ps(c->in + i)));
+}
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bcase cases[64];
+static int ncases;
+
+static bcase *add_case(const char *name, void (*fn)(bcase *), dn_unary_kernel k,
+                       const dn_math_kernels *tab, const float *in)
+{
+    bcase *c = &cases[ncases++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->fn = fn;
+    c->k = k;
+    c->tab = tab;
+    c->in = in;
+    return c;
+}
+
+static double find(const char *name)
+{
+    for (int i = 0; i < ncases; i++)
+        if (strcmp(cases[i].name, name) == 0) return cases[i].med;
+    return 0;
+}
+
+static void ratio(const char *ours, const char *peer)
+{
+    double a = find(ours), b = find(peer);
+    if (a > 0 && b > 0) printf("  %-22s / %-22s = %.2f\n", ours, peer, a / b);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int samples = quick ? 9 : 31;
+    double target = quick ? 2e-3 : 10e-3; /* seconds per sample */
+    srand(12345);
+    for (int i = 0; i < N; i++) {
+        xin[i] = -20.0f + 40.0f * (float)rand() / (float)RAND_MAX; /* exp, sigmoid, silu, softmax */
+        xpos[i] = ldexpf(1.0f + (float)rand() / (float)RAND_MAX, rand() % 40 - 20); /* ln */
+    }
+    printf("decodenum-bench-math: ns per element over %d floats, median of %d samples\n", N, samples);
+    static const char *const names[] = {"exp_v", "ln_v", "ln1p_v", "recip_v", "rsqrt_v",
+                                        "sigmoid_v", "silu_v", "softplus_v", "softmax"};
+    for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
+        const dn_math_kernels *t = dn_math_kernels_for((dn_isa)isa);
+        if (!t) continue;
+        dn_unary_kernel ks[8] = {t->exp_v, t->ln_v, t->ln1p_v, t->recip_v, t->rsqrt_v,
+                                 t->sigmoid_v, t->silu_v, t->softplus_v};
+        for (int f = 0; f < 9; f++) {
+            char name[48];
+            snprintf(name, sizeof name, "%s %s", dn_isa_name((dn_isa)isa), names[f]);
+            int positive = f == 1 || f == 2 || f == 3 || f == 4;
+            if (f == 8) add_case(name, run_softmax, NULL, t, xin);
+            else add_case(name, run_unary, ks[f], t, positive ? xpos : xin);
+        }
+    }
+#if defined(DN_BENCH_SLEEF)
+    add_case("sleef Sleef_expf8_u10", run_sleef_exp, NULL, NULL, xin);
+    add_case("sleef Sleef_logf8_u10", run_sleef_log, NULL, NULL, xpos);
+#else
+    printf("sleef: not found (install libsleef-dev)\n");
+#endif
+#if defined(DN_BENCH_MVEC)
+    add_case("libmvec expf (AVX2)", run_mvec_exp, NULL, NULL, xin);
+    add_case("libmvec logf (AVX2)", run_mvec_log, NULL, NULL, xpos);
+#else
+    printf("libmvec: not found\n");
+#endif
+    /* calibrate: calls per sample */
+    size_t reps[64];
+    for (int i = 0; i < ncases; i++) {
+        cases[i].fn(&cases[i]);
+        double t0 = now();
+        size_t r = 0;
+        do {
+            cases[i].fn(&cases[i]);
+            r++;
+        } while (now() - t0 < target / 4);
+        reps[i] = r * 4;
+    }
+    for (int s = 0; s < samples; s++)
+        for (int i = 0; i < ncases; i++) {
+            double t0 = now();
+            for (size_t r = 0; r < reps[i]; r++) cases[i].fn(&cases[i]);
+            cases[i].t[cases[i].have++] = (now() - t0) / (double)reps[i] / N * 1e9;
+            sink = yout[0];
+        }
+    for (int i = 0; i < ncases; i++) {
+        qsort(cases[i].t, (size_t)cases[i].have, sizeof(double), cmp_double);
+        cases[i].med = cases[i].t[cases[i].have / 2];
+        printf("  %-26s %8.3f ns/element\n", cases[i].name, cases[i].med);
+    }
+    printf("ratios (ours / peer, same run; < 1 is faster):\n");
+    ratio("avx2 exp_v", "sleef Sleef_expf8_u10");
+    ratio("avx2 exp_v", "libmvec expf (AVX2)");
+    ratio("avx2 ln_v", "sleef Sleef_logf8_u10");
+    ratio("avx2 ln_v", "libmvec logf (AVX2)");
+    ratio("avx2 sigmoid_v", "sleef Sleef_expf8_u10");
+    ratio("avx2 silu_v", "sleef Sleef_expf8_u10");
+    ratio("avx2 softmax", "sleef Sleef_expf8_u10");
+    return 0;
+}
