@@ -1,0 +1,217 @@
+/*
+ * The transcendentals' sweep: for each unary function, the active ISA's
+ * kernel (AVX2 or NEON where the CPU has it) against the scalar reference,
+ * every bit, and the largest error in ULPs against the correctly rounded
+ * result, over every binary32 input (or, with --sample K, 2^K inputs spread
+ * over the whole range). Two threads.
+ *
+ *   sweep_math [--sample K] [function...]
+ *
+ * The exact value: glibc's double exp/log/log1p/sqrt (errors below 1 ulp
+ * of double, 2^-29 of a binary32 ulp); the reported worst case of each
+ * function is recomputed with MPFR at 256 bits (when built with MPFR).
+ * ULP error = |ours - exact| / ulp, ulp = 2^(max(e, -126) - 23) for
+ * |exact| in [2^e, 2^(e+1)); a result whose correctly rounded value is
+ * denormal counts as exact when ours is a zero of its sign; a correctly
+ * rounded infinity must be that infinity, a NaN a NaN.
+ * Exit status 1 on any kernel/reference difference or an error over 1 ULP.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decodenum.h"
+#include "math_kernels.h"
+
+#if defined(DN_SWEEP_MPFR)
+#include <mpfr.h>
+#endif
+
+enum { EXP, LN, LN1P, RECIP, RSQRT, SIGMOID, SILU, SOFTPLUS, COUNT };
+static const char *const names[COUNT] = {"exp", "ln", "ln1p", "recip", "rsqrt", "sigmoid", "silu", "softplus"};
+
+static double exact_of(int f, double x)
+{
+    switch (f) {
+    case EXP: return exp(x);
+    case LN: return x < 0 ? NAN : log(x);
+    case LN1P: return x < -1 ? NAN : log1p(x);
+    case RECIP: return 1.0 / x;
+    case RSQRT: return x < 0 ? NAN : x == 0 ? 1.0 / x : 1.0 / sqrt(x);
+    case SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case SILU: return isinf(x) ? (x > 0 ? x : -0.0) : x / (1.0 + exp(-x));
+    default: return x > 30 ? x + log1p(exp(-x)) : log1p(exp(x));
+    }
+}
+
+static double ulp_err(float ours, double exact)
+{
+    if (isnan(exact)) return isnan(ours) ? 0 : INFINITY;
+    float r = (float)exact;
+    if (isinf(r)) return ours == r ? 0 : INFINITY;
+    if (fabsf(r) < 0x1p-126f && ours == 0.0f && !signbit(ours) == !signbit(exact)) return 0;
+    if (fabsf(r) < 0x1p-126f && ours == 0.0f && exact == 0) return 0;
+    if (isinf(ours) || isnan(ours)) return INFINITY;
+    int e;
+    frexp(fabs(exact), &e);
+    e -= 1;
+    if (e < -126) e = -126;
+    return fabs((double)ours - exact) / ldexp(1.0, e - 23);
+}
+
+static float tf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t tb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+typedef struct job {
+    int f;
+    uint64_t start, count, stride; /* inputs start + i*stride (+ jitter) */
+    const dn_math_kernels *k;
+    uint64_t compared, mismatched;
+    uint32_t first_bad;
+    double worst;
+    uint32_t worst_at;
+} job;
+
+static dn_unary_kernel pick(const dn_math_kernels *k, int f)
+{
+    const dn_unary_kernel all[COUNT] = {k->exp_v, k->ln_v, k->ln1p_v, k->recip_v,
+                                        k->rsqrt_v, k->sigmoid_v, k->silu_v, k->softplus_v};
+    return all[f];
+}
+
+static void *work(void *arg)
+{
+    job *j = arg;
+    enum { B = 65536 };
+    float *x = malloc(B * 4), *yr = malloc(B * 4), *yk = malloc(B * 4);
+    dn_unary_kernel ref = pick(&dn_math_scalar, j->f), ker = j->k ? pick(j->k, j->f) : NULL;
+    uint64_t seed = 0x9E3779B97F4A7C15u * (uint64_t)(j->f + 1);
+    for (uint64_t done = 0; done < j->count; done += B) {
+        size_t n = j->count - done < B ? (size_t)(j->count - done) : B;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t idx = j->start + (done + i) * j->stride;
+            if (j->stride > 1) { /* jitter inside the stride */
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                idx += (seed >> 33) % j->stride;
+            }
+            x[i] = tf((uint32_t)idx);
+        }
+        ref(x, yr, n);
+        if (ker) {
+            ker(x, yk, n);
+            for (size_t i = 0; i < n; i++)
+                if (tb(yr[i]) != tb(yk[i]) && j->mismatched++ == 0) j->first_bad = tb(x[i]);
+            j->compared += n;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t u = tb(x[i]);
+            double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
+            double err = ulp_err(yr[i], exact_of(j->f, d));
+            if (err > j->worst || (isnan(err) && !isnan(j->worst))) { j->worst = err; j->worst_at = u; }
+        }
+    }
+    free(x); free(yr); free(yk);
+    return NULL;
+}
+
+#if defined(DN_SWEEP_MPFR)
+/* The worst case again, exactly: MPFR at 256 bits, rounded to double for the ratio
+   (double keeps 2^-29 of an ulp). */
+static double mpfr_err(int f, uint32_t u, float ours)
+{
+    mpfr_t x, y, t;
+    mpfr_inits2(256, x, y, t, (mpfr_ptr)0);
+    float xf = tf(u);
+    if ((u & 0x7F800000u) == 0) xf = u >> 31 ? -0.0f : 0.0f;
+    mpfr_set_flt(x, xf, MPFR_RNDN);
+    switch (f) {
+    case EXP: mpfr_exp(y, x, MPFR_RNDN); break;
+    case LN: mpfr_log(y, x, MPFR_RNDN); break;
+    case LN1P: mpfr_log1p(y, x, MPFR_RNDN); break;
+    case RECIP: mpfr_ui_div(y, 1, x, MPFR_RNDN); break;
+    case RSQRT: mpfr_rec_sqrt(y, x, MPFR_RNDN); break;
+    case SIGMOID: case SILU:
+        mpfr_neg(t, x, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        if (f == SIGMOID) mpfr_ui_div(y, 1, t, MPFR_RNDN); else mpfr_div(y, x, t, MPFR_RNDN);
+        break;
+    default: mpfr_exp(t, x, MPFR_RNDN); mpfr_log1p(y, t, MPFR_RNDN); break;
+    }
+    /* |ours - y| / ulp in MPFR, then to double */
+    double ex = mpfr_get_d(y, MPFR_RNDN);
+    double r;
+    if (!isfinite(ex) || !isfinite(ours) || mpfr_zero_p(y)) {
+        r = ulp_err(ours, ex);
+    } else {
+        int e;
+        frexp(fabs(ex), &e);
+        e -= 1;
+        if (e < -126) e = -126;
+        mpfr_set_flt(t, ours, MPFR_RNDN);
+        mpfr_sub(t, t, y, MPFR_RNDN);
+        mpfr_abs(t, t, MPFR_RNDN);
+        mpfr_mul_2si(t, t, -(e - 23), MPFR_RNDN);
+        r = mpfr_get_d(t, MPFR_RNDN);
+    }
+    mpfr_clears(x, y, t, (mpfr_ptr)0);
+    return r;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    int sample_bits = 32, want[COUNT] = {0}, any = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) sample_bits = atoi(argv[++i]);
+        else
+            for (int f = 0; f < COUNT; f++)
+                if (strcmp(argv[i], names[f]) == 0) want[f] = any = 1;
+    }
+    if (sample_bits < 8 || sample_bits > 32) sample_bits = 32;
+    const dn_math_kernels *k = NULL;
+    dn_isa isa = dn_isa_active();
+    if (isa != DN_ISA_SCALAR) k = dn_math_kernels_for(isa);
+    uint64_t total = UINT64_C(1) << sample_bits, stride = (UINT64_C(1) << 32) / total;
+    printf("sweep_math: %s inputs (%llu), %s kernels vs the scalar reference; ULPs vs the "
+           "correctly rounded value\n", sample_bits == 32 ? "every binary32" : "sampled",
+           (unsigned long long)total, k ? dn_isa_name(isa) : "no SIMD");
+    int bad = 0;
+    for (int f = 0; f < COUNT; f++) {
+        if (any && !want[f]) continue;
+        job jobs[2];
+        pthread_t th[2];
+        for (int t = 0; t < 2; t++) {
+            memset(&jobs[t], 0, sizeof jobs[t]);
+            jobs[t].f = f;
+            jobs[t].k = k;
+            jobs[t].count = total / 2;
+            jobs[t].stride = stride;
+            jobs[t].start = (uint64_t)t * (total / 2) * stride;
+            pthread_create(&th[t], NULL, work, &jobs[t]);
+        }
+        uint64_t compared = 0, mismatched = 0;
+        double worst = 0;
+        uint32_t at = 0, first_bad = 0;
+        for (int t = 0; t < 2; t++) {
+            pthread_join(th[t], NULL);
+            compared += jobs[t].compared;
+            if (jobs[t].mismatched && !mismatched) first_bad = jobs[t].first_bad;
+            mismatched += jobs[t].mismatched;
+            if (jobs[t].worst > worst) { worst = jobs[t].worst; at = jobs[t].worst_at; }
+        }
+        float xw = tf(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
+        pick(&dn_math_scalar, f)(&xw, &yw, 1);
+        printf("  %-9s %llu inputs, %llu kernel outputs compared, %llu differ", names[f],
+               (unsigned long long)total, (unsigned long long)compared, (unsigned long long)mismatched);
+        if (mismatched) printf(" (first at input 0x%08X)", first_bad);
+        printf("; max error %.4f ULP at x = %a (0x%08X) -> %a", worst, xw, at, yw);
+#if defined(DN_SWEEP_MPFR)
+        printf(" [MPFR: %.4f]", mpfr_err(f, at, yw));
+#endif
+        printf("\n");
+        if (mismatched || !(worst <= 1.0)) bad = 1;
+    }
+    printf("%s\n", bad ? "FAIL" : "PASS");
+    return bad;
+}
