@@ -14,7 +14,8 @@
  * Accuracy (largest error over every binary32 input, in units in the last
  * place of the correctly rounded result, measured by the exhaustive sweep;
  * a result whose correctly rounded value is denormal reads as a zero of its
- * sign): see the table in docs/math.md. Every function is within 1 ULP.
+ * sign): see the table in docs/numerics.md 8.12. Every function is
+ * within 0.52 ULP.
  *
  * Scalar forms never fail. Array forms dn_<name>_v(x, y, n) compute
  * y[i] = dn_<name>(x[i]) with the active ISA's kernels; they return
@@ -36,15 +37,15 @@ extern "C" {
 /* e^x. x = n*ln2/64 + r with n the nearest integer to x*64/ln2; e^r by a
    cubic, times 2^((n mod 64)/64) from a 64-entry table, times 2^(n div 64).
    ±0 and denormals give 1; +inf and x >= 0x1.62e430p+6 (88.7228394) give
-   +inf; results below 2^-126 (x < -87.33655) flush to +0, -inf gives +0;
-   NaN gives DN_NAN_BITS. */
+   +inf; results below 2^-126 (x <= -0x1.5d58ap+6, -87.3365479) flush to
+   +0, -inf gives +0; NaN gives DN_NAN_BITS. */
 DN_API float dn_exp(float x);
 
 /* ln x. x = m*2^E with m in [3/4, 3/2); m against the table point c_j of its
    1/128 interval; ln(m/c_j) by a quartic; E*ln2 + ln(c_j) + ln(m/c_j).
    ±0 and denormals give -inf; x < 0 (and -inf) gives DN_NAN_BITS; +inf gives
    +inf; ln 1 = +0. */
-DN_API float dn_ln(float t);
+DN_API float dn_ln(float x);
 
 /* ln(1 + t): ln u of u = 1 + t rounded, corrected by the rounding's own
    error (t - (u - 1))/u, which is exact (the division is a dn_recip
@@ -67,12 +68,12 @@ DN_API float dn_rsqrt(float x);
 
 /* 1/(1 + e^-x): e^-x kept as an unrounded sum, 1 added exactly (as a sum
    and its error), and the dn_recip sequence run on that sum. Results in
-   [0, 1]; below 2^-126 (x < -87.33655) +0; +inf gives 1, -inf gives +0. */
+   [0, 1]; below 2^-126 (x <= -87.3365479) +0; +inf gives 1, -inf gives +0. */
 DN_API float dn_sigmoid(float x);
 
 /* x * sigmoid(x): x times the sigmoid sequence's last Newton value, before
    that value is scaled by its power of two (so the result is normal down to
-   x = -91.9 where x*e^x still is). +inf gives +inf, -inf gives -0. */
+   x = -91.857 where x*e^x still is). +inf gives +inf, -inf gives -0. */
 DN_API float dn_silu(float x);
 
 /* ln(1 + e^u): for u > 16, u + e^-u; otherwise the dn_ln1p sequence on e^u
