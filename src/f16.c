@@ -133,7 +133,7 @@ const dn_f16_kernels *dn_f16_kernels_for(dn_isa isa)
 #if defined(DN_HAVE_AVX2)
     case DN_ISA_AVX2: return &dn_f16_avx2;
 #endif
-#if defined(DN_HAVE_NEON) && defined(DN_HAVE_NEON_F16)
+#if defined(DN_HAVE_NEON)
     case DN_ISA_NEON: return &dn_f16_neon;
 #endif
     default: return NULL;

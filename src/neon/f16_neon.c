@@ -1,0 +1,200 @@
+/*
+ * The ggml-compatible F16 module on AArch64 NEON: ggml's x86 orders (see
+ * src/f16.c) with each 8-lane AVX register held as two 4-lane NEON
+ * registers (lo: lanes 0-3, hi: lanes 4-7). FCVT widens and narrows as F16C
+ * does (nearest even, NaN made quiet with its top payload bits); a product
+ * of two binary16 values is exact, so FMLA gives vfmadd's bits; ARM's NaNs
+ * differ from x86's, but every NaN result is replaced by the module's one.
+ * Runs in the default FPCR (round to nearest, no flush, FZ16 clear).
+ */
+#include "../f16_kernels.h"
+#include "../bits.h"
+
+#include <arm_neon.h>
+#include <stdlib.h>
+
+static inline float32x4_t load4_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+
+static void from_f32(const float *x, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
+    dn_ref_f16_from_f32(x + i, h + i, n - i);
+}
+
+static void widen(const uint16_t *h, float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(x + i, load4_f16(h + i));
+    dn_ref_f16_widen(h + i, x + i, n - i);
+}
+
+static void round_f32(const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vcvt_f32_f16(vcvt_f16_f32(vld1q_f32(x + i))));
+    dn_ref_f16_round_f32(x + i, y + i, n - i);
+}
+
+/* ggml's GGML_F32x8_REDUCE: per lane (a0 + a2) + (a1 + a3); the high four
+   lanes onto the low four; (T0 + T1) + (T2 + T3). */
+static inline float reduce4(const float32x4_t lo[4], const float32x4_t hi[4])
+{
+    float32x4_t slo = vaddq_f32(vaddq_f32(lo[0], lo[2]), vaddq_f32(lo[1], lo[3]));
+    float32x4_t shi = vaddq_f32(vaddq_f32(hi[0], hi[2]), vaddq_f32(hi[1], hi[3]));
+    float32x4_t t = vaddq_f32(slo, shi);
+    float32x4_t p = vpaddq_f32(t, t); /* T0 + T1, T2 + T3, ... */
+    return vgetq_lane_f32(p, 0) + vgetq_lane_f32(p, 1);
+}
+
+/* tinyBLAS's hsum: v[q] = l[q + 4] + l[q], then (v0 + v2) + (v1 + v3). */
+static inline float hsum(float32x4_t lo, float32x4_t hi)
+{
+    float32x4_t v = vaddq_f32(hi, lo);
+    float32x4_t u = vaddq_f32(v, vextq_f32(v, v, 2)); /* v0 + v2, v1 + v3, ... */
+    return vgetq_lane_f32(u, 0) + vgetq_lane_f32(u, 1);
+}
+
+static inline float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k)
+{
+    double sum = r;
+    for (size_t i = from; i < k; i++) sum += (double)(dn_f16_widen1(w[i]) * x[i]);
+    return dn_f16_result((float)sum);
+}
+
+static float vec_dot(const uint16_t *w, const float *x, size_t k)
+{
+    float32x4_t lo[4], hi[4];
+    for (int j = 0; j < 4; j++) lo[j] = hi[j] = vdupq_n_f32(0.0f);
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32)
+        for (int j = 0; j < 4; j++) {
+            lo[j] = vfmaq_f32(lo[j], load4_f16(w + b + 8 * j), vld1q_f32(x + b + 8 * j));
+            hi[j] = vfmaq_f32(hi[j], load4_f16(w + b + 8 * j + 4), vld1q_f32(x + b + 8 * j + 4));
+        }
+    return double_tail(reduce4(lo, hi), w, x, whole, k);
+}
+
+/* Two rows against one column: each row's chains are vec_dot's. */
+static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
+                     float *r1)
+{
+    float32x4_t alo[4], ahi[4], clo[4], chi[4];
+    for (int j = 0; j < 4; j++) alo[j] = ahi[j] = clo[j] = chi[j] = vdupq_n_f32(0.0f);
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32)
+        for (int j = 0; j < 4; j++) {
+            float32x4_t xl = vld1q_f32(x + b + 8 * j), xh = vld1q_f32(x + b + 8 * j + 4);
+            alo[j] = vfmaq_f32(alo[j], load4_f16(w0 + b + 8 * j), xl);
+            ahi[j] = vfmaq_f32(ahi[j], load4_f16(w0 + b + 8 * j + 4), xh);
+            clo[j] = vfmaq_f32(clo[j], load4_f16(w1 + b + 8 * j), xl);
+            chi[j] = vfmaq_f32(chi[j], load4_f16(w1 + b + 8 * j + 4), xh);
+        }
+    float fold0 = reduce4(alo, ahi), fold1 = reduce4(clo, chi);
+    *r0 = double_tail(fold0, w0, x, whole, k);
+    *r1 = double_tail(fold1, w1, x, whole, k);
+}
+
+static float sgemm_dot(const uint16_t *w, const float *x, size_t k)
+{
+    float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
+    for (size_t l = 0; l < k; l += 8) {
+        lo = vfmaq_f32(lo, load4_f16(w + l), vld1q_f32(x + l));
+        hi = vfmaq_f32(hi, load4_f16(w + l + 4), vld1q_f32(x + l + 4));
+    }
+    return dn_f16_result(hsum(lo, hi));
+}
+
+static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+{
+    size_t r = r0;
+    for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
+    for (; r < r1; r++) out[r] = vec_dot(w + r * k, x, k);
+}
+
+/* An RM x RN tile (RM <= 4, RN <= 2) of tinyBLAS outputs from widened weights. */
+static inline __attribute__((always_inline)) void tile(const float *wf, size_t k, const float *act,
+                                                       size_t rows, size_t r, size_t c, int RM, int RN,
+                                                       float *out)
+{
+    float32x4_t lo[4][2], hi[4][2];
+    for (int i = 0; i < RM; i++)
+        for (int j = 0; j < RN; j++) lo[i][j] = hi[i][j] = vdupq_n_f32(0.0f);
+    for (size_t l = 0; l < k; l += 8) {
+        float32x4_t bl[2], bh[2];
+        for (int j = 0; j < RN; j++) {
+            bl[j] = vld1q_f32(act + (c + (size_t)j) * k + l);
+            bh[j] = vld1q_f32(act + (c + (size_t)j) * k + l + 4);
+        }
+        for (int i = 0; i < RM; i++) {
+            float32x4_t al = vld1q_f32(wf + (size_t)i * k + l), ah = vld1q_f32(wf + (size_t)i * k + l + 4);
+            for (int j = 0; j < RN; j++) {
+                lo[i][j] = vfmaq_f32(lo[i][j], al, bl[j]);
+                hi[i][j] = vfmaq_f32(hi[i][j], ah, bh[j]);
+            }
+        }
+    }
+    for (int i = 0; i < RM; i++)
+        for (int j = 0; j < RN; j++)
+            out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(lo[i][j], hi[i][j]));
+}
+
+static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
+                       size_t r1, float *out)
+{
+    float *wf = malloc(4 * k * sizeof *wf + 1);
+    if (!wf) {
+        dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        return;
+    }
+    for (size_t r = r0; r < r1; r += 4) {
+        int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
+        widen(w + r * k, wf, (size_t)rm * k);
+        size_t c = 0;
+        if (rm == 4) {
+            for (; c + 2 <= n; c += 2) tile(wf, k, act, rows, r, c, 4, 2, out);
+            if (c < n) tile(wf, k, act, rows, r, c, 4, 1, out);
+        } else {
+            for (int i = 0; i < rm; i++)
+                for (c = 0; c < n; c++) tile(wf + (size_t)i * k, k, act, rows, r + (size_t)i, c, 1, 1, out);
+        }
+    }
+    free(wf);
+}
+
+/* An f32 result narrowed as F16C narrows it, a NaN as the module's one. */
+static inline uint16x4_t narrow_result(float32x4_t y)
+{
+    uint16x4_t h = vreinterpret_u16_f16(vcvt_f16_f32(y));
+    uint16x4_t num = vmovn_u32(vceqq_f32(y, y));
+    return vbsl_u16(num, h, vdup_n_u16(DN_F16_NAN_F16_BITS));
+}
+
+static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
+{
+    const float32x4_t sv = vdupq_n_f32(s);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        vst1_u16(acc + i, narrow_result(vfmaq_f32(load4_f16(acc + i), load4_f16(v + i), sv)));
+    dn_ref_f16_mad(acc + i, v + i, s, n - i);
+}
+
+static void scale(uint16_t *acc, float s, size_t n)
+{
+    const float32x4_t sv = vdupq_n_f32(s);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1_u16(acc + i, narrow_result(vmulq_f32(load4_f16(acc + i), sv)));
+    dn_ref_f16_scale(acc + i, s, n - i);
+}
+
+const dn_f16_kernels dn_f16_neon = {
+    .from_f32 = from_f32,
+    .widen = widen,
+    .round_f32 = round_f32,
+    .vec_dot = vec_dot,
+    .sgemm_dot = sgemm_dot,
+    .mad = mad,
+    .scale = scale,
+    .mat_vec_rows = mat_vec_rows,
+    .sgemm_rows = sgemm_rows,
+};
