@@ -99,7 +99,7 @@ static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan
         }
         /* 2^20 inputs spread over every bit pattern, 4096 apart, plus noise */
         const size_t block = cap < 65536 ? cap : 65536;
-        for (uint64_t base = 0; base < (UINT64_C(1) << 32); base += (uint64_t)block << 12) {
+        for (uint64_t base = 0; ker != ref && base < (UINT64_C(1) << 32); base += (uint64_t)block << 12) {
             for (size_t i = 0; i < block; i++) {
                 uint32_t u = (uint32_t)(base + ((uint64_t)i << 12)) + (uint32_t)(dn_rng_next(&rng) & 4095);
                 memcpy(&x[i], &u, 4);
@@ -214,7 +214,10 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
     size_t count = dn_plan_lengths(plan, &lengths);
     size_t max = 0;
     for (size_t i = 0; i < count; i++) max = lengths[i] > max ? lengths[i] : max;
-    const size_t cap = 65536;
+    /* A table that is the references themselves (the scalar ISA, or NEON
+       until its kernels exist) agrees by construction: a lighter pass. */
+    const int same = k == &dn_math_scalar;
+    const size_t cap = same ? 4096 : 65536;
     size_t room = max > cap ? max : cap;
     float *x = malloc((room + 1) * sizeof(float)), *w = malloc(room * sizeof(float));
     float *y_ref = malloc(room * sizeof(float)), *y_k = malloc(room * sizeof(float));
