@@ -86,6 +86,9 @@ static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, siz
     __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
     size_t whole = k & ~(size_t)31;
     for (size_t b = 0; b < whole; b += 32) {
+        /* Two weight streams: fetch each 1 KiB ahead (no effect on bits). */
+        _mm_prefetch((const char *)(w0 + b) + 1024, _MM_HINT_T0);
+        _mm_prefetch((const char *)(w1 + b) + 1024, _MM_HINT_T0);
         __m256 x0 = _mm256_loadu_ps(x + b), x1 = _mm256_loadu_ps(x + b + 8);
         __m256 x2 = _mm256_loadu_ps(x + b + 16), x3 = _mm256_loadu_ps(x + b + 24);
         a0 = _mm256_fmadd_ps(load_f16(w0 + b), x0, a0);
@@ -118,48 +121,69 @@ static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0,
     for (; r < r1; r++) out[r] = vec_dot(w + r * k, x, k);
 }
 
-/* One RM x RN tile of tinyBLAS outputs (RM <= 4, RN <= 3) from weights already
-   widened to f32 (wf: RM rows of k). Each output is its own FMA chain. */
-static inline __attribute__((always_inline)) void tile(const float *wf, size_t k, const float *act,
-                                                       size_t rows, size_t r, size_t c, int RM, int RN,
-                                                       float *out)
+/* Elements of k per pass over the columns: four rows of widened weights
+   (8 KiB) stay in L1 while every column tile runs through them. */
+#define SGEMM_KC 512
+
+/* One RM x RN tile (RM <= 4, RN <= 3) of tinyBLAS outputs over elements
+   [l0, l1) of k, from widened weights wf (RM rows of SGEMM_KC, element l at
+   wf[l - l0]). Each output is its own FMA chain, carried between passes in
+   acc (8 lanes per output) and folded by hsum after the last pass; storing a
+   chain's lanes and loading them back changes no bit. */
+static inline __attribute__((always_inline)) void tile(const float *wf, const float *act, size_t k,
+                                                       size_t l0, size_t l1, size_t rows, size_t r,
+                                                       size_t c, int RM, int RN, float *acc, float *out)
 {
-    __m256 acc[4][3];
+    __m256 sum[4][3];
     for (int i = 0; i < RM; i++)
-        for (int j = 0; j < RN; j++) acc[i][j] = _mm256_setzero_ps();
-    for (size_t l = 0; l < k; l += 8) {
+        for (int j = 0; j < RN; j++)
+            sum[i][j] = l0 == 0 ? _mm256_setzero_ps() : _mm256_loadu_ps(acc + 8 * (3 * i + j));
+    for (size_t l = l0; l < l1; l += 8) {
         __m256 b[3];
         for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
         for (int i = 0; i < RM; i++) {
-            __m256 a = _mm256_loadu_ps(wf + (size_t)i * k + l);
-            for (int j = 0; j < RN; j++) acc[i][j] = _mm256_fmadd_ps(a, b[j], acc[i][j]);
+            __m256 a = _mm256_loadu_ps(wf + (size_t)i * SGEMM_KC + (l - l0));
+            for (int j = 0; j < RN; j++) sum[i][j] = _mm256_fmadd_ps(a, b[j], sum[i][j]);
         }
     }
     for (int i = 0; i < RM; i++)
-        for (int j = 0; j < RN; j++) out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(acc[i][j]));
+        for (int j = 0; j < RN; j++) {
+            if (l1 == k) out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(sum[i][j]));
+            else _mm256_storeu_ps(acc + 8 * (3 * i + j), sum[i][j]);
+        }
 }
 
-/* Rows in blocks of four (widened once, then reused by every column tile
-   from cache), columns in tiles of three, then the leftover two or one. */
+/* tinyBLAS outputs of rows [r0, r1): rows in blocks of four, k in passes of
+   SGEMM_KC, columns in tiles of three (then the leftover two or one). */
 static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
                        size_t r1, float *out)
 {
-    float *wf = malloc(4 * k * sizeof *wf + 1);
+    /* carried chains: up to n tiles (one column each when fewer than four rows are left) */
+    float *wf = malloc((4 * SGEMM_KC + n * 96) * sizeof *wf);
     if (!wf) {
         dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
         return;
     }
+    float *acc = wf + 4 * SGEMM_KC; /* 12 chains of 8 lanes per column tile */
     for (size_t r = r0; r < r1; r += 4) {
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
-        widen(w + r * k, wf, (size_t)rm * k);
-        size_t c = 0;
-        if (rm == 4) {
-            for (; c + 3 <= n; c += 3) tile(wf, k, act, rows, r, c, 4, 3, out);
-            if (n - c == 2) tile(wf, k, act, rows, r, c, 4, 2, out);
-            if (n - c == 1) tile(wf, k, act, rows, r, c, 4, 1, out);
-        } else {
-            for (int i = 0; i < rm; i++)
-                for (c = 0; c < n; c++) tile(wf + (size_t)i * k, k, act, rows, r + (size_t)i, c, 1, 1, out);
+        for (size_t l0 = 0; l0 < k; l0 += SGEMM_KC) {
+            size_t l1 = l0 + SGEMM_KC < k ? l0 + SGEMM_KC : k;
+            for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * SGEMM_KC, l1 - l0);
+            for (size_t c = 0, t = 0; c < n; t++) {
+                float *ta = acc + 96 * t;
+                size_t left = n - c;
+                if (rm == 4 && left >= 3) { tile(wf, act, k, l0, l1, rows, r, c, 4, 3, ta, out); c += 3; }
+                else if (rm == 4 && left == 2) { tile(wf, act, k, l0, l1, rows, r, c, 4, 2, ta, out); c += 2; }
+                else if (rm == 4) { tile(wf, act, k, l0, l1, rows, r, c, 4, 1, ta, out); c += 1; }
+                else {
+                    /* fewer than four rows left: one row, one column at a time */
+                    for (int i = 0; i < rm; i++)
+                        tile(wf + (size_t)i * SGEMM_KC, act, k, l0, l1, rows, r + (size_t)i, c, 1, 1,
+                             ta + 8 * 3 * i, out);
+                    c += 1;
+                }
+            }
         }
     }
     free(wf);
