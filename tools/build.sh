@@ -65,6 +65,10 @@ bench)
     for b in ./build/release/bench/decodenum-bench*; do
         if [ -f "$b" ] && [ -x "$b" ]; then echo "== $b"; "$b"; echo; fi
     done
+    # OpenBLAS picks its kernels by CPU (AVX-512 ones where the CPU has them);
+    # its AVX2 kernels are the like-for-like peer of the AVX2 fdot.
+    echo "== ./build/release/bench/decodenum-bench with OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernels)"
+    OPENBLAS_CORETYPE=Haswell ./build/release/bench/decodenum-bench
     ;;
 *)
     echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench" >&2
