@@ -38,6 +38,15 @@ float dn_ref_fmax(const float *x, size_t n);
 float dn_ref_absmax(const float *x, size_t n);
 size_t dn_ref_argmax(const float *x, size_t n);
 
+/* The first index of the largest value among x[0..n), n <= 2^30, or SIZE_MAX
+   when no element exceeds -inf; *best gets that value. A SIMD kernel's
+   lanes keep 32-bit indices, so they see an array a chunk at a time. */
+typedef size_t (*dn_argmax_chunk_fn)(const float *x, size_t n, float *best);
+/* dn_ref_argmax's result from a chunk kernel: chunks of 2^30 elements,
+   a later chunk taken only when strictly larger, and the reference itself
+   when nothing exceeds -inf (then the first number is the answer). */
+size_t dn_argmax_by_chunks(const float *x, size_t n, dn_argmax_chunk_fn chunk);
+
 extern const dn_fp32_kernels dn_fp32_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_fp32_kernels dn_fp32_avx2;

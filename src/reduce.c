@@ -8,6 +8,7 @@
 #include "bits.h"
 
 #include <math.h>
+#include <stdint.h>
 
 float dn_tree(const float *x, size_t n)
 {
@@ -74,6 +75,22 @@ size_t dn_ref_argmax(const float *x, size_t n)
         if (!found || v > best) { best = v; at = i; found = 1; }
     }
     return at;
+}
+
+size_t dn_argmax_by_chunks(const float *x, size_t n, dn_argmax_chunk_fn chunk)
+{
+    const size_t span = (size_t)1 << 30;
+    size_t where = SIZE_MAX;
+    float top = -INFINITY;
+    for (size_t s = 0; s < n; s += span) {
+        float v;
+        size_t at = chunk(x + s, n - s < span ? n - s : span, &v);
+        if (at != SIZE_MAX && (where == SIZE_MAX || v > top)) {
+            top = v;
+            where = s + at;
+        }
+    }
+    return where == SIZE_MAX ? dn_ref_argmax(x, n) : where;
 }
 
 float dn_fsum(const float *x, size_t n)

@@ -215,24 +215,7 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
     return where;
 }
 
-static size_t argmax_avx2(const float *x, size_t n)
-{
-    const size_t chunk = (size_t)1 << 30;
-    size_t where = SIZE_MAX;
-    float top = -INFINITY;
-    for (size_t s = 0; s < n; s += chunk) {
-        size_t len = n - s < chunk ? n - s : chunk;
-        float v;
-        size_t at = argmax_chunk(x + s, len, &v);
-        if (at != SIZE_MAX && (where == SIZE_MAX || v > top)) {
-            top = v;
-            where = s + at;
-        }
-    }
-    /* Nothing above -inf: the first element that is not a NaN, as the
-       reference finds it. */
-    return where == SIZE_MAX ? dn_ref_argmax(x, n) : where;
-}
+static size_t argmax_avx2(const float *x, size_t n) { return dn_argmax_by_chunks(x, n, argmax_chunk); }
 
 const dn_fp32_kernels dn_fp32_avx2 = {
     .ftz_v = ftz_v,
