@@ -12,6 +12,8 @@
  *   decodenum/blocks.h  ggml's block formats read as exact coded rows
  *   decodenum/quant.h   activations quantized under scales m * 2^e
  *   decodenum/dot.h     a coded row times a quantized row, summed exactly
+ *   decodenum/lane.h    the block-scale lane: the array's unsigned sums to a
+ *                       block's value, bit for bit as dn_dot
  *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
  *                       softmax, rmsnorm, l2norm, rope, hadamard
  */
@@ -25,6 +27,7 @@
 #include "decodenum/blocks.h"
 #include "decodenum/quant.h"
 #include "decodenum/dot.h"
+#include "decodenum/lane.h"
 #include "decodenum/math.h"
 
 #endif /* DECODENUM_H */
