@@ -45,6 +45,10 @@ static const uint32_t special_bits[] = {
 void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
 {
     const size_t nspecial = sizeof special_bits / sizeof special_bits[0];
+    /* ZEROS: one array in four drives every lane to -0: -1.5 FLT_MIN, then
+       FLT_MIN (a sum of -FLT_MIN / 2, flushed to -0), then -0s, so the
+       result is -0 only if no lane was ever given a +0. */
+    int all_negative_zero = regime == DN_REGIME_ZEROS && (dn_rng_next(r) & 3) == 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t z = dn_rng_next(r);
         uint32_t sign = (uint32_t)(z >> 63) << 31;
@@ -71,6 +75,15 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
             x[i] = from_bits(sign | ((uint32_t)(127 - 66 + (int)((z >> 40) % 8)) << 23) | frac);
             if ((z & 31) == 0) x[i] = from_bits(special_bits[(z >> 5) % nspecial]);
             break;
+        case DN_REGIME_ZEROS: {
+            static const uint32_t edge[8] = {0x80000000, 0x80000000, 0x80000000, 0x00000000,
+                                             0x00800000, 0x80800000, 0x00000001, 0x807FFFFF};
+            if (all_negative_zero)
+                x[i] = from_bits(i < 32 ? 0x80C00000u : i < 64 ? 0x00800000u : 0x80000000u);
+            else
+                x[i] = from_bits(edge[(z >> 3) & 7]);
+            break;
+        }
         case DN_REGIME_PAIRED: /* alone, a spread of moderate values */
             x[i] = from_bits(sign | ((uint32_t)(127 - 20 + (int)((z >> 40) % 41)) << 23) | frac);
             break;
@@ -129,5 +142,5 @@ void dn_check_mismatch(dn_check_result *result, const char *fmt, ...)
 int dn_check_all(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     return dn_check_fp32(isa, plan, sink, ctx) + dn_check_f16(isa, plan, sink, ctx) +
-           dn_check_math(isa, plan, sink, ctx);
+           dn_check_math(isa, plan, sink, ctx) + dn_check_dot(isa, plan, sink, ctx);
 }

@@ -32,6 +32,8 @@ typedef enum dn_regime {
     DN_REGIME_TINY,     /* around 2^-63: products land near FLT_MIN */
     DN_REGIME_PAIRED,   /* b[i] within ulps of FLT_MIN / a[i]: products at the
                            edge where IEEE rounding and flush modes disagree */
+    DN_REGIME_ZEROS,    /* mostly -0, with +0, +-FLT_MIN and denormals: lanes
+                           that stay -0, and sums an unflushed denormal moves */
     DN_REGIME_COUNT
 } dn_regime;
 
@@ -76,6 +78,11 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
    regime plus a spread of the whole binary32 range, softmax, rmsnorm,
    l2norm, rope and hadamard at every plan length. */
 int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
+/* The quantization and quantized dot module's kernels: the exact scale,
+   quantize, and mat_vec_rows of every block format under both scalings and
+   both word counts (src/check/check_dot.c). */
+int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);

@@ -81,7 +81,10 @@ static void run_one(fp32_case *c, int which, size_t n, dn_check_result *res)
         return;
     }
     }
-    compare_f32(res, &want, &got, 1, name);
+    if (bits_of(want) != bits_of(got))
+        dn_check_mismatch(res, "%s of length %zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32, name,
+                          n, bits_of(want), bits_of(got));
+    res->compared++;
 }
 
 int dn_check_fp32(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
