@@ -76,12 +76,14 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
             if ((z & 31) == 0) x[i] = from_bits(special_bits[(z >> 5) % nspecial]);
             break;
         case DN_REGIME_ZEROS: {
-            static const uint32_t edge[8] = {0x80000000, 0x80000000, 0x80000000, 0x00000000,
-                                             0x00800000, 0x80800000, 0x00000001, 0x807FFFFF};
+            /* -0, +0, +-FLT_MIN, +-1.5 FLT_MIN (their differences are
+               denormal before the flush), and denormals of either sign */
+            static const uint32_t edge[8] = {0x80000000, 0x80000000, 0x00000000, 0x00800000,
+                                             0x80800000, 0x00C00000, 0x80C00000, 0x00000001};
             if (all_negative_zero)
                 x[i] = from_bits(i < 32 ? 0x80C00000u : i < 64 ? 0x00800000u : 0x80000000u);
             else
-                x[i] = from_bits(edge[(z >> 3) & 7]);
+                x[i] = from_bits(edge[(z >> 3) & 7] ^ ((z >> 7 & 1) && (z >> 3 & 7) == 7 ? 0x80000000u : 0));
             break;
         }
         case DN_REGIME_PAIRED: /* alone, a spread of moderate values */
