@@ -6,6 +6,8 @@
  */
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
+#include "dot_kernels.h"
+#include "isa.h"
 #include "pool.h"
 
 #include <stdlib.h>
@@ -52,6 +54,46 @@ static int aligned(const dn_coded_row *row, const dn_act_row *act, dn_act_scalin
            (scaling == DN_ACT_PER_BLOCK || act->block == DN_ACT_BLOCK);
 }
 
+/* The segment holding element i (segments are contiguous and in order). */
+static size_t segment_of(const dn_coded_row *row, size_t i)
+{
+    size_t lo = 0, hi = row->nsegments;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (row->segments[mid].first <= i) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+float dn_dot_piece(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling,
+                   size_t from, size_t to)
+{
+    float piece;
+    if (scaling == DN_ACT_PER_BLOCK) {
+        /* one weight block under one activation block: two terms */
+        const dn_segment *s = &row->segments[segment_of(row, from)];
+        int64_t c, o;
+        dn_term t[2];
+        integer_dots(row, act, s->first, s->count, &c, &o);
+        block_terms(s, act->scales[s->first / act->block], c, o, t);
+        dn_exact_sum(t, 2, &piece);
+        return piece;
+    }
+    /* Sub32: the group's sub-blocks of 32, two terms each, one rounding. */
+    dn_term t[2 * (DN_GROUP / DN_ACT_BLOCK)];
+    size_t nt = 0, seg = segment_of(row, from);
+    for (size_t b = from; b < to; b += DN_ACT_BLOCK) {
+        while (row->segments[seg].first + row->segments[seg].count <= b) seg++;
+        int64_t c, o;
+        integer_dots(row, act, b, DN_ACT_BLOCK, &c, &o);
+        block_terms(&row->segments[seg], act->scales[b / DN_ACT_BLOCK], c, o, t + nt);
+        nt += 2;
+    }
+    dn_exact_sum(t, nt, &piece);
+    return piece;
+}
+
 dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling, float *out)
 {
     if (!row || !act || !out || row->n != act->n) return DN_ERR_INVALID_ARGUMENT;
@@ -60,45 +102,66 @@ dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling 
         return DN_ERR_INVALID_ARGUMENT;
     if (!aligned(row, act, scaling)) return DN_ERR_INVALID_ARGUMENT;
 
-    float acc = 0.0f, piece;
+    /* The pieces: each weight block (per-block scaling) or each group of
+       DN_GROUP elements (Sub32; a row's last group may be short), added in
+       order from +0. */
+    float acc = 0.0f;
     if (scaling == DN_ACT_PER_BLOCK) {
         for (size_t k = 0; k < row->nsegments; k++) {
             const dn_segment *s = &row->segments[k];
-            int64_t c, o;
-            dn_term t[2];
-            integer_dots(row, act, s->first, s->count, &c, &o);
-            block_terms(s, act->scales[s->first / act->block], c, o, t);
-            dn_exact_sum(t, 2, &piece);
-            acc = dn_fadd(acc, piece);
+            acc = dn_fadd(acc, dn_dot_piece(row, act, scaling, s->first, s->first + s->count));
         }
-        *out = acc;
-        return DN_OK;
-    }
-    /* Sub32: 8 sub-blocks of 32 per group, two terms each. */
-    size_t seg = 0;
-    for (size_t g = 0; g < row->n; g += DN_GROUP) {
-        size_t end = g + DN_GROUP < row->n ? g + DN_GROUP : row->n;
-        dn_term t[2 * (DN_GROUP / DN_ACT_BLOCK)];
-        size_t nt = 0;
-        for (size_t b = g; b < end; b += DN_ACT_BLOCK) {
-            while (row->segments[seg].first + row->segments[seg].count <= b) seg++;
-            int64_t c, o;
-            integer_dots(row, act, b, DN_ACT_BLOCK, &c, &o);
-            block_terms(&row->segments[seg], act->scales[b / DN_ACT_BLOCK], c, o, t + nt);
-            nt += 2;
+    } else {
+        for (size_t g = 0; g < row->n; g += DN_GROUP) {
+            size_t end = g + DN_GROUP < row->n ? g + DN_GROUP : row->n;
+            acc = dn_fadd(acc, dn_dot_piece(row, act, scaling, g, end));
         }
-        dn_exact_sum(t, nt, &piece);
-        acc = dn_fadd(acc, piece);
     }
     *out = acc;
     return DN_OK;
 }
 
+/* ---- what the kernels share with the reference ----------------------------- */
+
+int dn_dot_act_fits(const dn_act_row *act, size_t block_elements, dn_act_scaling scaling)
+{
+    if (!act || act->block == 0 || act->n % act->block != 0) return 0;
+    if (scaling == DN_ACT_SUB32 ? act->block != DN_ACT_BLOCK || block_elements % DN_ACT_BLOCK != 0
+                                : act->block != block_elements)
+        return 0;
+    for (size_t b = 0; b < act->n / act->block; b++)
+        if (act->scales[b].m < 1 || act->scales[b].m > 255 || act->scales[b].e < -(1 << 20) ||
+            act->scales[b].e > (1 << 20))
+            return 0;
+    return 1;
+}
+
+float dn_dot_piece_of_bytes(dn_type type, const uint8_t *bytes, const dn_act_row *act,
+                            dn_act_scaling scaling, size_t from, size_t to)
+{
+    /* at most DN_GROUP elements: eight blocks of 32 or one of 256 */
+    int16_t coef[DN_GROUP], offs[DN_GROUP];
+    dn_segment segs[DN_GROUP / DN_ACT_BLOCK];
+    size_t len = to - from;
+    dn_coded_row row = {coef, offs, segs, len, 0};
+    dn_act_row sub = {act->codes + from, act->scales + from / act->block, len, act->block,
+                      act->words};
+    if (dn_read_row(type, bytes, len, &row, NULL) != DN_OK) return dn_nan();
+    return dn_dot_piece(&row, &sub, scaling, 0, len);
+}
+
+float dn_dot_chain(const float *p, size_t count)
+{
+    float acc = 0.0f;
+    for (size_t i = 0; i < count; i++) acc = dn_fadd(acc, p[i]);
+    return acc;
+}
+
 /* ---- matrix-vector products ---------------------------------------------- */
 
-dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                          const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
-                          size_t row_end, float *out, size_t *bad)
+dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                              size_t row_end, float *out, size_t *bad)
 {
     if (!dn_reads(type)) return DN_ERR_UNSUPPORTED_TYPE;
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
@@ -127,6 +190,29 @@ dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
     free(ints);
     free(segs);
     return st;
+}
+
+/* The public form: the reference's checks, then the active ISA's kernel.
+   Arguments the kernels may not assume (an activation row that does not fit,
+   which the reference reports per row after reading it) go to the reference,
+   so every status and *bad is the reference's. */
+dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                          const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                          size_t row_end, float *out, size_t *bad)
+{
+    if (!dn_reads(type)) return DN_ERR_UNSUPPORTED_TYPE;
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    if (!act || act->n != n || n % be != 0 || row_begin > row_end || row_end > rows)
+        return DN_ERR_INVALID_ARGUMENT;
+    if (row_begin == row_end) return DN_OK;
+    if (!w || !out) return DN_ERR_INVALID_ARGUMENT;
+    size_t row_bytes = n / be * bb;
+    if (rows > SIZE_MAX / (row_bytes ? row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    if ((scaling != DN_ACT_SUB32 && scaling != DN_ACT_PER_BLOCK) || n > UINT32_MAX ||
+        (n && (!act->codes || !act->scales)) || !dn_dot_act_fits(act, be, scaling))
+        return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out, bad);
+    return dn_dot_active()->mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out,
+                                         bad);
 }
 
 typedef struct mv_job {
@@ -174,4 +260,32 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
     free(status);
     free(where);
     return st;
+}
+
+/* ---- the kernel table ----------------------------------------------------- */
+
+const dn_dot_kernels dn_dot_scalar = {
+    .quantize = dn_ref_quantize,
+    .mat_vec_rows = dn_ref_mat_vec_rows,
+};
+
+const dn_dot_kernels *dn_dot_kernels_for(dn_isa isa)
+{
+    if (!dn_isa_available(isa)) return NULL;
+    switch (isa) {
+    case DN_ISA_SCALAR: return &dn_dot_scalar;
+#if defined(DN_HAVE_AVX2)
+    case DN_ISA_AVX2: return &dn_dot_avx2;
+#endif
+#if defined(DN_HAVE_NEON)
+    case DN_ISA_NEON: return &dn_dot_neon;
+#endif
+    default: return NULL;
+    }
+}
+
+const dn_dot_kernels *dn_dot_active(void)
+{
+    const dn_dot_kernels *k = dn_dot_kernels_for(dn_isa_active());
+    return k ? k : &dn_dot_scalar;
 }

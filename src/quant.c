@@ -7,6 +7,7 @@
 #include "decodenum/quant.h"
 #include "decodenum/fp32.h"
 #include "bits.h"
+#include "dot_kernels.h"
 
 /* ceil(M * 2^(E - e) / bound), exactly; saturated past 2^64. */
 static uint64_t ceil_quotient(uint64_t M, int32_t E, int32_t e, uint64_t bound)
@@ -72,8 +73,9 @@ static dn_status quantize_block(const float *x, size_t len, int32_t lo, dn_words
     return st;
 }
 
-static dn_status quantize_per(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                              dn_act_row *row, size_t *bad)
+/* The reference of the kernel table's quantize (dot_kernels.h). */
+dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                          dn_act_row *row, size_t *bad)
 {
     if (!row || (n && !x) || row->n != n || block == 0 || n % block != 0)
         return DN_ERR_INVALID_ARGUMENT;
@@ -94,6 +96,22 @@ static dn_status quantize_per(const float *x, size_t n, size_t block, int32_t lo
         if (st != DN_OK) return st;
     }
     return DN_OK;
+}
+
+/* The arguments dn_ref_quantize accepts, checked before any kernel runs. */
+static int quantize_args_ok(const float *x, size_t n, size_t block, dn_words words,
+                            const dn_act_row *row)
+{
+    if (!row || (n && !x) || row->n != n || block == 0 || n % block != 0) return 0;
+    if (words != DN_WORDS_ONE && words != DN_WORDS_TWO) return 0;
+    return !n || (row->codes && row->scales);
+}
+
+static dn_status quantize_per(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                              dn_act_row *row, size_t *bad)
+{
+    if (!quantize_args_ok(x, n, block, words, row)) return DN_ERR_INVALID_ARGUMENT;
+    return dn_dot_active()->quantize(x, n, block, lo, words, row, bad);
 }
 
 dn_status dn_quantize(const float *x, size_t n, dn_words words, dn_act_row *row, size_t *bad)

@@ -1,0 +1,191 @@
+/*
+ * dot_act.c: what the dot kernels of every ISA share: the activation side of
+ * a matrix-vector product (computed once per call, O(n)), the fast exact
+ * activation scale, and the formats' coefficient bounds.
+ *
+ * The fast path of a piece (docs/dot.md, "Design notes") needs two facts the
+ * activation alone decides, per Sub32 group:
+ *
+ *  1. The reference's exact sum keeps every term. Its window reaches
+ *     DN_SUM_WINDOW = 64 places below the largest term's exponent; a term's
+ *     exponent is a weight scale's (a binary16: -24..5) plus its activation
+ *     block's e. If the e of the group's blocks that have a non-zero code
+ *     span at most 30, every non-zero term lies within 29 + 30 = 59 < 64
+ *     places of every other, so the reference's sum is the exact sum and the
+ *     piece is RN32(exact value). (Blocks whose codes are all zero give zero
+ *     terms, which the exact sum ignores.) A per-block piece has one
+ *     activation block: spread 0.
+ *
+ *  2. For the 256-element formats (one weight scale pair per group), the
+ *     sums A = sum_k C_k S_k and B = sum_k O_k S_k (S_k = m_k 2^e_k) are exact
+ *     in double: every term is a multiple of 2^emin, and
+ *     sum |C_k| S_k <= 32 * coefmax * sum_k amax_k m_k 2^e_k < 2^(emin + 52)
+ *     is checked here with integers (amax_k the block's largest |code|).
+ *
+ * The rest (the weight side) is checked per row by the kernels.
+ */
+#include "dot_kernels.h"
+#include "bits.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int32_t dn_dot_coef_max(dn_type type)
+{
+    switch (type) {
+    case DN_TYPE_Q4_0: return 8;
+    case DN_TYPE_Q4_1: return 15;
+    case DN_TYPE_Q5_0: return 16;
+    case DN_TYPE_Q5_1: return 31;
+    case DN_TYPE_Q8_0: return 128;
+    case DN_TYPE_Q2_K: return 45;
+    case DN_TYPE_Q3_K: return 128;
+    case DN_TYPE_Q4_K: return 945;
+    case DN_TYPE_Q5_K: return 1953;
+    case DN_TYPE_Q6_K: return 4096;
+    case DN_TYPE_IQ4_NL: return 127;
+    case DN_TYPE_IQ4_XS: return 4064;
+    default: return DN_COEF_BOUND;
+    }
+}
+
+int32_t dn_dot_offs_max(dn_type type)
+{
+    switch (type) {
+    case DN_TYPE_Q4_1:
+    case DN_TYPE_Q5_1: return 1;
+    case DN_TYPE_Q2_K: return 15;
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K: return 63;
+    default: return 0;
+    }
+}
+
+void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s)
+{
+    const double bound = words == DN_WORDS_ONE ? 127.0 : 32767.0;
+    const int p = lo == 8 ? 4 : 8; /* significant bits of m */
+    const unsigned drop = 52 - (unsigned)(p - 1);
+    const uint64_t mask = (UINT64_C(1) << drop) - 1;
+    double q = (double)amax / bound; /* normal, positive */
+    uint64_t u;
+    memcpy(&u, &q, 8);
+    if (u & mask) u = (u | mask) + 1; /* up to the grid; a carry moves to the next binade */
+    int32_t E = (int32_t)(u >> 52) - 1023;
+    s->m = (int32_t)((UINT64_C(1) << (p - 1)) | ((u >> drop) & ((UINT64_C(1) << (p - 1)) - 1)));
+    s->e = E - (p - 1);
+}
+
+dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
+                          dn_act_scaling scaling)
+{
+    memset(a, 0, sizeof *a);
+    size_t n = act->n;
+    a->n = n;
+    a->block = act->block;
+    a->nblk = n / act->block;
+    size_t ngroups = (n + DN_GROUP - 1) / DN_GROUP;
+    /* one allocation, 32-byte aligned parts, zero past the row */
+    size_t sz_c8 = (n + 31) & ~(size_t)31;
+    size_t sz_bs16n = ((n / 16) * 2 + 31) & ~(size_t)31;
+    size_t sz_bs16 = ((n / 16) * 4 + 31) & ~(size_t)31;
+    size_t sz_bs32 = ((n / 32) * 4 + 31) & ~(size_t)31;
+    size_t sz_S = (a->nblk * 8 + 63) & ~(size_t)63; /* whole groups of 8 */
+    size_t sz_g = scaling == DN_ACT_SUB32 ? (ngroups * 8 + 31) & ~(size_t)31 : 0;
+    size_t sz_gok = scaling == DN_ACT_SUB32 ? (ngroups + 31) & ~(size_t)31 : 0;
+    size_t sz_amax = ((n / 16) * 4 + 31) & ~(size_t)31;
+    size_t total = sz_c8 + sz_bs16n + sz_bs16 + sz_bs32 + 2 * sz_S + 2 * sz_g + sz_gok + sz_amax + 64;
+    uint8_t *mem = calloc(1, total);
+    if (!mem) return DN_ERR_OUT_OF_MEMORY;
+    a->mem = mem;
+    uint8_t *p = (uint8_t *)(((uintptr_t)mem + 31) & ~(uintptr_t)31);
+    a->c8 = (int8_t *)p; p += sz_c8;
+    a->bs16n = (int16_t *)p; p += sz_bs16n;
+    a->bs16 = (int32_t *)p; p += sz_bs16;
+    a->bs32 = (int32_t *)p; p += sz_bs32;
+    a->S = (double *)p; p += sz_S;
+    a->Sinf = (double *)p; p += sz_S;
+    a->glim = (double *)p; p += sz_g;
+    a->gfac = (double *)p; p += sz_g;
+    a->gok = p; p += sz_gok;
+    int32_t *amax16 = (int32_t *)p; /* per 16 codes, the largest magnitude */
+
+    /* one pass over the codes: int8 copies, sums and magnitudes per 16 */
+    int narrow = 1;
+    for (size_t u = 0; u < n / 16; u++) {
+        const int16_t *c = act->codes + 16 * u;
+        int32_t sum = 0, mx = 0;
+        for (int i = 0; i < 16; i++) {
+            int32_t v = c[i], av = v < 0 ? -v : v;
+            sum += v;
+            mx = av > mx ? av : mx;
+            a->c8[16 * u + i] = (int8_t)v; /* meaningful when narrow */
+        }
+        a->bs16[u] = sum;
+        a->bs16n[u] = (int16_t)sum; /* |sum| <= 16 * 127 when narrow */
+        amax16[u] = mx;
+        narrow &= mx <= 127;
+    }
+    a->narrow = narrow;
+    for (size_t u = 0; u < n / 32; u++) a->bs32[u] = a->bs16[2 * u] + a->bs16[2 * u + 1];
+
+    /* S, Sinf, the usable flag */
+    a->usable = 1;
+    const size_t per16 = a->block / 16;
+    for (size_t k = 0; k < sz_S / 8; k++) {
+        a->S[k] = 0.0;
+        if (k < a->nblk) {
+            int32_t amax = 0;
+            for (size_t u = k * per16; u < (k + 1) * per16; u++) amax = amax16[u] > amax ? amax16[u] : amax;
+            dn_act_scale sc = act->scales[k];
+            if (amax != 0 && (sc.e < -600 || sc.e > 600)) a->usable = 0;
+            else if (amax != 0) a->S[k] = ldexp((double)sc.m, sc.e);
+        }
+        a->Sinf[k] = a->S[k] != 0.0 ? a->S[k] : INFINITY;
+    }
+    if (scaling != DN_ACT_SUB32) return DN_OK;
+
+    /* Sub32 groups: the spread, the static exactness of A and B (256-element
+       formats), glim and gfac. */
+    const int big = dn_type_block_elements(type) == 256;
+    const unsigned __int128 cm = (unsigned __int128)32 * (unsigned)dn_dot_coef_max(type);
+    const unsigned __int128 om = (unsigned __int128)32 * (unsigned)dn_dot_offs_max(type);
+    for (size_t g = 0; g < ngroups; g++) {
+        size_t k0 = g * 8, k1 = k0 + 8 < a->nblk ? k0 + 8 : a->nblk;
+        int32_t emin = 0, emax = 0, mmax = 1;
+        int any = 0;
+        for (size_t k = k0; k < k1; k++) {
+            if (a->S[k] == 0.0) continue;
+            int32_t e = act->scales[k].e;
+            if (!any || e < emin) emin = e;
+            if (!any || e > emax) emax = e;
+            if (act->scales[k].m > mmax) mmax = act->scales[k].m;
+            any = 1;
+        }
+        int ok = a->usable && (int64_t)emax - emin <= 30;
+        if (ok && big) {
+            unsigned __int128 U = 0; /* sum amax_k m_k 2^(e_k - emin) < 8 * 2^53 */
+            for (size_t k = k0; k < k1; k++) {
+                if (a->S[k] == 0.0) continue;
+                int32_t amax = amax16[2 * k] > amax16[2 * k + 1] ? amax16[2 * k] : amax16[2 * k + 1];
+                U += ((unsigned __int128)amax * (unsigned)act->scales[k].m)
+                     << (act->scales[k].e - emin);
+            }
+            const unsigned __int128 lim = (unsigned __int128)1 << 52;
+            ok = cm * U < lim && om * U < lim;
+        }
+        a->gok[g] = (uint8_t)ok;
+        a->glim[g] = ok ? ldexp(1.0, emin + 42) : 0.0;
+        int mbits = 0;
+        while ((1 << mbits) <= mmax) mbits++;
+        a->gfac[g] = ldexp(1.0, 52 - 11 - mbits);
+    }
+    return DN_OK;
+}
+
+void dn_dot_act_free(dn_dot_act *a)
+{
+    free(a->mem);
+    a->mem = NULL;
+}

@@ -1,0 +1,151 @@
+/*
+ * dot_kernels.h: the activation quantization and quantized dot module's
+ * kernel table, and what its kernels share.
+ *
+ * dn_dot_scalar holds the references: src/quant.c's quantization and
+ * src/dot.c's row-by-row read + dot (the definitions). dn_dot_avx2 and
+ * dn_dot_neon reproduce them bit for bit. The public functions validate
+ * their arguments, then call the table of dn_isa_active(); a kernel may
+ * assume arguments the public function accepted (see each entry).
+ *
+ * How a kernel keeps the reference's bits (docs/dot.md, "Design notes"):
+ * the integer sums are exact whatever instructions compute them; a piece
+ * (a Sub32 group or a per-block block) is rounded to f32 from doubles only
+ * when the double arithmetic is provably exact and the reference's exact sum
+ * keeps every term (the activation side's exponent spread, checked once per
+ * call in dn_dot_act); anything else is computed by the reference's own
+ * piece function (dn_dot_piece_of_bytes). The row's pieces are added in the
+ * reference's order.
+ */
+#ifndef DN_DOT_KERNELS_H
+#define DN_DOT_KERNELS_H
+
+#include "decodenum/dot.h"
+
+typedef struct dn_dot_kernels {
+    /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
+       with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
+       dn_wide_scale): the reference is src/quant.c's quantize_per. The
+       arguments are valid (row->n == n, buffers present when n > 0). */
+    dn_status (*quantize)(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                          dn_act_row *row, size_t *bad);
+    /* dn_mat_vec_rows with arguments dn_mat_vec_rows accepted: dn_reads(type),
+       act->n == n, n % block elements == 0, row_begin < row_end <= rows,
+       w and out present, and act fits the type and scaling
+       (dn_dot_act_fits). */
+    dn_status (*mat_vec_rows)(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                              size_t row_end, float *out, size_t *bad);
+} dn_dot_kernels;
+
+/* The references (src/quant.c, src/dot.c). */
+dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                          dn_act_row *row, size_t *bad);
+dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                              size_t row_end, float *out, size_t *bad);
+
+extern const dn_dot_kernels dn_dot_scalar;
+#if defined(DN_HAVE_AVX2)
+extern const dn_dot_kernels dn_dot_avx2;
+#endif
+#if defined(DN_HAVE_NEON)
+extern const dn_dot_kernels dn_dot_neon;
+#endif
+
+const dn_dot_kernels *dn_dot_kernels_for(dn_isa isa);
+const dn_dot_kernels *dn_dot_active(void);
+
+/* ---- what the reference exposes to the kernels ------------------------------ */
+
+/* 1 when an activation row fits a matrix of blocks of `block_elements` under
+   `scaling` as dn_dot requires (block sizes, scale ranges), else 0. */
+int dn_dot_act_fits(const dn_act_row *act, size_t block_elements, dn_act_scaling scaling);
+
+/* The reference's rounded piece of row . act over elements [from, to): a
+   Sub32 group (from a multiple of DN_GROUP, to = from + DN_GROUP or the row's
+   end) or a per-block block (one segment). The row and act fit (dn_dot
+   checked them). */
+float dn_dot_piece(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling,
+                   size_t from, size_t to);
+
+/* The same piece read from stored blocks: bytes point at the row's block
+   holding element `from`, [from, to) covers whole blocks, and every block in
+   it is readable. What a kernel calls where its fast path does not apply. */
+float dn_dot_piece_of_bytes(dn_type type, const uint8_t *bytes, const dn_act_row *act,
+                            dn_act_scaling scaling, size_t from, size_t to);
+
+/* The engine's add of the rounded pieces, p[0..count) in order from +0
+   (dn_fadd), for a kernel whose unflushed fast chain met a tiny piece. */
+float dn_dot_chain(const float *p, size_t count);
+
+/* ---- what the kernels share ------------------------------------------------- */
+
+/* dn_block_scale / dn_wide_scale (lo 8 / 128) for a finite, positive, normal
+   amax, by one double division: amax / bound rounded up to the grid of
+   log2(2 lo) significant bits. Equal to the reference's integer search
+   (check_dot holds it to it): the double quotient is within 2^-53 of the
+   exact one, and the exact quotient is either on the grid or at least
+   2^-39 relatively away from every grid value, so rounding up the double
+   gives the same grid value. */
+void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
+
+/* The activation side of a matrix-vector product, computed once per call
+   (O(n)) and shared by every row. */
+typedef struct dn_dot_act {
+    size_t n, nblk;     /* elements; activation blocks (n / block) */
+    uint32_t block;     /* 32 or 256 */
+    int narrow;         /* every code within +-127: c8 holds them as int8 */
+    int usable;         /* every block with a non-zero code has |e| <= 600 */
+    int8_t *c8;         /* n codes as int8 (narrow only) */
+    int16_t *bs16n;     /* per 16 elements, the sum of the codes (narrow only: fits int16) */
+    int32_t *bs16;      /* per 16 elements, the sum of the codes */
+    int32_t *bs32;      /* per 32 elements, the sum of the codes */
+    double *S;          /* per activation block: m * 2^e, 0 when its codes are all zero */
+    double *Sinf;       /* S, or +inf where S is 0 (and past the row): for minima */
+    /* Per Sub32 group of 256 (Sub32 only): */
+    uint8_t *gok;       /* the fast path may be taken (see dot_act.c) */
+    double *glim;       /* 2^(emin + 42): |A| below it keeps d * A exact */
+    double *gfac;       /* 2^(52 - 11 - bits of the largest m): the exactness factor */
+    void *mem;
+} dn_dot_act;
+
+/* Fills `a` for act (which fits type and scaling) and a matrix of `type`.
+   DN_ERR_OUT_OF_MEMORY, else DN_OK. */
+dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
+                          dn_act_scaling scaling);
+void dn_dot_act_free(dn_dot_act *a);
+
+/* The largest |coef| and |offs| of a format's coded rows (for the bounds). */
+int32_t dn_dot_coef_max(dn_type type);
+int32_t dn_dot_offs_max(dn_type type);
+
+/* The f16 value of a stored scale as a double (exact); whether it is
+   readable (not infinite or NaN). */
+static inline double dn_dot_f16(uint16_t h)
+{
+    int32_t e = (h >> 10) & 31, f = h & 1023;
+    double v = e ? (double)(1024 + f) * (double)(1 << e) * 0x1p-25 : (double)f * 0x1p-24;
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
+   else the neighbour of RN(a + b) on the exact sum's side whose last bit is
+   odd. Rounding that to f32 gives RN32(a + b) (round-to-odd with 29 spare
+   bits), so two exact doubles are added with one rounding. */
+static inline double dn_dot_sum_odd(double a, double b)
+{
+    double s = a + b;
+    double bb = s - a;
+    double err = (a - (s - bb)) + (b - bb);
+    if (err != 0) {
+        uint64_t u, ue;
+        __builtin_memcpy(&u, &s, 8);
+        __builtin_memcpy(&ue, &err, 8);
+        if (!(u & 1)) u += ((u ^ ue) >> 63) ? (uint64_t)-1 : 1u;
+        __builtin_memcpy(&s, &u, 8);
+    }
+    return s;
+}
+
+#endif

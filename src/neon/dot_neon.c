@@ -1,0 +1,367 @@
+/*
+ * Activation quantization and the quantized dot / matrix-vector product on
+ * AArch64 NEON (Advanced SIMD of ARMv8.0: no SDOT): bit for bit the
+ * references of src/quant.c and src/dot.c (dot_kernels.h, docs/dot.md).
+ *
+ * Per row and per 16 elements, the block's digits are decoded to bytes in a
+ * register and multiplied with the activation codes exactly: one-word codes
+ * (within +-127) as int8 with VMULL.S8 pairs accumulated by VPADAL into
+ * int32 (|pair| <= 2 * 128 * 127 < 2^15), two-word codes as int16 with
+ * VMLAL.S16 (|lane| <= 4 * 128 * 32768 = 2^24); VADDV gives the sum. The
+ * scales, the chunk sums and the rounding are dot_shared.h's scalar code,
+ * shared with the AVX2 kernels' two-word path: exact integers, doubles where
+ * provably exact, the reference's own piece function elsewhere.
+ */
+#include "../dot_kernels.h"
+#include "../dot_shared.h"
+#include "../bits.h"
+
+#include <arm_neon.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AI static inline __attribute__((always_inline))
+
+/* ---- quantization -------------------------------------------------------------- */
+
+static size_t first_non_finite(const float *x, size_t n)
+{
+    const uint32x4_t exp = vdupq_n_u32(0x7F800000u);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32x4_t u = vreinterpretq_u32_f32(vld1q_f32(x + i));
+        if (vmaxvq_u32(vceqq_u32(vandq_u32(u, exp), exp))) break;
+    }
+    for (; i < n; i++)
+        if ((dn_bits(x[i]) & DN_EXP_BITS) == DN_EXP_BITS) return i;
+    return n;
+}
+
+/* Two codes, exactly rne_div (the argument of dot_avx2.c's codes4). */
+AI int32x2_t codes2(float32x2_t x, float64x2_t md, float64x2_t rcp)
+{
+    float64x2_t xd = vcvt_f64_f32(x);
+    float64x2_t q0 = vrndnq_f64(vmulq_f64(xd, rcp));
+    float64x2_t r = vsubq_f64(xd, vmulq_f64(q0, md));
+    float64x2_t t = vabsq_f64(vaddq_f64(r, r));
+    float64x2_t h = vmulq_f64(q0, vdupq_n_f64(0.5));
+    uint64x2_t odd = vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(vrndq_f64(h), h))));
+    uint64x2_t adj = vorrq_u64(vcgtq_f64(t, md), vandq_u64(vceqq_f64(t, md), odd));
+    float64x2_t step = vbslq_f64(vcltzq_f64(r), vdupq_n_f64(-1.0), vdupq_n_f64(1.0));
+    float64x2_t q = vaddq_f64(q0, vreinterpretq_f64_u64(vandq_u64(adj, vreinterpretq_u64_f64(step))));
+    return vmovn_s64(vcvtq_s64_f64(q));
+}
+
+static dn_status neon_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                               dn_act_row *row, size_t *bad)
+{
+    size_t nf = first_non_finite(x, n);
+    if (nf < n) {
+        if (bad) *bad = nf;
+        return DN_ERR_NON_FINITE;
+    }
+    row->block = (uint32_t)block;
+    row->words = words;
+    const float32x4_t fmin = vdupq_n_f32(0x1p-126f);
+    for (size_t b = 0; b < n / block; b++) {
+        const float *xb = x + b * block;
+        int16_t *cb = row->codes + b * block;
+        float32x4_t m = vdupq_n_f32(0.0f);
+        for (size_t i = 0; i < block; i += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(xb + i)));
+        float amax = vmaxvq_f32(m);
+        dn_act_scale *sc = &row->scales[b];
+        if (amax < 0x1p-126f) {
+            sc->m = lo;
+            sc->e = 0;
+            memset(cb, 0, block * sizeof *cb);
+            continue;
+        }
+        dn_dot_fast_scale(amax, lo, words, sc);
+        const float64x2_t md = vdupq_n_f64(ldexp((double)sc->m, sc->e));
+        const float64x2_t rcp = vdupq_n_f64(1.0 / ldexp((double)sc->m, sc->e));
+        for (size_t i = 0; i < block; i += 4) {
+            float32x4_t v = vld1q_f32(xb + i);
+            v = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */
+            int32x4_t q = vcombine_s32(codes2(vget_low_f32(v), md, rcp), codes2(vget_high_f32(v), md, rcp));
+            vst1_s16(cb + i, vmovn_s32(q));
+        }
+    }
+    return DN_OK;
+}
+
+/* ---- the weight digits of 16 elements ------------------------------------------- */
+
+AI int signed_digits(dn_type t) { return t == DN_TYPE_Q8_0 || t == DN_TYPE_IQ4_NL || t == DN_TYPE_IQ4_XS; }
+
+/* 16 bytes, 0xFF where bit i of the 16-bit x is set. */
+AI uint8x16_t bits16(uint32_t x)
+{
+    static const uint8_t bit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    uint8x16_t v = vcombine_u8(vdup_n_u8((uint8_t)x), vdup_n_u8((uint8_t)(x >> 8)));
+    return vtstq_u8(v, vld1q_u8(bit));
+}
+
+AI int8x16_t iq4_levels(uint8x16_t idx)
+{
+    static const int8_t lv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    return vqtbl1q_s8(vld1q_s8(lv), idx);
+}
+
+/* Digits of elements [16u, 16u + 16) of the block at blk (u < 2 for
+   32-element blocks, u < 16 for 256-element ones), as bytes (unsigned values
+   0..63, or int8 levels for the signed formats). */
+AI int8x16_t digits16(dn_type t, const uint8_t *blk, int u)
+{
+    const uint8x16_t m4 = vdupq_n_u8(15), m3 = vdupq_n_u8(3), one = vdupq_n_u8(1);
+    uint8x16_t q;
+    switch (t) {
+    case DN_TYPE_Q4_0:
+    case DN_TYPE_Q4_1:
+    case DN_TYPE_IQ4_NL: {
+        uint8x16_t x = vld1q_u8(blk + (t == DN_TYPE_Q4_1 ? 4 : 2));
+        q = u ? vshrq_n_u8(x, 4) : vandq_u8(x, m4);
+        if (t == DN_TYPE_IQ4_NL) return iq4_levels(q);
+        break;
+    }
+    case DN_TYPE_Q5_0:
+    case DN_TYPE_Q5_1: {
+        uint32_t qh;
+        memcpy(&qh, blk + (t == DN_TYPE_Q5_0 ? 2 : 4), 4);
+        uint8x16_t x = vld1q_u8(blk + (t == DN_TYPE_Q5_0 ? 6 : 8));
+        q = u ? vshrq_n_u8(x, 4) : vandq_u8(x, m4);
+        q = vorrq_u8(q, vandq_u8(bits16(qh >> (16 * u)), vdupq_n_u8(16)));
+        break;
+    }
+    case DN_TYPE_Q8_0:
+        return vld1q_s8((const int8_t *)blk + 2 + 16 * u);
+    case DN_TYPE_Q2_K:
+    case DN_TYPE_Q3_K: {
+        const uint8_t *qs = blk + (t == DN_TYPE_Q2_K ? 16 : 32) + 32 * (u / 8) + 16 * (u % 2);
+        q = vandq_u8(vshlq_u8(vld1q_u8(qs), vdupq_n_s8((int8_t)(-2 * ((u % 8) / 2)))), m3);
+        if (t == DN_TYPE_Q3_K) {
+            uint8x16_t h = vandq_u8(vshlq_u8(vld1q_u8(blk + 16 * (u % 2)), vdupq_n_s8((int8_t)-(u / 2))), one);
+            q = vorrq_u8(q, vshlq_n_u8(h, 2));
+        }
+        break;
+    }
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K: {
+        uint8x16_t x = vld1q_u8(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (u / 4) + 16 * (u % 2));
+        q = (u % 4) >= 2 ? vshrq_n_u8(x, 4) : vandq_u8(x, m4);
+        if (t == DN_TYPE_Q5_K) {
+            uint8x16_t h = vandq_u8(vshlq_u8(vld1q_u8(blk + 16 + 16 * (u % 2)), vdupq_n_s8((int8_t)-(u / 2))), one);
+            q = vorrq_u8(q, vshlq_n_u8(h, 4));
+        }
+        break;
+    }
+    case DN_TYPE_Q6_K: {
+        int h = u / 8, k = (u % 8) / 2, l = 16 * (u % 2);
+        uint8x16_t ql = vld1q_u8(blk + 64 * h + 32 * (k & 1) + l);
+        uint8x16_t lo = (k >> 1) ? vshrq_n_u8(ql, 4) : vandq_u8(ql, m4);
+        uint8x16_t hi = vandq_u8(vshlq_u8(vld1q_u8(blk + 128 + 32 * h + l), vdupq_n_s8((int8_t)(-2 * k))), m3);
+        q = vorrq_u8(lo, vshlq_n_u8(hi, 4));
+        break;
+    }
+    case DN_TYPE_IQ4_XS: {
+        uint8x16_t x = vld1q_u8(blk + 8 + 16 * (u / 2));
+        return iq4_levels(u % 2 ? vshrq_n_u8(x, 4) : vandq_u8(x, m4));
+    }
+    default:
+        q = vdupq_n_u8(0);
+        break;
+    }
+    return vreinterpretq_s8_u8(q);
+}
+
+/* sum over 16 elements of digit * code. */
+AI int32_t dot16_narrow(int8x16_t q, const int8_t *c8)
+{
+    int8x16_t c = vld1q_s8(c8);
+    int32x4_t acc = vpaddlq_s16(vmull_s8(vget_low_s8(q), vget_low_s8(c)));
+    acc = vpadalq_s16(acc, vmull_high_s8(q, c));
+    return vaddvq_s32(acc);
+}
+
+AI int32_t dot16_wide(dn_type t, int8x16_t q, const int16_t *c16)
+{
+    int16x8_t q0, q1;
+    if (signed_digits(t)) {
+        q0 = vmovl_s8(vget_low_s8(q));
+        q1 = vmovl_high_s8(q);
+    } else {
+        q0 = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(vreinterpretq_u8_s8(q))));
+        q1 = vreinterpretq_s16_u16(vmovl_high_u8(vreinterpretq_u8_s8(q)));
+    }
+    int16x8_t c0 = vld1q_s16(c16), c1 = vld1q_s16(c16 + 8);
+    int32x4_t acc = vmull_s16(vget_low_s16(q0), vget_low_s16(c0));
+    acc = vmlal_high_s16(acc, q0, c0);
+    acc = vmlal_s16(acc, vget_low_s16(q1), vget_low_s16(c1));
+    acc = vmlal_high_s16(acc, q1, c1);
+    return vaddvq_s32(acc);
+}
+
+/* ---- the matrix-vector product ---------------------------------------------------- */
+
+typedef struct mv_ctx {
+    dn_type type;
+    const uint8_t *w;
+    size_t rows, n, bb, row_bytes;
+    const dn_act_row *act;
+    dn_act_scaling scaling;
+    const dn_dot_act *a;
+} mv_ctx;
+
+/* The raw sums per 16 elements of the group at g (units past the row 0). */
+AI void raw16(const mv_ctx *c, dn_type t, const uint8_t *blk, int G, size_t g, int32_t raw[16])
+{
+    const int big = dn_big(t);
+    for (int u = 0; u < 16; u++) {
+        if (u / 2 >= G) {
+            raw[u] = 0;
+            continue;
+        }
+        const uint8_t *b = big ? blk : blk + (size_t)(u / 2) * c->bb;
+        int8x16_t q = digits16(t, b, big ? u : u % 2);
+        raw[u] = c->a->narrow ? dot16_narrow(q, c->a->c8 + g + 16 * (size_t)u)
+                              : dot16_wide(t, q, c->act->codes + g + 16 * (size_t)u);
+    }
+}
+
+/* One row: its value in *v; -1 when a block is unreadable, else 1 when it
+   met a tiny piece (the chain must be redone by the reference). */
+AI int row_value(const mv_ctx *c, dn_type t, const uint8_t *row, float *v)
+{
+    const dn_dot_act *a = c->a;
+    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const size_t n = c->n, bb = c->bb;
+    float acc = 0.0f, p;
+    int tiny = 0;
+    for (size_t g = 0; g < n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32);
+        const uint8_t *blk = row + (big ? gi * bb : (g / 32) * bb);
+        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        int32_t raw[16];
+        if (big) {
+            uint16_t dh = dn_ld16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_ld16(blk + dn_m_at(t)) : 0;
+            if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
+            int ok = 0;
+            if (!sub32 || a->gok[gi]) {
+                int64_t C[8], O[8];
+                raw16(c, t, blk, 8, g, raw);
+                dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
+                if (sub32) {
+                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                } else {
+                    int64_t Ct = 0, Ot = 0;
+                    for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
+                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                }
+            }
+            if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+            continue;
+        }
+        double d[8] = {0}, m[8] = {0};
+        int64_t C[8];
+        for (int k = 0; k < G; k++) {
+            uint16_t dh = dn_ld16(blk + k * bb), mh = has_o ? dn_ld16(blk + k * bb + 2) : 0;
+            if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
+            d[k] = dn_dot_f16(dh);
+            m[k] = dn_dot_f16(mh);
+        }
+        raw16(c, t, blk, G, g, raw);
+        const int z = dn_zero_point(t);
+        for (int k = 0; k < 8; k++)
+            C[k] = k < G ? (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k] : 0;
+        if (sub32) {
+            if (!a->gok[gi] || !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
+                p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+            continue;
+        }
+        for (int k = 0; k < G; k++) {
+            p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+        }
+    }
+    *v = acc;
+    return tiny;
+}
+
+AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    for (size_t r = r0; r < r1; r++) {
+        float v;
+        int tiny = row_value(c, t, c->w + r * c->row_bytes, &v);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
+        if (tiny) {
+            dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r + 1, out, bad);
+            if (st != DN_OK) return st;
+        } else {
+            out[r] = dn_chain_result(v);
+        }
+    }
+    return DN_OK;
+}
+
+#define MV_FOR(T, name)                                                                        \
+    static dn_status name(const mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)      \
+    {                                                                                          \
+        return mv_rows(c, T, r0, r1, out, bad);                                                \
+    }
+MV_FOR(DN_TYPE_Q4_0, mv_q4_0)
+MV_FOR(DN_TYPE_Q4_1, mv_q4_1)
+MV_FOR(DN_TYPE_Q5_0, mv_q5_0)
+MV_FOR(DN_TYPE_Q5_1, mv_q5_1)
+MV_FOR(DN_TYPE_Q8_0, mv_q8_0)
+MV_FOR(DN_TYPE_Q2_K, mv_q2_k)
+MV_FOR(DN_TYPE_Q3_K, mv_q3_k)
+MV_FOR(DN_TYPE_Q4_K, mv_q4_k)
+MV_FOR(DN_TYPE_Q5_K, mv_q5_k)
+MV_FOR(DN_TYPE_Q6_K, mv_q6_k)
+MV_FOR(DN_TYPE_IQ4_NL, mv_iq4_nl)
+MV_FOR(DN_TYPE_IQ4_XS, mv_iq4_xs)
+
+static dn_status neon_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                   size_t r1, float *out, size_t *bad)
+{
+    dn_status (*f)(const mv_ctx *, size_t, size_t, float *, size_t *);
+    switch (type) {
+    case DN_TYPE_Q4_0: f = mv_q4_0; break;
+    case DN_TYPE_Q4_1: f = mv_q4_1; break;
+    case DN_TYPE_Q5_0: f = mv_q5_0; break;
+    case DN_TYPE_Q5_1: f = mv_q5_1; break;
+    case DN_TYPE_Q8_0: f = mv_q8_0; break;
+    case DN_TYPE_Q2_K: f = mv_q2_k; break;
+    case DN_TYPE_Q3_K: f = mv_q3_k; break;
+    case DN_TYPE_Q4_K: f = mv_q4_k; break;
+    case DN_TYPE_Q5_K: f = mv_q5_k; break;
+    case DN_TYPE_Q6_K: f = mv_q6_k; break;
+    case DN_TYPE_IQ4_NL: f = mv_iq4_nl; break;
+    case DN_TYPE_IQ4_XS: f = mv_iq4_xs; break;
+    default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    }
+    dn_dot_act a;
+    if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) return DN_ERR_OUT_OF_MEMORY;
+    if (!a.usable) {
+        dn_dot_act_free(&a);
+        return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    }
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, &a};
+    dn_status st = f(&c, r0, r1, out, bad);
+    dn_dot_act_free(&a);
+    return st;
+}
+
+const dn_dot_kernels dn_dot_neon = {
+    .quantize = neon_quantize,
+    .mat_vec_rows = neon_mat_vec_rows,
+};

@@ -1,0 +1,859 @@
+/*
+ * Activation quantization and the quantized dot / matrix-vector product on
+ * AVX2 (+FMA, F16C): bit for bit the references of src/quant.c and
+ * src/dot.c (dot_kernels.h says how; docs/dot.md "Design notes" says why).
+ *
+ * The matrix-vector kernel reads each row's blocks once, fused: the block's
+ * digits are decoded to int8 in registers and multiplied with the int8
+ * activation codes by _mm256_maddubs_epi16 / _mm256_madd_epi16 (every sum
+ * exact: the bounds are at each use), per 32-element chunk; a group's eight
+ * chunk sums are gathered into one vector by a tree of hadds; the chunk sums
+ * times the scales are summed in double where that is exact (checked per
+ * group and row) and rounded once to f32; the row's pieces are added in
+ * order. Codes beyond +-127 (two words) take a 16-bit path: digits widened to
+ * int16 and _mm256_madd_epi16 per 16 elements, the rest in scalar integers.
+ * Anything the fast path cannot prove goes to the reference's own piece
+ * function; an unreadable block sends the remaining rows to the reference,
+ * which reports it.
+ */
+#include "../dot_kernels.h"
+#include "../dot_shared.h"
+#include "../bits.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AI static inline __attribute__((always_inline))
+
+#ifndef DN_DOT_PREFETCH
+#define DN_DOT_PREFETCH 1024 /* bytes ahead in each row's stream */
+#endif
+
+/* ---- quantization -------------------------------------------------------------- */
+
+/* The first index whose value is infinite or NaN, or n. */
+static size_t first_non_finite(const float *x, size_t n)
+{
+    const __m256i exp = _mm256_set1_epi32(0x7F800000);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i u = _mm256_loadu_si256((const __m256i *)(x + i));
+        int m = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(u, exp), exp)));
+        if (m) return i + (size_t)__builtin_ctz((unsigned)m);
+    }
+    for (; i < n; i++)
+        if ((dn_bits(x[i]) & DN_EXP_BITS) == DN_EXP_BITS) return i;
+    return n;
+}
+
+/* Four codes: the nearest integers to x / md, ties to even, exactly. q0 =
+   round(x * (1/md)) is within one of the quotient (and right but for a tie:
+   the reciprocal's rounding may move an exact tie off it); r = x - q0 md is
+   exact in double (q0 md has at most 24 significant bits; where x has bits
+   below md's, |x| < md 2^-20 and q0 = 0), so comparing 2|r| with md finds
+   the nearest integer and breaks a tie to even. */
+AI __m128i codes4(__m128 x, __m256d md, __m256d rcp)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    __m256d xd = _mm256_cvtps_pd(x);
+    __m256d q0 = _mm256_round_pd(_mm256_mul_pd(xd, rcp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d r = _mm256_sub_pd(xd, _mm256_mul_pd(q0, md));
+    __m256d t = _mm256_andnot_pd(sign, _mm256_add_pd(r, r));
+    __m256d h = _mm256_mul_pd(q0, half);
+    __m256d odd = _mm256_cmp_pd(_mm256_round_pd(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), h, _CMP_NEQ_UQ);
+    __m256d adj = _mm256_or_pd(_mm256_cmp_pd(t, md, _CMP_GT_OQ),
+                               _mm256_and_pd(_mm256_cmp_pd(t, md, _CMP_EQ_OQ), odd));
+    __m256d step = _mm256_or_pd(_mm256_and_pd(r, sign), one); /* +-1 by the sign of r */
+    return _mm256_cvtpd_epi32(_mm256_add_pd(q0, _mm256_and_pd(adj, step)));
+}
+
+static dn_status avx2_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                               dn_act_row *row, size_t *bad)
+{
+    size_t nf = first_non_finite(x, n);
+    if (nf < n) {
+        if (bad) *bad = nf;
+        return DN_ERR_NON_FINITE;
+    }
+    row->block = (uint32_t)block;
+    row->words = words;
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 fmin = _mm256_set1_ps(0x1p-126f);
+    for (size_t b = 0; b < n / block; b++) {
+        const float *xb = x + b * block;
+        int16_t *cb = row->codes + b * block;
+        __m256 m0 = _mm256_setzero_ps(), m1 = _mm256_setzero_ps();
+        for (size_t i = 0; i < block; i += 16) {
+            m0 = _mm256_max_ps(m0, _mm256_and_ps(_mm256_loadu_ps(xb + i), absmask));
+            m1 = _mm256_max_ps(m1, _mm256_and_ps(_mm256_loadu_ps(xb + i + 8), absmask));
+        }
+        m0 = _mm256_max_ps(m0, m1);
+        __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m0), _mm256_extractf128_ps(m0, 1));
+        m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+        float amax = _mm_cvtss_f32(m4);
+        dn_act_scale *sc = &row->scales[b];
+        if (amax < 0x1p-126f) { /* every element zero or denormal: FTZ makes them 0 */
+            sc->m = lo;
+            sc->e = 0;
+            memset(cb, 0, block * sizeof *cb);
+            continue;
+        }
+        dn_dot_fast_scale(amax, lo, words, sc);
+        const __m256d md = _mm256_set1_pd(ldexp((double)sc->m, sc->e));
+        const __m256d rcp = _mm256_set1_pd(1.0 / ldexp((double)sc->m, sc->e));
+        for (size_t i = 0; i < block; i += 8) {
+            __m256 v = _mm256_loadu_ps(xb + i);
+            v = _mm256_and_ps(v, _mm256_cmp_ps(_mm256_and_ps(v, absmask), fmin, _CMP_GE_OQ)); /* FTZ */
+            __m128i q0 = codes4(_mm256_castps256_ps128(v), md, rcp);
+            __m128i q1 = codes4(_mm256_extractf128_ps(v, 1), md, rcp);
+            _mm_storeu_si128((__m128i *)(cb + i), _mm_packs_epi32(q0, q1));
+        }
+    }
+    return DN_OK;
+}
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+/* [sum v0, ..., sum v7]: the eight lanes of each vector added, in order. */
+AI __m256i reduce8(__m256i v0, __m256i v1, __m256i v2, __m256i v3, __m256i v4, __m256i v5,
+                   __m256i v6, __m256i v7)
+{
+    __m256i a = _mm256_hadd_epi32(v0, v1), b = _mm256_hadd_epi32(v2, v3);
+    __m256i c = _mm256_hadd_epi32(v4, v5), d = _mm256_hadd_epi32(v6, v7);
+    __m256i ab = _mm256_hadd_epi32(a, b), cd = _mm256_hadd_epi32(c, d);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(ab, cd, 0x20),
+                            _mm256_permute2x128_si256(ab, cd, 0x31));
+}
+
+AI double hsum_pd(__m256d x)
+{
+    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+AI double hmin_pd(__m256d x)
+{
+    __m128d s = _mm_min_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
+    return _mm_cvtsd_f64(_mm_min_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+AI __m256d abs_pd(__m256d x) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x); }
+
+/* |x|, or +inf where x is zero (so a minimum passes it over). */
+AI __m256d nz_abs_pd(__m256d x)
+{
+    __m256d a = abs_pd(x);
+    return _mm256_or_pd(a, _mm256_and_pd(_mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_EQ_OQ),
+                                         _mm256_set1_pd(INFINITY)));
+}
+
+AI __m256i load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+
+/* 32 nibbles of 16 bytes, Q4_0's order: [low nibbles | high nibbles]. */
+AI __m256i nib32(const uint8_t *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)p);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(x, 4), x), _mm256_set1_epi8(15));
+}
+
+/* 32 bytes, 0xFF where bit e of x is set. */
+AI __m256i bits32(uint32_t x)
+{
+    __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)x),
+                                    _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202,
+                                                       0x0303030303030303));
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+}
+
+AI __m256i iq4_levels(__m256i idx)
+{
+    const __m256i t = _mm256_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69,
+                                       89, 113, -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25,
+                                       38, 53, 69, 89, 113);
+    return _mm256_shuffle_epi8(t, idx);
+}
+
+/* ---- the weight digits of a 32-element chunk ------------------------------------ */
+
+/* Digits are unsigned (0..63) but for Q8_0, IQ4_NL and IQ4_XS (int8 levels). */
+AI int signed_digits(dn_type t)
+{
+    return t == DN_TYPE_Q8_0 || t == DN_TYPE_IQ4_NL || t == DN_TYPE_IQ4_XS;
+}
+
+/* Chunk c of the block at blk: for 32-element formats the block itself
+   (c ignored), for 256-element formats elements [32c, 32c + 32). */
+AI __m256i digits(dn_type t, const uint8_t *blk, int c)
+{
+    const __m256i m3 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+    switch (t) {
+    case DN_TYPE_Q4_0:
+    case DN_TYPE_IQ4_NL: {
+        __m256i q = nib32(blk + 2);
+        return t == DN_TYPE_IQ4_NL ? iq4_levels(q) : q;
+    }
+    case DN_TYPE_Q4_1:
+        return nib32(blk + 4);
+    case DN_TYPE_Q5_0:
+    case DN_TYPE_Q5_1: {
+        uint32_t qh;
+        memcpy(&qh, blk + (t == DN_TYPE_Q5_0 ? 2 : 4), 4);
+        __m256i q = nib32(blk + (t == DN_TYPE_Q5_0 ? 6 : 8));
+        return _mm256_or_si256(q, _mm256_and_si256(bits32(qh), _mm256_set1_epi8(16)));
+    }
+    case DN_TYPE_Q8_0:
+        return load32(blk + 2);
+    case DN_TYPE_Q2_K:
+    case DN_TYPE_Q3_K: {
+        const uint8_t *qs = blk + (t == DN_TYPE_Q2_K ? 16 : 32) + 32 * (c / 4);
+        __m256i q = _mm256_and_si256(_mm256_srli_epi16(load32(qs), 2 * (c % 4)), m3);
+        if (t == DN_TYPE_Q2_K) return q;
+        __m256i h = _mm256_and_si256(_mm256_srli_epi16(load32(blk), c), one);
+        return _mm256_or_si256(q, _mm256_slli_epi16(h, 2));
+    }
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K: {
+        __m256i x = load32(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (c / 2));
+        __m256i q = (c & 1) ? _mm256_and_si256(_mm256_srli_epi16(x, 4), m4) : _mm256_and_si256(x, m4);
+        if (t == DN_TYPE_Q4_K) return q;
+        __m256i h = _mm256_and_si256(_mm256_srli_epi16(load32(blk + 16), c), one);
+        return _mm256_or_si256(q, _mm256_slli_epi16(h, 4));
+    }
+    case DN_TYPE_Q6_K: {
+        int h = c / 4, k = c % 4;
+        __m256i ql = load32(blk + 64 * h + 32 * (k & 1));
+        __m256i lo = (k >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), m4) : _mm256_and_si256(ql, m4);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(load32(blk + 128 + 32 * h), 2 * k), m3);
+        return _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
+    }
+    case DN_TYPE_IQ4_XS:
+        return iq4_levels(nib32(blk + 8 + 16 * c));
+    default:
+        return _mm256_setzero_si256();
+    }
+}
+
+/* ---- one-word (narrow) chunk products ------------------------------------------- */
+
+/* 16 int16 pair sums of digits * codes: unsigned digits <= 63 with codes
+   within +-127 give |pair| <= 2 * 63 * 127; signed digits go through the
+   sign trick, |level| <= 128, so |pair| <= 2 * 128 * 127 < 2^15. */
+AI __m256i pairs8(dn_type t, __m256i q, const int8_t *c8)
+{
+    __m256i c = load32(c8);
+    if (signed_digits(t)) return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
+    return _mm256_maddubs_epi16(q, c);
+}
+
+/* The int16 multiplier of chunk c's pairs for 16-element sub-block formats:
+   sc[2c] on the low 128-bit half (elements 0-15), sc[2c+1] on the high. */
+AI __m256i sub16_scale(__m256i sc16x2, int c)
+{
+    /* sc16x2: the eight int16 scales of chunks 0-3 (or 4-7) in both halves */
+    int w = 2 * (c % 4); /* int16 index of the low half's scale */
+    __m256i ctl = _mm256_setr_epi8(2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w,
+                                   2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1,
+                                   2 * w, 2 * w + 1, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3,
+                                   2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3,
+                                   2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3);
+    return _mm256_shuffle_epi8(sc16x2, ctl);
+}
+
+/* A 256-element block, narrow codes: C = [C_0..C_7], O = [O_0..O_7]
+   (int32: |C_k| <= 32 * 4096 * 127 < 2^24). */
+AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_t *bs16n,
+                   const int32_t *bs32, __m256i *C, __m256i *O)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i v[8];
+    if (t == DN_TYPE_Q2_K || t == DN_TYPE_Q3_K || t == DN_TYPE_Q6_K) {
+        /* per-16 scales inside the madd: |pair * sc| <= 2 * 16002 * 128 */
+        __m128i s8;
+        if (t == DN_TYPE_Q2_K) {
+            s8 = _mm_and_si128(_mm_loadu_si128((const __m128i *)blk), _mm_set1_epi8(15));
+        } else if (t == DN_TYPE_Q6_K) {
+            s8 = _mm_loadu_si128((const __m128i *)(blk + 192));
+        } else {
+            uint32_t aux[4];
+            memcpy(aux, blk + 96, 12);
+            uint32_t tmp = aux[2];
+            const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
+            aux[2] = ((aux[0] >> 4) & k2) | (((tmp >> 4) & k1) << 4);
+            aux[3] = ((aux[1] >> 4) & k2) | (((tmp >> 6) & k1) << 4);
+            aux[0] = (aux[0] & k2) | (((tmp >> 0) & k1) << 4);
+            aux[1] = (aux[1] & k2) | (((tmp >> 2) & k1) << 4);
+            s8 = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)aux), _mm_set1_epi8(32));
+        }
+        __m256i sc16 = _mm256_cvtepi8_epi16(s8); /* [sc0..7 | sc8..15] */
+        __m256i lo2 = _mm256_permute2x128_si256(sc16, sc16, 0x00);
+        __m256i hi2 = _mm256_permute2x128_si256(sc16, sc16, 0x11);
+        for (int c = 0; c < 8; c++)
+            v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c),
+                                     sub16_scale(c < 4 ? lo2 : hi2, c));
+        __m256i Cv = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+        __m256i bs = load32(bs16n);
+        if (t == DN_TYPE_Q2_K) {
+            __m128i m8 = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk), 4),
+                                       _mm_set1_epi8(15));
+            *O = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(_mm256_cvtepi8_epi16(m8), bs));
+        } else {
+            /* the zero point: z * sum sc * bs16 */
+            __m256i zs = _mm256_madd_epi16(sc16, bs);
+            Cv = _mm256_sub_epi32(Cv, _mm256_slli_epi32(zs, t == DN_TYPE_Q3_K ? 2 : 5));
+        }
+        *C = Cv;
+        return;
+    }
+    for (int c = 0; c < 8; c++) v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c), ones);
+    __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    if (t == DN_TYPE_IQ4_XS) {
+        uint16_t h = dn_ld16(blk + 2);
+        uint32_t l;
+        memcpy(&l, blk + 4, 4);
+        /* ls_j = (scales_l nibble j) | (2 bits j of scales_h) << 4 */
+        int32_t ls[8];
+        for (int j = 0; j < 8; j++) ls[j] = (int32_t)(((l >> 4 * j) & 15) | ((h >> 2 * j) & 3) << 4) - 32;
+        *C = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
+        return;
+    }
+    /* Q4_K, Q5_K: sc, m per chunk (ggml's unpacking of the 12 bytes) */
+    uint32_t u[4];
+    memcpy(u, blk + 4, 12);
+    const uint32_t k1 = 0x3f3f3f3fu, k2 = 0x0f0f0f0fu, k3 = 0x03030303u;
+    u[3] = ((u[2] >> 4) & k2) | (((u[1] >> 6) & k3) << 4);
+    uint32_t ua = u[1] & k1;
+    u[1] = (u[2] & k2) | (((u[0] >> 6) & k3) << 4);
+    u[2] = ua;
+    u[0] &= k1;
+    __m128i sm = _mm_loadu_si128((const __m128i *)u); /* 8 sc bytes, 8 m bytes */
+    *C = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
+    *O = _mm256_sub_epi32(_mm256_setzero_si256(),
+                          _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(bs32)));
+}
+
+/* G (<= 8) 32-element blocks from blk, narrow codes: C = [C_0..C_7] (lanes
+   from G on zero): |C_k| <= 32 * 128 * 127 < 2^20. */
+AI __m256i small_narrow(dn_type t, const uint8_t *blk, size_t bb, int G, const int8_t *c8,
+                        const int32_t *bs32)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i v[8];
+    for (int c = 0; c < 8; c++)
+        v[c] = c < G ? _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c), ones)
+                     : _mm256_setzero_si256();
+    __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    int z = dn_zero_point(t);
+    if (z) raw = _mm256_sub_epi32(raw, _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
+    return raw; /* bs32 is zero past the row (dn_dot_act pads) */
+}
+
+/* ---- two-word (wide) raw sums ----------------------------------------------------- */
+
+/* raw16 sums of chunk q against int16 codes: [elements 0-15 | 16-31] as two
+   int32x8 whose lanes add up to each: |pair| <= 2 * 128 * 32768 = 2^24. */
+AI void pairs16(dn_type t, __m256i q, const int16_t *c16, __m256i *lo, __m256i *hi)
+{
+    __m128i q0 = _mm256_castsi256_si128(q), q1 = _mm256_extracti128_si256(q, 1);
+    __m256i w0 = signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
+    __m256i w1 = signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
+    *lo = _mm256_madd_epi16(w0, load32(c16));
+    *hi = _mm256_madd_epi16(w1, load32(c16 + 16));
+}
+
+/* raw[16]: the per-16 sums of 8 chunks (|raw| <= 16 * 128 * 32768 = 2^26). */
+AI void raw16_wide(dn_type t, const uint8_t *blk, size_t bb, int G, const int16_t *c16, int32_t raw[16])
+{
+    __m256i v[16];
+    for (int c = 0; c < 8; c++) {
+        if (c < G) {
+            const uint8_t *b = dn_big(t) ? blk : blk + c * bb;
+            pairs16(t, digits(t, b, c), c16 + 32 * c, &v[2 * c], &v[2 * c + 1]);
+        } else {
+            v[2 * c] = v[2 * c + 1] = _mm256_setzero_si256();
+        }
+    }
+    _mm256_storeu_si256((__m256i *)raw, reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
+    _mm256_storeu_si256((__m256i *)(raw + 8), reduce8(v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]));
+}
+
+/* ---- four rows at once: rows in the lanes of a double vector ------------------ */
+
+/* Columns of four rows' chunk vectors: x[r] = [x_r0 .. x_r7] (int32) gives
+   c[k] = [x_0k, x_1k, x_2k, x_3k] as doubles (exact). */
+AI void columns_i(const __m256i x[4], __m256d c[8])
+{
+    __m256i t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
+    __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2); /* k 0|4, 1|5 */
+    __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3); /* k 2|6, 3|7 */
+    c[0] = _mm256_cvtepi32_pd(_mm256_castsi256_si128(u0));
+    c[1] = _mm256_cvtepi32_pd(_mm256_castsi256_si128(u1));
+    c[2] = _mm256_cvtepi32_pd(_mm256_castsi256_si128(u2));
+    c[3] = _mm256_cvtepi32_pd(_mm256_castsi256_si128(u3));
+    c[4] = _mm256_cvtepi32_pd(_mm256_extracti128_si256(u0, 1));
+    c[5] = _mm256_cvtepi32_pd(_mm256_extracti128_si256(u1, 1));
+    c[6] = _mm256_cvtepi32_pd(_mm256_extracti128_si256(u2, 1));
+    c[7] = _mm256_cvtepi32_pd(_mm256_extracti128_si256(u3, 1));
+}
+
+/* The same for four rows' float vectors (the blocks' scales). */
+AI void columns_f(const __m256 x[4], __m256d c[8])
+{
+    __m256 t0 = _mm256_unpacklo_ps(x[0], x[1]), t1 = _mm256_unpackhi_ps(x[0], x[1]);
+    __m256 t2 = _mm256_unpacklo_ps(x[2], x[3]), t3 = _mm256_unpackhi_ps(x[2], x[3]);
+    __m256 u0 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    __m256 u1 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    __m256 u2 = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    __m256 u3 = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    c[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(u0));
+    c[1] = _mm256_cvtps_pd(_mm256_castps256_ps128(u1));
+    c[2] = _mm256_cvtps_pd(_mm256_castps256_ps128(u2));
+    c[3] = _mm256_cvtps_pd(_mm256_castps256_ps128(u3));
+    c[4] = _mm256_cvtps_pd(_mm256_extractf128_ps(u0, 1));
+    c[5] = _mm256_cvtps_pd(_mm256_extractf128_ps(u1, 1));
+    c[6] = _mm256_cvtps_pd(_mm256_extractf128_ps(u2, 1));
+    c[7] = _mm256_cvtps_pd(_mm256_extractf128_ps(u3, 1));
+}
+
+/* [sum of x[0]'s lanes, ..., sum of x[3]'s] as doubles (|sums| < 2^31). */
+AI __m256d row_sums(const __m256i x[4])
+{
+    __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(x[0], x[1]), _mm256_hadd_epi32(x[2], x[3]));
+    return _mm256_cvtepi32_pd(_mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+}
+
+/* Lanes where a + b is not a double (TwoSum's error is not zero). */
+AI int inexact_lanes(__m256d a, __m256d b, __m256d s)
+{
+    __m256d bb = _mm256_sub_pd(s, a);
+    __m256d err = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(b, bb));
+    return _mm256_movemask_pd(_mm256_cmp_pd(err, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+}
+
+/* a + b rounded once to f32 in each lane (pieces of two exact products). */
+AI __m128 round_sum(__m256d a, __m256d b)
+{
+    __m256d s = _mm256_add_pd(a, b);
+    if (inexact_lanes(a, b, s)) { /* rare: an offset term far below the coef term's last place */
+        double a4[4], b4[4];
+        _mm256_storeu_pd(a4, a);
+        _mm256_storeu_pd(b4, b);
+        for (int k = 0; k < 4; k++) a4[k] = dn_dot_sum_odd(a4[k], b4[k]);
+        s = _mm256_loadu_pd(a4);
+    }
+    return _mm256_cvtpd_ps(_mm256_add_pd(s, _mm256_setzero_pd())); /* + 0: an exact 0 is +0 */
+}
+
+/* 4 binary16 values (one per row) at the rows' blocks + at, as doubles; the
+   mask of unreadable ones in *bad. */
+AI __m256d scales4(const uint8_t *const blk[4], int at, int *bad)
+{
+    __m128i h = _mm_setr_epi16((short)dn_ld16(blk[0] + at), (short)dn_ld16(blk[1] + at),
+                               (short)dn_ld16(blk[2] + at), (short)dn_ld16(blk[3] + at), 0, 0, 0, 0);
+    const __m128i e = _mm_set1_epi16(0x7C00);
+    *bad |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e)) & 0xFF;
+    return _mm256_cvtps_pd(_mm_cvtph_ps(h));
+}
+
+/* [sum_k x[r]_k S_k for r = 0..3]: each row's eight int32 chunk values
+   times the group's eight activation scales, summed (exact where gok says
+   so: any order). */
+AI __m256d rows_dot_S(const __m256i x[4], __m256d S0, __m256d S1)
+{
+    __m256d v[4];
+    for (int r = 0; r < 4; r++)
+        v[r] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x[r], 1)), S1,
+                               _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x[r])), S0));
+    __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+}
+
+/* The four pieces of a Sub32 group of a 256-element format: A = sum_k C_k
+   S_k and B = sum_k O_k S_k per row (exact: dn_dot_act_init's gok), then
+   d A + dm B rounded once where |A|, |B| < glim; *need gets the lanes that
+   must go to the reference. */
+AI __m128 big_sub32_4(const __m256i C[4], const __m256i O[4], int has_o, const double *S,
+                      double glim, __m256d d, __m256d dm, int *need)
+{
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d A = rows_dot_S(C, S0, S1);
+    const __m256d lim = _mm256_set1_pd(glim);
+    __m256d ok = _mm256_cmp_pd(abs_pd(A), lim, _CMP_LT_OQ);
+    __m256d pa = _mm256_mul_pd(d, A);
+    if (!has_o) {
+        *need = ~_mm256_movemask_pd(ok) & 15;
+        return _mm256_cvtpd_ps(_mm256_add_pd(pa, _mm256_setzero_pd()));
+    }
+    __m256d B = rows_dot_S(O, S0, S1);
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(abs_pd(B), lim, _CMP_LT_OQ));
+    *need = ~_mm256_movemask_pd(ok) & 15;
+    return round_sum(pa, _mm256_mul_pd(dm, B));
+}
+
+/* The four per-block pieces of a 256-element block: C (d S) + O (dm S) with
+   C, O the rows' whole-block sums (|C| < 2^27: exact products). */
+AI __m128 big_block_4(const __m256i C[4], const __m256i O[4], int has_o, double S, __m256d d,
+                      __m256d dm)
+{
+    const __m256d s = _mm256_set1_pd(S);
+    __m256d pa = _mm256_mul_pd(row_sums(C), _mm256_mul_pd(d, s));
+    if (!has_o) return _mm256_cvtpd_ps(_mm256_add_pd(pa, _mm256_setzero_pd()));
+    return round_sum(pa, _mm256_mul_pd(row_sums(O), _mm256_mul_pd(dm, s)));
+}
+
+/* The four pieces of a Sub32 group of G 32-element blocks: sum_k C_k d_k S_k
+   (+ O_k m_k S_k) per row, exact where sum |terms| < ymin gfac
+   (dn_piece_small_sub32's argument; ymin here is the least |d_k| S_k over
+   non-zero ones, +inf-scaled past the row and for zero activation blocks). */
+AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4], const int32_t *bs32,
+                        int has_o, const double *S, const double *Sinf, double gfac, int *need)
+{
+    __m256d c[8], dc[8];
+    columns_i(C, c);
+    columns_f(d, dc);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d s = _mm256_setzero_pd(), ab = _mm256_setzero_pd(), ym = _mm256_set1_pd(INFINITY);
+    for (int k = 0; k < 8; k++) {
+        __m256d D = _mm256_mul_pd(dc[k], _mm256_broadcast_sd(S + k));
+        __m256d t = _mm256_mul_pd(c[k], D);
+        s = _mm256_add_pd(s, t);
+        ab = _mm256_add_pd(ab, _mm256_andnot_pd(sign, t));
+        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
+        ym = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
+    }
+    if (has_o) {
+        columns_f(m, dc);
+        for (int k = 0; k < 8; k++) {
+            __m256d E = _mm256_mul_pd(dc[k], _mm256_broadcast_sd(S + k));
+            __m256d u = _mm256_mul_pd(_mm256_set1_pd((double)bs32[k]), E);
+            s = _mm256_add_pd(s, u);
+            ab = _mm256_add_pd(ab, _mm256_andnot_pd(sign, u));
+            ym = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
+        }
+    }
+    __m256d ok = _mm256_cmp_pd(ab, _mm256_mul_pd(ym, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
+    *need = ~_mm256_movemask_pd(ok) & 15;
+    return _mm256_cvtpd_ps(_mm256_add_pd(s, _mm256_setzero_pd()));
+}
+
+/* One row's eight per-block pieces of G 32-element blocks (lanes past G are
+   0): C_k d_k S_k + O_k m_k S_k, each rounded once. */
+AI __m256 small_block_8(__m256i C, __m256 d, __m256 m, const int32_t *bs32, int has_o, const double *S)
+{
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d pa0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C)),
+                                _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(d)), S0));
+    __m256d pa1 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(C, 1)),
+                                _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(d, 1)), S1));
+    if (!has_o)
+        return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(pa1, _mm256_setzero_pd())),
+                               _mm256_cvtpd_ps(_mm256_add_pd(pa0, _mm256_setzero_pd())));
+    __m256i Oi = load32(bs32);
+    __m256d pb0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(Oi)),
+                                _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(m)), S0));
+    __m256d pb1 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(Oi, 1)),
+                                _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(m, 1)), S1));
+    return _mm256_set_m128(round_sum(pa1, pb1), round_sum(pa0, pb0));
+}
+
+/* Lanes (as an int mask per 32-bit lane) holding a tiny piece: non-zero and
+   below 2^-100 in magnitude (dn_piece_tiny). */
+AI __m256i tiny8(__m256 p)
+{
+    __m256i u = _mm256_and_si256(_mm256_castps_si256(p), _mm256_set1_epi32(0x7FFFFFFF));
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(u, _mm256_setzero_si256()),
+                               _mm256_cmpgt_epi32(_mm256_set1_epi32(0x0D800000), u));
+}
+
+/* ---- the matrix-vector product --------------------------------------------------- */
+
+typedef struct mv_ctx {
+    dn_type type;
+    const uint8_t *w;
+    size_t rows, n, bb, row_bytes;
+    const dn_act_row *act;
+    dn_act_scaling scaling;
+    const dn_dot_act *a;
+} mv_ctx;
+
+/* The scales of the G blocks from blk as floats (lanes past G zero); 1 when
+   one of them is unreadable. */
+AI int small_scales(dn_type t, const uint8_t *blk, size_t bb, int G, __m256 *d, __m256 *m)
+{
+    __m256i x;
+    if (G == 8) {
+        __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)bb));
+        x = _mm256_i32gather_epi32((const int *)blk, idx, 1);
+    } else {
+        uint32_t s[8] = {0};
+        for (int k = 0; k < G; k++) memcpy(&s[k], blk + k * bb, 4);
+        x = _mm256_loadu_si256((const __m256i *)s);
+    }
+    if (dn_m_at(t) < 0) x = _mm256_and_si256(x, _mm256_set1_epi32(0xFFFF));
+    const __m256i e = _mm256_set1_epi32(0x7C00), e2 = _mm256_set1_epi32(0x7C000000);
+    __m256i badlo = _mm256_cmpeq_epi32(_mm256_and_si256(x, e), e);
+    __m256i badhi = _mm256_cmpeq_epi32(_mm256_and_si256(x, e2), e2);
+    int bad = !_mm256_testz_si256(badlo, badlo) || (dn_m_at(t) >= 0 && !_mm256_testz_si256(badhi, badhi));
+    /* pack: [d0..3 m0..3 | d4..7 m4..7] -> [d0..7 | m0..7] */
+    __m256i dm = _mm256_packus_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFFFF)), _mm256_srli_epi32(x, 16));
+    dm = _mm256_permute4x64_epi64(dm, 0xD8);
+    *d = _mm256_cvtph_ps(_mm256_castsi256_si128(dm));
+    *m = _mm256_cvtph_ps(_mm256_extracti128_si256(dm, 1));
+    return bad;
+}
+
+/* Four rows (row pointers may repeat for a short batch), narrow codes: the
+   row values into v[4]. Returns -1 when a block is unreadable, else the
+   mask of rows that met a tiny piece (their chain must be redone). */
+AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4])
+{
+    const dn_dot_act *a = c->a;
+    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const size_t n = c->n, bb = c->bb;
+    __m128 acc = _mm_setzero_ps();
+    __m256i tiny = _mm256_setzero_si256();
+    for (size_t g = 0; g < n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
+        const uint8_t *blk[4];
+        for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
+        /* four streams: prefetch each a few groups ahead */
+        const size_t gbytes = big ? bb : 8 * bb;
+        for (int r = 0; r < 4; r++)
+            for (size_t o = 0; o < gbytes + 63; o += 64)
+                _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        __m128 p;
+        int need = 0;
+        if (big) {
+            int bad = 0;
+            __m256d d = scales4(blk, dn_d_at(t), &bad), dm = _mm256_setzero_pd();
+            if (dn_m_at(t) >= 0) dm = scales4(blk, dn_m_at(t), &bad);
+            if (bad) return -1;
+            if (sub32 && !a->gok[gi]) {
+                p = _mm_setzero_ps();
+                need = 15;
+            } else {
+                __m256i C[4], O[4];
+                for (int r = 0; r < 4; r++) {
+                    O[r] = _mm256_setzero_si256();
+                    big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, a->bs32 + g / 32, &C[r], &O[r]);
+                }
+                p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
+                          : big_block_4(C, O, has_o, S[0], d, dm);
+            }
+        } else {
+            __m256 d[4], m[4];
+            __m256i C[4];
+            int bad = 0;
+            for (int r = 0; r < 4; r++) {
+                bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+                C[r] = G == 8 ? small_narrow(t, blk[r], bb, 8, a->c8 + g, a->bs32 + g / 32)
+                              : small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32);
+            }
+            if (bad) return -1;
+            if (!sub32) {
+                /* eight pieces per row, added in block order: rows to columns */
+                __m256 q[4];
+                for (int r = 0; r < 4; r++) {
+                    q[r] = small_block_8(C[r], d[r], m[r], a->bs32 + g / 32, has_o, S);
+                    tiny = _mm256_or_si256(tiny, _mm256_and_si256(tiny8(q[r]), _mm256_set1_epi32(1 << r)));
+                }
+                __m256 t0 = _mm256_unpacklo_ps(q[0], q[1]), t1 = _mm256_unpackhi_ps(q[0], q[1]);
+                __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
+                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+                __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+                __m128 col[8] = {_mm256_castps256_ps128(u0), _mm256_castps256_ps128(u1),
+                                 _mm256_castps256_ps128(u2), _mm256_castps256_ps128(u3),
+                                 _mm256_extractf128_ps(u0, 1), _mm256_extractf128_ps(u1, 1),
+                                 _mm256_extractf128_ps(u2, 1), _mm256_extractf128_ps(u3, 1)};
+                for (int k = 0; k < G; k++) acc = _mm_add_ps(acc, col[k]);
+                continue;
+            }
+            if (!a->gok[gi]) {
+                p = _mm_setzero_ps();
+                need = 15;
+            } else {
+                p = small_sub32_4(C, d, m, a->bs32 + g / 32, has_o, S, a->Sinf + g / 32, a->gfac[gi], &need);
+            }
+        }
+        if (need) { /* lanes the fast path cannot prove: the reference's piece */
+            float f[4];
+            _mm_storeu_ps(f, p);
+            size_t to = big ? g + 256 : g + 32 * (size_t)G;
+            for (int r = 0; r < 4; r++)
+                if (need >> r & 1) f[r] = dn_dot_piece_of_bytes(t, blk[r], c->act, c->scaling, g, to);
+            p = _mm_loadu_ps(f);
+        }
+        tiny = _mm256_or_si256(tiny, _mm256_and_si256(tiny8(_mm256_castps128_ps256(p)),
+                                                      _mm256_setr_epi32(1, 2, 4, 8, 0, 0, 0, 0)));
+        acc = _mm_add_ps(acc, p);
+    }
+    _mm_storeu_ps(v, acc);
+    /* the rows whose lanes met a tiny piece */
+    __m128i tm = _mm_or_si128(_mm256_castsi256_si128(tiny), _mm256_extracti128_si256(tiny, 1));
+    tm = _mm_or_si128(tm, _mm_shuffle_epi32(tm, 0x4E));
+    tm = _mm_or_si128(tm, _mm_shuffle_epi32(tm, 0xB1));
+    return _mm_cvtsi128_si32(tm) & 15;
+}
+
+/* One row, wide codes (beyond +-127): integer sums per 16 by madd_epi16,
+   the rest in scalar integers and doubles (dot_shared.h). Returns the row's
+   value in *v, -1 when a block is unreadable, else 1 when it met a tiny
+   piece. */
+AI int row_wide(const mv_ctx *c, dn_type t, const uint8_t *row, float *v)
+{
+    const dn_dot_act *a = c->a;
+    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const size_t n = c->n, bb = c->bb;
+    float acc = 0.0f;
+    int tiny = 0;
+    for (size_t g = 0; g < n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32);
+        const uint8_t *blk = row + (big ? gi * bb : (g / 32) * bb);
+        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        int32_t raw[16];
+        float p;
+        if (big) {
+            uint16_t dh = dn_ld16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_ld16(blk + dn_m_at(t)) : 0;
+            if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
+            int ok = 0;
+            if (!sub32 || a->gok[gi]) {
+                int64_t C[8], O[8];
+                raw16_wide(t, blk, bb, 8, c->act->codes + g, raw);
+                dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
+                if (sub32) {
+                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                } else {
+                    int64_t Ct = 0, Ot = 0;
+                    for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
+                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                }
+            }
+            if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+            continue;
+        }
+        __m256 dv, mv;
+        if (small_scales(t, blk, bb, G, &dv, &mv)) return -1;
+        float df[8], mf[8];
+        double d[8], m[8];
+        int64_t C[8];
+        _mm256_storeu_ps(df, dv);
+        _mm256_storeu_ps(mf, mv);
+        raw16_wide(t, blk, bb, G, c->act->codes + g, raw);
+        const int z = dn_zero_point(t);
+        for (int k = 0; k < 8; k++) {
+            d[k] = df[k];
+            m[k] = mf[k];
+            C[k] = (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k];
+        }
+        if (sub32) {
+            if (!a->gok[gi] || !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
+                p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+            continue;
+        }
+        for (int k = 0; k < G; k++) {
+            p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
+            tiny |= dn_piece_tiny(p);
+            acc += p;
+        }
+    }
+    *v = acc;
+    return tiny;
+}
+
+AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    for (size_t r = r0; r < r1;) {
+        float v[4];
+        size_t count;
+        int tiny;
+        if (c->a->narrow) {
+            const uint8_t *rp[4];
+            count = r1 - r < 4 ? r1 - r : 4;
+            for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
+            tiny = batch_narrow(c, t, rp, v);
+        } else {
+            count = 1;
+            tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
+        }
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
+        for (size_t k = 0; k < count; k++) {
+            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
+                dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
+                                                   r + k + 1, out, bad);
+                if (st != DN_OK) return st;
+            } else {
+                out[r + k] = dn_chain_result(v[k]);
+            }
+        }
+        r += count;
+    }
+    return DN_OK;
+}
+
+#define MV_FOR(T, name)                                                                        \
+    static dn_status name(const mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)      \
+    {                                                                                          \
+        return mv_rows(c, T, r0, r1, out, bad);                                                \
+    }
+MV_FOR(DN_TYPE_Q4_0, mv_q4_0)
+MV_FOR(DN_TYPE_Q4_1, mv_q4_1)
+MV_FOR(DN_TYPE_Q5_0, mv_q5_0)
+MV_FOR(DN_TYPE_Q5_1, mv_q5_1)
+MV_FOR(DN_TYPE_Q8_0, mv_q8_0)
+MV_FOR(DN_TYPE_Q2_K, mv_q2_k)
+MV_FOR(DN_TYPE_Q3_K, mv_q3_k)
+MV_FOR(DN_TYPE_Q4_K, mv_q4_k)
+MV_FOR(DN_TYPE_Q5_K, mv_q5_k)
+MV_FOR(DN_TYPE_Q6_K, mv_q6_k)
+MV_FOR(DN_TYPE_IQ4_NL, mv_iq4_nl)
+MV_FOR(DN_TYPE_IQ4_XS, mv_iq4_xs)
+
+static dn_status avx2_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                   size_t r1, float *out, size_t *bad)
+{
+    dn_status (*f)(const mv_ctx *, size_t, size_t, float *, size_t *);
+    switch (type) {
+    case DN_TYPE_Q4_0: f = mv_q4_0; break;
+    case DN_TYPE_Q4_1: f = mv_q4_1; break;
+    case DN_TYPE_Q5_0: f = mv_q5_0; break;
+    case DN_TYPE_Q5_1: f = mv_q5_1; break;
+    case DN_TYPE_Q8_0: f = mv_q8_0; break;
+    case DN_TYPE_Q2_K: f = mv_q2_k; break;
+    case DN_TYPE_Q3_K: f = mv_q3_k; break;
+    case DN_TYPE_Q4_K: f = mv_q4_k; break;
+    case DN_TYPE_Q5_K: f = mv_q5_k; break;
+    case DN_TYPE_Q6_K: f = mv_q6_k; break;
+    case DN_TYPE_IQ4_NL: f = mv_iq4_nl; break;
+    case DN_TYPE_IQ4_XS: f = mv_iq4_xs; break;
+    default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    }
+    dn_dot_act a;
+    if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) return DN_ERR_OUT_OF_MEMORY;
+    if (!a.usable) {
+        dn_dot_act_free(&a);
+        return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    }
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, &a};
+    dn_status st = f(&c, r0, r1, out, bad);
+    dn_dot_act_free(&a);
+    return st;
+}
+
+const dn_dot_kernels dn_dot_avx2 = {
+    .quantize = avx2_quantize,
+    .mat_vec_rows = avx2_mat_vec_rows,
+};
