@@ -79,6 +79,10 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
    l2norm, rope and hadamard at every plan length. */
 int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
+/* The quantization and quantized dot module's kernels: the exact scale,
+   quantize, and mat_vec_rows of every block format under both scalings and
+   both word counts (src/check/check_dot.c). */
+int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);

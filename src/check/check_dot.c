@@ -1,0 +1,493 @@
+/*
+ * The quantization and quantized dot / matrix-vector kernels held to their
+ * references, every output's bits (and every status and reported index).
+ *
+ *  - scale: the kernels' exact activation scale (dn_dot_fast_scale) against
+ *    dn_block_scale / dn_wide_scale, on amax drawn over every binade with
+ *    significands that stress the rounding (multiples of the bound, grid
+ *    values, all-ones, random), both grids, both word counts;
+ *  - quantize: rows of 0..16 blocks (and a few long ones) in every input
+ *    regime (denormals, infinities, NaNs report the first index), plus blocks
+ *    built of exact ties x = (j + 1/2) m 2^e and their neighbours;
+ *  - mat_vec <format>: for every format, both scalings and both word counts,
+ *    matrices of 1..6 rows of 1..16 blocks built byte by byte: random digits
+ *    and sub-block scales, blocks of extreme digits, binary16 scales of
+ *    every kind (typical, every exponent, subnormal, zero, negative, repeated,
+ *    rarely infinite or NaN: an unreadable block), against activation rows
+ *    quantized from floats of every kind (outliers, zero blocks, tiny and
+ *    huge values) or built code by code (full-range codes, -128 and -32768,
+ *    exponents spread past the kernels' fast path and past the usable range,
+ *    pieces tiny enough to flush), and an "integers" mode whose pieces land
+ *    on f32 rounding ties. A random row range of each matrix is compared.
+ */
+#include "check.h"
+#include "decodenum/fp32.h"
+#include "dot_kernels.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
+                                DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+                                DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
+static const char *const type_names[] = {
+    "mat_vec Q4_0", "mat_vec Q4_1", "mat_vec Q5_0", "mat_vec Q5_1", "mat_vec Q8_0", "mat_vec Q2_K",
+    "mat_vec Q3_K", "mat_vec Q4_K", "mat_vec Q5_K", "mat_vec Q6_K", "mat_vec IQ4_NL", "mat_vec IQ4_XS"};
+#define NTYPES (sizeof types / sizeof types[0])
+
+/* ---- scale --------------------------------------------------------------------- */
+
+static void check_scale(const dn_check_plan *plan, dn_check_result *res)
+{
+    dn_rng r = {plan->seed ^ UINT64_C(0x5CA1E)};
+    size_t cases = plan->every_length_to >= 300 ? 400000 : 40000;
+    for (size_t i = 0; i < cases; i++) {
+        uint64_t z = dn_rng_next(&r);
+        uint32_t E = 1 + (uint32_t)(z % 254); /* every binade of normal floats */
+        uint32_t M; /* 24-bit significand */
+        switch ((z >> 8) % 6) {
+        case 0: { /* bound * grid value: the exact ceiling is reached */
+            uint32_t bound = (z >> 11) & 1 ? 127 : 32767, m = 8 + (uint32_t)((z >> 12) % 248);
+            uint64_t v = (uint64_t)bound * m;
+            while (v < 0x800000) v <<= 1;
+            while (v >= 0x1000000) v >>= 1; /* may drop bits: close to a grid value */
+            M = (uint32_t)v;
+            break;
+        }
+        case 1: M = 0xFFFFFF - (uint32_t)((z >> 12) % 4); break;
+        case 2: M = 0x800000 + (uint32_t)((z >> 12) % 4); break;
+        default: M = 0x800000 | (uint32_t)((z >> 12) & 0x7FFFFF); break;
+        }
+        float amax = float_of(E << 23 | (M & 0x7FFFFF));
+        dn_words words = (z >> 40) & 1 ? DN_WORDS_TWO : DN_WORDS_ONE;
+        int32_t lo = (z >> 41) & 1 ? 128 : 8;
+        dn_act_scale want, got;
+        (lo == 8 ? dn_block_scale : dn_wide_scale)(amax, words, &want);
+        dn_dot_fast_scale(amax, lo, words, &got);
+        if (want.m != got.m || want.e != got.e)
+            dn_check_mismatch(res, "scale amax=0x%08" PRIx32 " lo=%d words=%d: reference %d*2^%d, kernel %d*2^%d",
+                              bits_of(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
+                              (int)got.e);
+        res->compared++;
+    }
+}
+
+/* ---- sum_odd ------------------------------------------------------------------ */
+
+/* dn_dot_sum_odd rounded to f32 against dn_exact_sum of the same two terms:
+   exact doubles a = ma 2^ea and b = mb 2^eb with up to 55 places between
+   their exponents (inside the exact sum's window, so it is exact too), a
+   often an f32 tie (25 significant bits, the last set). */
+static void check_sum_odd(const dn_check_plan *plan, dn_check_result *res)
+{
+    dn_rng r = {plan->seed ^ UINT64_C(0x0DD)};
+    size_t cases = plan->every_length_to >= 300 ? 400000 : 40000;
+    for (size_t i = 0; i < cases; i++) {
+        int64_t ma = (int64_t)(dn_rng_next(&r) >> 11) | 1;
+        int64_t mb = (int64_t)(dn_rng_next(&r) >> (11 + dn_rng_below(&r, 40)));
+        if (dn_rng_next(&r) & 1) ma = -ma;
+        if (dn_rng_next(&r) & 1) mb = -mb;
+        if (dn_rng_next(&r) & 1) { /* a on an f32 tie */
+            uint64_t m = (uint64_t)(ma < 0 ? -ma : ma);
+            int drop = 63 - __builtin_clzll(m) - 24;
+            m = ((m >> drop) << drop) | (UINT64_C(1) << drop);
+            ma = ma < 0 ? -(int64_t)m : (int64_t)m;
+        }
+        int ea = -140 + (int)dn_rng_below(&r, 270), eb = ea - 5 - (int)dn_rng_below(&r, 50);
+        if (dn_rng_next(&r) & 1) { int t = ea; ea = eb; eb = t; int64_t u = ma; ma = mb; mb = u; }
+        dn_term t[2] = {{ma, ea, 0}, {mb, eb, 0}};
+        float want, got = (float)(dn_dot_sum_odd(ldexp((double)ma, ea), ldexp((double)mb, eb)) + 0.0);
+        dn_exact_sum(t, 2, &want);
+        /* the engine flushes a denormal result (got is IEEE's) */
+        if ((bits_of(got) & 0x7F800000u) == 0) got = float_of(bits_of(got) & 0x80000000u);
+        res->compared++;
+        if (bits_of(want) != bits_of(got))
+            dn_check_mismatch(res, "sum_odd %lld*2^%d + %lld*2^%d: exact 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                              (long long)ma, ea, (long long)mb, eb, bits_of(want), bits_of(got));
+    }
+}
+
+/* ---- quantize -------------------------------------------------------------------- */
+
+/* A block of exact ties and near-ties: x[0] = bound * m 2^e (so the scale is
+   m 2^e), the rest (j + 1/2) m 2^e, some nudged by an ulp. */
+static void fill_ties(dn_rng *r, float *x, size_t len, int32_t lo, dn_words words)
+{
+    int32_t bound = words == DN_WORDS_ONE ? 127 : 32767;
+    int32_t m = lo + (int32_t)dn_rng_below(r, (uint64_t)lo);
+    int e = -30 + (int)dn_rng_below(r, 40);
+    x[0] = ldexpf((float)(bound * m), e) * ((dn_rng_next(r) & 1) ? 1.0f : -1.0f);
+    for (size_t i = 1; i < len; i++) {
+        int32_t j = (int32_t)dn_rng_below(r, (uint64_t)bound);
+        float v = ldexpf((float)((2 * j + 1) * m), e - 1);
+        uint64_t z = dn_rng_next(r);
+        if ((z & 3) == 0) v = nextafterf(v, INFINITY);
+        else if ((z & 3) == 1) v = nextafterf(v, 0.0f);
+        x[i] = (z & 4) ? -v : v;
+    }
+}
+
+static void check_quantize(const dn_dot_kernels *kern, const dn_check_plan *plan, size_t cases,
+                           dn_check_result *res)
+{
+    const size_t maxn = 64 * 256;
+    float *x = malloc(maxn * sizeof *x);
+    int16_t *c_ref = malloc(maxn * sizeof *c_ref), *c_k = malloc(maxn * sizeof *c_k);
+    dn_act_scale *s_ref = malloc(maxn / 32 * sizeof *s_ref + 8), *s_k = malloc(maxn / 32 * sizeof *s_k + 8);
+    if (!x || !c_ref || !c_k || !s_ref || !s_k) {
+        dn_check_mismatch(res, "out of memory");
+        goto out;
+    }
+    dn_rng r = {plan->seed ^ UINT64_C(0x0A7)};
+    for (size_t i = 0; i < cases; i++) {
+        int per_block = (int)dn_rng_below(&r, 2);
+        size_t block = per_block && dn_rng_below(&r, 2) ? 256 : 32;
+        int32_t lo = per_block ? 128 : 8;
+        dn_words words = dn_rng_below(&r, 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
+        size_t blocks = i % 50 == 49 ? (size_t)dn_rng_below(&r, maxn / block + 1) : (size_t)dn_rng_below(&r, 17);
+        size_t n = blocks * block;
+        int mode = (int)dn_rng_below(&r, DN_REGIME_COUNT + 2);
+        if (mode < DN_REGIME_COUNT) {
+            dn_fill_f32(&r, (dn_regime)mode, x, n);
+            /* specials and bits draw non-finite values; keep them rare elsewhere */
+        } else if (mode == DN_REGIME_COUNT) {
+            for (size_t b = 0; b < blocks; b++) fill_ties(&r, x + b * block, block, lo, words);
+        } else {
+            dn_fill_f32(&r, DN_REGIME_NORMAL, x, n);
+            for (size_t b = 0; b < blocks; b++) { /* zero blocks and outliers */
+                uint64_t z = dn_rng_next(&r);
+                if ((z & 3) == 0) memset(x + b * block, 0, block * sizeof *x);
+                else if ((z & 3) == 1) x[b * block + (z >> 8) % block] = ldexpf(1.0f, 20 + (int)((z >> 20) % 90));
+            }
+        }
+        for (size_t k = 0; k < n; k++) c_ref[k] = c_k[k] = (int16_t)0x5555;
+        dn_act_row a_ref = {c_ref, s_ref, n, 0, DN_WORDS_ONE}, a_k = {c_k, s_k, n, 0, DN_WORDS_ONE};
+        size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+        dn_status st_ref = dn_ref_quantize(x, n, block, lo, words, &a_ref, &bad_ref);
+        dn_status st_k = kern->quantize(x, n, block, lo, words, &a_k, &bad_k);
+        res->compared++;
+        if (st_ref != st_k || bad_ref != bad_k) {
+            dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d: status %d/%d, bad %zu/%zu", n, block,
+                              (int)lo, (int)st_ref, (int)st_k, bad_ref, bad_k);
+            continue;
+        }
+        if (st_ref != DN_OK) continue;
+        if (a_ref.block != a_k.block || a_ref.words != a_k.words)
+            dn_check_mismatch(res, "quantize n=%zu: block/words differ", n);
+        for (size_t b = 0; b < blocks; b++) {
+            res->compared++;
+            if (s_ref[b].m != s_k[b].m || s_ref[b].e != s_k[b].e)
+                dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d words=%d: scale %zu reference %d*2^%d, kernel %d*2^%d",
+                                  n, block, (int)lo, (int)words, b, (int)s_ref[b].m, (int)s_ref[b].e,
+                                  (int)s_k[b].m, (int)s_k[b].e);
+        }
+        for (size_t k = 0; k < n; k++) {
+            res->compared++;
+            if (c_ref[k] != c_k[k])
+                dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d words=%d: code %zu of x=0x%08" PRIx32
+                                  " reference %d, kernel %d", n, block, (int)lo, (int)words, k,
+                                  bits_of(x[k]), c_ref[k], c_k[k]);
+        }
+    }
+out:
+    free(x); free(c_ref); free(c_k); free(s_ref); free(s_k);
+}
+
+/* ---- mat_vec ---------------------------------------------------------------------- */
+
+/* A binary16 scale of the given kind. In the integers mode the scale of
+   coef (field 0) is +-2^k (k in -3..15) or a few-bit integer, and the scale
+   of offs (field 1) is often a tiny subnormal: a large exact piece plus a
+   term far below its last place, where only an exact (or round-to-odd)
+   addition rounds right. */
+static uint16_t f16_scale(dn_rng *r, int integers, int field, uint16_t prev)
+{
+    uint64_t z = dn_rng_next(r);
+    uint16_t sign = (uint16_t)((z >> 63) << 15);
+    if (integers) {
+        if (field == 1 && (z & 2)) return (uint16_t)(sign | (uint16_t)(1 + (z >> 2) % 7));
+        /* +-2^k (k in -3..15) times 1 + a fraction of 0..10 bits */
+        uint16_t frac = (z & 4) ? 0 : (uint16_t)((z >> 8) & 1023 & ~((1u << (z >> 20) % 11) - 1));
+        return (uint16_t)(sign | (uint16_t)((12 + (z >> 1) % 19) << 10) | frac);
+    }
+    uint32_t kind = (uint32_t)((z >> 8) % 100);
+    uint16_t frac = (uint16_t)((z >> 20) & 1023);
+    if (kind < 50) return (uint16_t)(sign | (uint16_t)((6 + (z >> 32) % 10) << 10) | frac);
+    if (kind < 65) return (uint16_t)(sign | (uint16_t)((1 + (z >> 32) % 30) << 10) | frac);
+    if (kind < 75) return (uint16_t)(sign | (frac ? frac : 1));   /* subnormal */
+    if (kind < 80) return sign;                                   /* +-0 */
+    if (kind < 95) return prev;                                   /* repeated */
+    return (uint16_t)(sign | (uint16_t)(30 << 10) | frac);        /* the largest binade */
+}
+
+/* Random block bytes of `type` with scales of the mode's kind; rarely (when
+   allow_bad) an infinite or NaN scale. */
+static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers, int allow_bad,
+                       uint16_t *prev)
+{
+    uint64_t z = dn_rng_next(r);
+    int pattern = (int)(z % 10);
+    if (integers && pattern > 4) pattern = 3; /* mostly the largest digits: long exact sums */
+    for (size_t i = 0; i < bb; i++) {
+        if (i % 8 == 0) z = dn_rng_next(r);
+        uint8_t y = (uint8_t)(z >> (8 * (i % 8)));
+        blk[i] = pattern == 0 ? 0xFF : pattern == 1 ? 0x00 : pattern == 2 ? 0x88
+               : pattern == 3 ? (uint8_t)(0xFF ^ (y & (y >> 3) & 0x11)) : y;
+    }
+    /* the binary16 fields */
+    int at[2] = {-1, -1};
+    switch (type) {
+    case DN_TYPE_Q4_1: case DN_TYPE_Q5_1: case DN_TYPE_Q4_K: case DN_TYPE_Q5_K: at[0] = 0; at[1] = 2; break;
+    case DN_TYPE_Q2_K: at[0] = 80; at[1] = 82; break;
+    case DN_TYPE_Q3_K: at[0] = 108; break;
+    case DN_TYPE_Q6_K: at[0] = 208; break;
+    default: at[0] = 0; break;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (at[k] < 0) continue;
+        uint16_t h = f16_scale(r, integers, k, *prev);
+        if (allow_bad && dn_rng_below(r, 400) == 0) h = (uint16_t)(0x7C00 | (dn_rng_next(r) & 0x83FF));
+        *prev = h;
+        blk[at[k]] = (uint8_t)h;
+        blk[at[k] + 1] = (uint8_t)(h >> 8);
+    }
+}
+
+/* An activation row for n elements under scaling/words, of the given mode. */
+static void fill_act(dn_rng *r, dn_act_row *a, size_t n, size_t block, int32_t lo, dn_words words,
+                     int mode, float *x)
+{
+    a->n = n;
+    a->block = (uint32_t)block;
+    a->words = words;
+    size_t nb = block ? n / block : 0;
+    int32_t bound = words == DN_WORDS_ONE ? 127 : 32767;
+    if (mode <= 2) { /* from floats, by the reference quantizer */
+        dn_fill_f32(r, mode == 2 ? DN_REGIME_TINY : DN_REGIME_NORMAL, x, n);
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(x[i])) x[i] = 1.0f;
+        for (size_t b = 0; b < nb; b++) {
+            uint64_t z = dn_rng_next(r);
+            if (mode == 1 && (z & 3) == 0) memset(x + b * block, 0, block * sizeof *x);
+            if (mode == 1 && (z & 3) == 1) x[b * block + (z >> 8) % block] *= 0x1p12f;
+            if (mode == 1 && (z & 3) == 2)
+                for (size_t i = b * block; i < (b + 1) * block; i++) x[i] *= ldexpf(1.0f, (int)((z >> 16) % 80) - 40);
+        }
+        dn_ref_quantize(x, n, block, lo, words, a, NULL);
+        return;
+    }
+    /* code by code */
+    int spread = mode == 3 ? 0 : mode == 4 ? 3 : mode == 5 ? 45 : 0;
+    int e0 = -20 + (int)dn_rng_below(r, 30);
+    if (mode == 6) e0 = -175 + (int)dn_rng_below(r, 20); /* tiny pieces */
+    if (mode == 7) e0 = dn_rng_below(r, 2) ? 590 + (int)dn_rng_below(r, 20) : -610 + (int)dn_rng_below(r, 20);
+    for (size_t b = 0; b < nb; b++) {
+        uint64_t z = dn_rng_next(r);
+        dn_act_scale *s = &a->scales[b];
+        if (mode == 8) { /* integers: the scale is 1 */
+            s->m = lo;
+            s->e = lo == 8 ? -3 : -7;
+        } else {
+            s->m = (z & 7) == 0 ? 1 + (int32_t)((z >> 3) % 255) : lo + (int32_t)((z >> 3) % (uint64_t)lo);
+            s->e = e0 + (spread ? (int)((z >> 16) % (uint64_t)(2 * spread + 1)) - spread : 0);
+        }
+        int kind = (int)((z >> 32) % 8);
+        if (mode == 8 && kind > 1) kind = (z >> 40) % 3 ? 1 : kind; /* mostly extreme codes */
+        for (size_t i = b * block; i < (b + 1) * block; i++) {
+            uint64_t y = dn_rng_next(r);
+            int32_t c;
+            if (kind == 0) c = 0;                                        /* a zero block */
+            else if (kind == 1) { /* extremes, mostly of the block's sign */
+                int pos = (y & 7) == 0 ? (int)(y >> 3 & 1) : (int)(z >> 50 & 1);
+                c = pos ? bound - (int32_t)((y >> 8) % 3) : -bound + (int32_t)((y >> 8) % 3);
+            }
+            else if (kind == 2 && (y & 15) == 0) c = words == DN_WORDS_ONE ? -128 : -32768;
+            else c = (int32_t)(y % (uint64_t)(2 * bound + 1)) - bound;
+            a->codes[i] = (int16_t)c;
+        }
+    }
+}
+
+/* Sets weight digit e of a block of a format with an offset term to its
+   largest value (big) or 0, following src/blocks.c's layouts. */
+static void set_digit(dn_type t, uint8_t *blk, size_t e, int big)
+{
+    size_t i;
+    unsigned sh;
+    switch (t) {
+    case DN_TYPE_Q4_1:
+    case DN_TYPE_Q5_1: {
+        uint8_t *qs = blk + (t == DN_TYPE_Q4_1 ? 4 : 8);
+        i = e % 16, sh = e < 16 ? 0 : 4;
+        qs[i] = (uint8_t)((qs[i] & ~(15u << sh)) | (big ? 15u << sh : 0));
+        if (t == DN_TYPE_Q5_1) blk[4 + e / 8] = (uint8_t)((blk[4 + e / 8] & ~(1u << e % 8)) | (big ? 1u << e % 8 : 0));
+        return;
+    }
+    case DN_TYPE_Q2_K:
+        i = 16 + 32 * (e / 128) + e % 32, sh = 2 * (unsigned)((e % 128) / 32);
+        blk[i] = (uint8_t)((blk[i] & ~(3u << sh)) | (big ? 3u << sh : 0));
+        return;
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K:
+        i = (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (e / 64) + e % 32, sh = e % 64 < 32 ? 0 : 4;
+        blk[i] = (uint8_t)((blk[i] & ~(15u << sh)) | (big ? 15u << sh : 0));
+        if (t == DN_TYPE_Q5_K)
+            blk[16 + e % 32] = (uint8_t)((blk[16 + e % 32] & ~(1u << e / 32)) | (big ? 1u << e / 32 : 0));
+        return;
+    default:
+        return;
+    }
+}
+
+/* The ties mode: most codes 0; a 16-element unit holds at most two pairs
+   (c, -c + delta), delta in -1..1, so the offset sums are tiny; digits are
+   largest where the code is positive and 0 elsewhere, so the coef sums are
+   c times a digit times a sub-block scale: about 25 significant bits with
+   two words (a binary16 d of a few bits makes up the rest with one), on an
+   f32 tie about half the time. With the activation scale 1 and a subnormal
+   offset scale, the piece is d A + dm B with dm B far below A's last place:
+   only an exact or round-to-odd addition rounds it right. */
+static void fill_ties_act(dn_rng *r, dn_act_row *a, int32_t lo, dn_words words)
+{
+    int32_t bound = words == DN_WORDS_ONE ? 127 : 32767;
+    for (size_t b = 0; b < a->n / a->block; b++) {
+        a->scales[b].m = lo;
+        a->scales[b].e = lo == 8 ? -3 : -7;
+    }
+    memset(a->codes, 0, a->n * sizeof *a->codes);
+    for (size_t g = 0; g < a->n; g += 256) { /* one pair per group of 256 (or per 32) */
+        size_t len = a->n - g < 256 ? a->n - g : 256;
+        for (size_t at = g; at < g + len; at += dn_rng_below(r, 2) ? 256 : 32) {
+            int32_t v = (bound / 2 + (int32_t)dn_rng_below(r, (uint64_t)(bound / 2))) | 1;
+            size_t i = at + 2 * (size_t)dn_rng_below(r, (at + 32 <= g + len ? 32 : 16) / 2);
+            a->codes[i] = (int16_t)v;
+            a->codes[i + 1] = (int16_t)(-v + (int32_t)dn_rng_below(r, 3) - 1);
+        }
+    }
+}
+
+typedef struct mv_bufs {
+    uint8_t *w;
+    float *x, *o_ref, *o_k;
+    int16_t *codes;
+    dn_act_scale *scales;
+} mv_bufs;
+
+static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cases, uint64_t seed,
+                               mv_bufs *b, dn_check_result *res)
+{
+    dn_type type = types[ti];
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    dn_rng r = {seed * 977 + ti};
+    for (size_t i = 0; i < cases; i++) {
+        dn_act_scaling scaling = (i & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+        dn_words words = (i & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
+        size_t blocks = 1 + (size_t)dn_rng_below(&r, 16), rows = 1 + (size_t)dn_rng_below(&r, 6);
+        size_t n = blocks * be, row_bytes = blocks * bb;
+        int act_mode = (int)dn_rng_below(&r, 9);
+        int ties = dn_rng_below(&r, 4) == 0;
+        int integers = ties || act_mode == 8 || dn_rng_below(&r, 8) == 0;
+        int allow_bad = dn_rng_below(&r, 10) == 0;
+        uint16_t prev = 0x3C00;
+        for (size_t rr = 0; rr < rows; rr++)
+            for (size_t k = 0; k < blocks; k++)
+                fill_block(&r, type, b->w + rr * row_bytes + k * bb, bb, integers, allow_bad, &prev);
+        if (integers && act_mode != 8) act_mode = 8;
+        size_t ablock = scaling == DN_ACT_SUB32 ? 32 : be;
+        dn_act_row act = {b->codes, b->scales, n, 0, words};
+        int32_t lo = scaling == DN_ACT_SUB32 ? 8 : 128;
+        if (ties && (type == DN_TYPE_Q4_1 || type == DN_TYPE_Q5_1 ||
+                                                type == DN_TYPE_Q2_K || type == DN_TYPE_Q4_K ||
+                                                type == DN_TYPE_Q5_K)) {
+            act.block = (uint32_t)ablock;
+            fill_ties_act(&r, &act, lo, words);
+            for (size_t rr = 0; rr < rows; rr++)
+                for (size_t e = 0; e < n; e++)
+                    set_digit(type, b->w + rr * row_bytes + e / be * bb, e % be, act.codes[e] > 0);
+            act_mode = 9;
+        } else {
+            fill_act(&r, &act, n, ablock, lo, words, act_mode, b->x);
+        }
+        size_t r0 = (size_t)dn_rng_below(&r, rows), r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
+        for (size_t k = 0; k < rows; k++) b->o_ref[k] = b->o_k[k] = float_of(0x7F812345u);
+        size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+        dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_ref, &bad_ref);
+        dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_k, &bad_k);
+        res->compared++;
+        if (st_ref != st_k || bad_ref != bad_k) {
+            dn_check_mismatch(res, "%s n=%zu rows=%zu..%zu scaling=%d words=%d mode=%d: status %d/%d, bad %zu/%zu",
+                              type_names[ti], n, r0, r1, (int)scaling, (int)words, act_mode, (int)st_ref,
+                              (int)st_k, bad_ref, bad_k);
+            continue;
+        }
+        /* on an error, the rows before the failing one are defined */
+        size_t upto = st_ref == DN_OK ? r1 : (bad_ref / blocks > r0 ? bad_ref / blocks : r0);
+        for (size_t k = r0; k < upto; k++) {
+            res->compared++;
+            if (bits_of(b->o_ref[k]) != bits_of(b->o_k[k]))
+                dn_check_mismatch(res, "%s n=%zu row %zu scaling=%d words=%d mode=%d: reference 0x%08" PRIx32
+                                  ", kernel 0x%08" PRIx32, type_names[ti], n, k, (int)scaling, (int)words,
+                                  act_mode, bits_of(b->o_ref[k]), bits_of(b->o_k[k]));
+        }
+    }
+}
+
+int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
+{
+    const dn_dot_kernels *kern = dn_dot_kernels_for(isa);
+    if (!kern) return 0;
+    int failed = 0;
+    /* A table of references held to itself proves nothing: a token run. */
+    const int same = kern == &dn_dot_scalar;
+    size_t cases = plan->every_length_to >= 300 ? 1200 : 240;
+    if (same) cases = 4;
+
+    dn_check_result res = {"dot", "scale", isa, 0, 0, ""};
+    if (!same) check_scale(plan, &res);
+    if (res.mismatched) failed++;
+    if (sink) sink(&res, ctx);
+
+    dn_check_result so = {"dot", "sum_odd", isa, 0, 0, ""};
+    if (!same) check_sum_odd(plan, &so);
+    if (so.mismatched) failed++;
+    if (sink) sink(&so, ctx);
+
+    dn_check_result q = {"dot", "quantize", isa, 0, 0, ""};
+    check_quantize(kern, plan, same ? 20 : plan->every_length_to >= 300 ? 3000 : 600, &q);
+    if (q.mismatched) failed++;
+    if (sink) sink(&q, ctx);
+
+    mv_bufs b;
+    const size_t maxn = 16 * 256, maxrows = 6;
+    b.w = malloc(maxrows * 16 * 210);
+    b.x = malloc(maxn * sizeof *b.x);
+    b.o_ref = malloc(maxrows * sizeof *b.o_ref);
+    b.o_k = malloc(maxrows * sizeof *b.o_k);
+    b.codes = malloc(maxn * sizeof *b.codes);
+    b.scales = malloc(maxn / 32 * sizeof *b.scales + 8);
+    for (size_t ti = 0; ti < NTYPES; ti++) {
+        dn_check_result m = {"dot", type_names[ti], isa, 0, 0, ""};
+        if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.codes || !b.scales) dn_check_mismatch(&m, "out of memory");
+        else check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
+        if (m.mismatched) failed++;
+        if (sink) sink(&m, ctx);
+    }
+    free(b.w); free(b.x); free(b.o_ref); free(b.o_k); free(b.codes); free(b.scales);
+    return failed;
+}
