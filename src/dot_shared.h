@@ -37,6 +37,25 @@ static inline int dn_big(dn_type t)
            t == DN_TYPE_Q6_K || t == DN_TYPE_IQ4_XS;
 }
 
+/* Bytes per block (a constant where t is: no call). */
+static inline size_t dn_bb(dn_type t)
+{
+    switch (t) {
+    case DN_TYPE_Q4_0: case DN_TYPE_IQ4_NL: return 18;
+    case DN_TYPE_Q4_1: return 20;
+    case DN_TYPE_Q5_0: return 22;
+    case DN_TYPE_Q5_1: return 24;
+    case DN_TYPE_Q8_0: return 34;
+    case DN_TYPE_Q2_K: return 84;
+    case DN_TYPE_Q3_K: return 110;
+    case DN_TYPE_Q4_K: return 144;
+    case DN_TYPE_Q5_K: return 176;
+    case DN_TYPE_Q6_K: return 210;
+    case DN_TYPE_IQ4_XS: return 136;
+    default: return 0;
+    }
+}
+
 /* The format has an offset term (b * offs). */
 static inline int dn_has_offs(dn_type t)
 {

@@ -472,6 +472,21 @@ AI __m256d rows_dot_S(const __m256i x[4], __m256d S0, __m256d S1)
     return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
 }
 
+/* The same for two adjacent binary16 values per row (d at `at`, dm after
+   it): one 32-bit load per row. */
+AI void scales4x2(const uint8_t *const blk[4], int at, __m256d *d, __m256d *dm, int *bad)
+{
+    uint32_t u[4];
+    for (int r = 0; r < 4; r++) memcpy(&u[r], blk[r] + at, 4);
+    __m128i h = _mm_setr_epi32((int)u[0], (int)u[1], (int)u[2], (int)u[3]);
+    const __m128i e = _mm_set1_epi16(0x7C00);
+    *bad |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e));
+    __m256 f = _mm256_cvtph_ps(h); /* d0 dm0 d1 dm1 ... */
+    __m256 g = _mm256_permutevar8x32_ps(f, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    *d = _mm256_cvtps_pd(_mm256_castps256_ps128(g));
+    *dm = _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1));
+}
+
 /* The four pieces of a Sub32 group of a 256-element format: A = sum_k C_k
    S_k and B = sum_k O_k S_k per row (exact: dn_dot_act_init's gok), then
    d A + dm B rounded once where |A|, |B| < glim; *need gets the lanes that
@@ -621,18 +636,20 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
         for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
-        /* four streams: prefetch each a few groups ahead */
-        const size_t gbytes = big ? bb : 8 * bb;
-        for (int r = 0; r < 4; r++)
-            for (size_t o = 0; o < gbytes + 63; o += 64)
-                _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+        /* four streams: prefetch each a few groups ahead (a constant count
+           of lines: the group's bytes and the line it may straddle into) */
+        if (DN_DOT_PREFETCH)
+            for (int r = 0; r < 4; r++)
+                for (size_t o = 0; o < (big ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64)
+                    _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
         const double *S = a->S + (sub32 || !big ? g / 32 : gi);
         __m128 p;
         int need = 0;
         if (big) {
             int bad = 0;
-            __m256d d = scales4(blk, dn_d_at(t), &bad), dm = _mm256_setzero_pd();
-            if (dn_m_at(t) >= 0) dm = scales4(blk, dn_m_at(t), &bad);
+            __m256d d, dm = _mm256_setzero_pd();
+            if (dn_m_at(t) == dn_d_at(t) + 2) scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+            else d = scales4(blk, dn_d_at(t), &bad);
             if (bad) return -1;
             if (sub32 && !a->gok[gi]) {
                 p = _mm_setzero_ps();
