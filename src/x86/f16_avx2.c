@@ -86,9 +86,10 @@ static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, siz
     __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
     size_t whole = k & ~(size_t)31;
     for (size_t b = 0; b < whole; b += 32) {
-        /* Two weight streams: fetch each 1 KiB ahead (no effect on bits). */
-        _mm_prefetch((const char *)(w0 + b) + 1024, _MM_HINT_T0);
-        _mm_prefetch((const char *)(w1 + b) + 1024, _MM_HINT_T0);
+        /* Two weight streams, each fetched 4 KiB ahead (measured best of 1, 2,
+           4 and 8 KiB on the 8192^2 bench); no effect on bits. */
+        _mm_prefetch((const char *)(w0 + b) + 4096, _MM_HINT_T0);
+        _mm_prefetch((const char *)(w1 + b) + 4096, _MM_HINT_T0);
         __m256 x0 = _mm256_loadu_ps(x + b), x1 = _mm256_loadu_ps(x + b + 8);
         __m256 x2 = _mm256_loadu_ps(x + b + 16), x3 = _mm256_loadu_ps(x + b + 24);
         a0 = _mm256_fmadd_ps(load_f16(w0 + b), x0, a0);
