@@ -28,7 +28,7 @@
 #define AI static inline __attribute__((always_inline))
 
 #ifndef DN_DOT_PREFETCH
-#define DN_DOT_PREFETCH 1024 /* bytes ahead in each row's stream */
+#define DN_DOT_PREFETCH 512 /* bytes ahead in each row's stream */
 #endif
 
 /* ---- quantization -------------------------------------------------------------- */
@@ -320,16 +320,18 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
         *C = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
         return;
     }
-    /* Q4_K, Q5_K: sc, m per chunk (ggml's unpacking of the 12 bytes) */
-    uint32_t u[4];
-    memcpy(u, blk + 4, 12);
-    const uint32_t k1 = 0x3f3f3f3fu, k2 = 0x0f0f0f0fu, k3 = 0x03030303u;
-    u[3] = ((u[2] >> 4) & k2) | (((u[1] >> 6) & k3) << 4);
-    uint32_t ua = u[1] & k1;
-    u[1] = (u[2] & k2) | (((u[0] >> 6) & k3) << 4);
-    u[2] = ua;
-    u[0] &= k1;
-    __m128i sm = _mm_loadu_si128((const __m128i *)u); /* 8 sc bytes, 8 m bytes */
+    /* Q4_K, Q5_K: sc and m of the eight chunks from the 12 bytes s[] at 4
+       (blocks.c's k_scale_min) in one vector: with A = s[0..3, 8..11, 4..7,
+       8..11] and B = (0, s[0..3], 0, s[4..7]),
+         sc_j = A & 63 (j < 4), (A & 15) | (B >> 6) << 4 (j >= 4);
+         m_j  = A & 63 (j < 4), (A >> 4) | (B >> 6) << 4 (j >= 4). */
+    __m128i s12 = _mm_loadu_si128((const __m128i *)(blk + 4));
+    __m128i A = _mm_shuffle_epi8(s12, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    __m128i B = _mm_shuffle_epi8(s12, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    __m128i A4 = _mm_and_si128(_mm_srli_epi16(A, 4), _mm_set1_epi8(15));
+    A = _mm_blendv_epi8(A, A4, _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1));
+    __m128i sm = _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15)),
+                              _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
     *C = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
     *O = _mm256_sub_epi32(_mm256_setzero_si256(),
                           _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(bs32)));
@@ -636,12 +638,15 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
         for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
-        /* four streams: prefetch each a few groups ahead (a constant count
-           of lines: the group's bytes and the line it may straddle into) */
-        if (DN_DOT_PREFETCH)
-            for (int r = 0; r < 4; r++)
-                for (size_t o = 0; o < (big ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64)
-                    _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+        /* Four row streams: each a few hundred bytes ahead into L1, and the
+           same place four rows on (the next batch, whose row starts no
+           stream would otherwise have fetched) into L2: a constant count of
+           lines per group, a prefetch never faults. */
+        for (int r = 0; r < 4; r++)
+            for (size_t o = 0; o < (big ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
+                _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+                _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
+            }
         const double *S = a->S + (sub32 || !big ? g / 32 : gi);
         __m128 p;
         int need = 0;
