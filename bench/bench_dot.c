@@ -1,0 +1,346 @@
+/*
+ * decodenum-bench-dot: the engine's quantized matrix-vector product through
+ * the public API, on 1 and 2 threads, against the machine's read bandwidth
+ * measured in the same run with the same number of threads, and next to
+ * ggml's own figures on this machine (constants, not measured here).
+ *
+ *   decodenum-bench-dot           full run (~1 min)
+ *   decodenum-bench-dot --quick   short run, fewer samples
+ *
+ * Cases:
+ *  - Q4_K, Q6_K and Q8_0 matrices of 8192 rows x 16384 columns (72, 105 and
+ *    136 MiB of weights): one call = dn_quantize of a 16384-float activation
+ *    (Sub32 scales, one word) + dn_mat_vec with a pool of 1 and of 2
+ *    threads. ms per call, GB/s of weights, and the ratio to the best
+ *    streaming-read kernel over the same bytes with as many threads, sampled
+ *    round-robin with them (paired per round, and of the medians).
+ *  - the other scalings and word counts on 1 thread: per-block scales (one
+ *    word) and Sub32 with two words, quantization included;
+ *  - per ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows called
+ *    directly on the first 512 rows: scalar (the reference) against avx2 or
+ *    neon, bits checked equal.
+ * Every figure is the median of CLOCK_MONOTONIC samples after a warm-up;
+ * outputs of 1 and 2 threads are checked bit-identical.
+ *
+ * Weights: every block built byte by byte: random digits and sub-block
+ * scales, binary16 scales d (and dmin) of typical trained magnitudes
+ * (2^-12 .. 2^-7). Activations: uniform in
+ * [-1, 1) with every 64th element an outlier 30 times larger.
+ */
+#define _GNU_SOURCE
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "decodenum/dot.h"
+#include "decodenum/pool.h"
+#include "dot_kernels.h"
+
+#define ROWS ((size_t)8192)
+#define COLS ((size_t)16384)
+#define ISA_ROWS ((size_t)512)
+
+/* ggml on this machine (its own benchmark of the same shapes; not measured
+   here): ms per 8192 x 16384 mat_vec, activation quantization included. */
+#define GGML_Q4_K_1T_MS 6.21
+#define GGML_Q4_K_2T_MS 3.17
+#define GGML_Q8_0_1T_MS 9.42
+#define GGML_Q8_0_2T_MS 5.09
+
+typedef struct product {
+    dn_type type;
+    const uint8_t *w;
+    size_t rows, n;
+    dn_act_scaling scaling;
+    dn_words words;
+    const float *x;       /* the activation, n floats */
+    dn_act_row *act;      /* its quantized form (buffers owned by main) */
+    float *out;
+    dn_pool *pool;
+    const dn_dot_kernels *kern; /* kernel forms: the table called directly */
+} product;
+
+static void fail_status(const char *what, dn_status st)
+{
+    fprintf(stderr, "decodenum-bench-dot: %s: %s\n", what, dn_status_str(st));
+    exit(1);
+}
+
+/* One call: quantize the activation, then the product over all rows. */
+static void call_mat_vec(bench_case *c)
+{
+    const product *p = c->ctx;
+    dn_act_row *a = p->act;
+    a->n = p->n;
+    dn_status st = p->scaling == DN_ACT_SUB32
+                       ? dn_quantize(p->x, p->n, p->words, a, NULL)
+                       : dn_quantize_blocks(p->x, p->n, dn_type_block_elements(p->type), p->words, a, NULL);
+    if (st != DN_OK) fail_status("quantize", st);
+    st = dn_mat_vec(p->type, p->w, p->rows, p->n, a, p->scaling, p->out, p->pool, NULL);
+    if (st != DN_OK) fail_status("dn_mat_vec", st);
+}
+
+/* The kernel table directly, on an activation quantized beforehand. */
+static void call_kern(bench_case *c)
+{
+    const product *p = c->ctx;
+    dn_status st = p->kern->mat_vec_rows(p->type, p->w, p->rows, p->n, p->act, p->scaling, 0, p->rows,
+                                         p->out, NULL);
+    if (st != DN_OK) fail_status("mat_vec_rows", st);
+}
+
+static size_t row_bytes(dn_type t) { return COLS / dn_type_block_elements(t) * dn_type_block_bytes(t); }
+
+static bench_case mk(const char *op, const char *impl, bench_call_fn call, product *p, int want)
+{
+    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = p, .n = p->rows * p->n,
+                        .bytes = (double)p->rows * (double)row_bytes(p->type), .reps = 1, .want = want};
+}
+
+static double ms(double secs) { return secs * 1e3; }
+
+/* ---- data -------------------------------------------------------------------------- */
+
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s;
+}
+
+/* A binary16 of magnitude 2^-12 .. 2^-7, random fraction. */
+static uint16_t typical_f16(uint32_t *s, int negative)
+{
+    uint32_t z = lcg(s);
+    return (uint16_t)((negative ? 0x8000u : 0) | ((3u + (z >> 28) % 5) << 10) | ((z >> 8) & 1023));
+}
+
+static void fill_matrix(dn_type t, uint8_t *w, size_t rows, uint32_t seed)
+{
+    size_t bb = dn_type_block_bytes(t), blocks = rows * (COLS / dn_type_block_elements(t));
+    uint32_t s = seed;
+    for (size_t b = 0; b < blocks; b++) {
+        uint8_t *blk = w + b * bb;
+        for (size_t i = 0; i < bb; i += 4) {
+            uint32_t z = lcg(&s);
+            for (size_t k = 0; k < 4 && i + k < bb; k++) blk[i + k] = (uint8_t)(z >> (8 * k));
+        }
+        uint16_t d = typical_f16(&s, 0), m = typical_f16(&s, 0);
+        switch (t) {
+        case DN_TYPE_Q8_0: memcpy(blk, &d, 2); break;
+        case DN_TYPE_Q4_K: memcpy(blk, &d, 2); memcpy(blk + 2, &m, 2); break;
+        case DN_TYPE_Q6_K:
+            memcpy(blk + 208, &d, 2);
+            for (int k = 0; k < 16; k++) blk[192 + k] = (uint8_t)(int8_t)(((int)(blk[192 + k] % 64)) - 32);
+            break;
+        default: break;
+        }
+    }
+}
+
+static void fill_activation(float *x, size_t n)
+{
+    bench_fill(x, n, 11u);
+    for (size_t i = 0; i < n; i += 64) x[i] *= 30.0f;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static void usage(const char *argv0)
+{
+    printf("usage: %s [--quick]\n"
+           "  Q4_K, Q6_K, Q8_0 8192 x 16384 dn_mat_vec (activation quantization included) on 1\n"
+           "  and 2 threads against the read bandwidth with as many threads and ggml's figures;\n"
+           "  the other scalings and word counts on 1 thread; the kernel tables per ISA.\n"
+           "  --quick   fewer samples\n",
+           argv0);
+}
+
+static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+static const dn_type ftypes[3] = {DN_TYPE_Q4_K, DN_TYPE_Q6_K, DN_TYPE_Q8_0};
+static const char *const fnames[3] = {"Q4_K", "Q6_K", "Q8_0"};
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    double t_start = now_s();
+    const int samples = quick ? 7 : 21;
+    const double warm = quick ? 0.0 : 0.05;
+    const int isa_samples = quick ? 3 : 7;
+
+    static const char *const envs[] = {"DECODENUM_ISA"};
+    bench_print_command("decodenum-bench-dot", argc, argv, envs, 1);
+    bench_print_machine(bench_clock_ghz(quick ? 0.05 : 0.2));
+    bench_print_load();
+    printf("dot: the public API runs the %s kernels\n", dn_isa_name(dn_isa_active()));
+    printf("data: blocks of random digits and sub-block scales, binary16 scales 2^-12..2^-7;\n"
+           "      activations uniform in [-1, 1), every 64th x30; quantized in every call\n");
+    fflush(stdout);
+
+    uint8_t *w[3];
+    size_t wb[3];
+    for (int f = 0; f < 3; f++) {
+        wb[f] = ROWS * row_bytes(ftypes[f]);
+        w[f] = bench_alloc(wb[f]);
+        if (!w[f]) {
+            fprintf(stderr, "decodenum-bench-dot: out of memory (needs ~320 MiB)\n");
+            return 1;
+        }
+        fill_matrix(ftypes[f], w[f], ROWS, 7u + (uint32_t)f);
+    }
+    float *x = bench_alloc(COLS * sizeof *x);
+    int16_t *codes = bench_alloc(COLS * sizeof *codes * 16);
+    dn_act_scale *scales = bench_alloc(COLS / 32 * sizeof *scales * 16);
+    float *out = bench_alloc(ROWS * 32 * sizeof *out);
+    if (!x || !codes || !scales || !out) {
+        fprintf(stderr, "decodenum-bench-dot: out of memory\n");
+        return 1;
+    }
+    fill_activation(x, COLS);
+    dn_act_row acts[16];
+    for (int i = 0; i < 16; i++) acts[i] = (dn_act_row){codes + i * COLS, scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
+
+    dn_pool *pool1 = dn_pool_create(1), *pool2 = dn_pool_create(2);
+    bench_team *team2 = bench_team_create(2);
+    if (!pool1 || !pool2 || !team2) {
+        fprintf(stderr, "decodenum-bench-dot: cannot create threads\n");
+        return 1;
+    }
+
+    /* ---- the three formats on 1 and 2 threads, with the read bandwidth ---- */
+    product mv[6];
+    static bench_case g1[64];
+    int n1 = 0;
+    for (int f = 0; f < 3; f++)
+        for (int t = 0; t < 2; t++) {
+            int i = 2 * f + t;
+            mv[i] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, x, &acts[i],
+                              out + i * ROWS, t ? pool2 : pool1, NULL};
+            g1[n1++] = mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &mv[i], samples);
+        }
+    /* read bandwidth over the largest matrix (Q8_0's) */
+    int r1_first = n1;
+    n1 = bench_add_read_cases(g1, n1, NULL, w[2], wb[2] & ~(size_t)4095, samples);
+    int r2_first = n1;
+    n1 = bench_add_read_cases(g1, n1, team2, w[2], wb[2] & ~(size_t)4095, samples);
+    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], warm, 0.0);
+    bench_run_group_shuffled(g1, n1);
+    int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
+
+    printf("\n%zu x %zu mat_vec, Sub32 scales, one word: dn_quantize + dn_mat_vec, %d samples of 1 call:\n",
+           ROWS, COLS, samples);
+    printf("  %-5s %-9s %7s %8s %8s %8s   %s\n", "type", "threads", "MiB", "ms/call", "GB/s", "GB/s-max",
+           "/ read bandwidth, same threads (paired, medians)");
+    for (int i = 0; i < 6; i++) {
+        const bench_case *c = &g1[i], *r = &g1[i % 2 ? best2 : best1];
+        double rm, rp;
+        bench_ratio(c, r, &rm, &rp);
+        printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n", c->op, c->impl,
+               wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med), bench_gbps(c, c->best), rp, rm, r->impl,
+               bench_gbps(r, r->med));
+    }
+    printf("  read bandwidth over %zu MiB (median / max GB/s):\n", wb[2] >> 20);
+    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
+    for (int i = 0; i < r2_first - r1_first; i++) {
+        const bench_case *a = &g1[r1_first + i], *b = &g1[r2_first + i];
+        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med), bench_gbps(a, a->best),
+               bench_gbps(b, b->med), bench_gbps(b, b->best));
+    }
+    printf("\nggml on this machine (not measured here) next to ours; speed = ggml ms / ours (>1: ours faster):\n");
+    printf("  %-26s %9s %9s %9s %7s %7s\n", "case", "ggml ms", "ours ms", "ours-best", "speed", "best");
+    static const double gg[4] = {GGML_Q4_K_1T_MS, GGML_Q4_K_2T_MS, GGML_Q8_0_1T_MS, GGML_Q8_0_2T_MS};
+    static const int gi[4] = {0, 1, 4, 5};
+    for (int k = 0; k < 4; k++) {
+        const bench_case *c = &g1[gi[k]];
+        char name[64];
+        snprintf(name, sizeof name, "%s 8192x16384, %s", c->op, c->impl);
+        printf("  %-26s %9.2f %9.2f %9.2f %7.3f %7.3f\n", name, gg[k], ms(c->med), ms(c->best),
+               gg[k] / ms(c->med), gg[k] / ms(c->best));
+    }
+    fflush(stdout);
+
+    /* ---- the other scalings and word counts, 1 thread ---- */
+    product ov[6];
+    static bench_case g2[6];
+    for (int f = 0; f < 3; f++) {
+        ov[2 * f] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_PER_BLOCK, DN_WORDS_ONE, x, &acts[6 + 2 * f],
+                              out + (6 + 2 * f) * ROWS, pool1, NULL};
+        ov[2 * f + 1] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_TWO, x, &acts[7 + 2 * f],
+                                  out + (7 + 2 * f) * ROWS, pool1, NULL};
+        g2[2 * f] = mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], samples / 2 + 1);
+        g2[2 * f + 1] = mk(fnames[f], "Sub32, two words", call_mat_vec, &ov[2 * f + 1], samples / 2 + 1);
+    }
+    for (int i = 0; i < 6; i++) bench_calibrate(&g2[i], warm, 0.0);
+    bench_run_group_shuffled(g2, 6);
+    printf("\nthe other scalings and word counts, 1 thread, quantization included:\n");
+    printf("  %-5s %-20s %8s %8s   %s\n", "type", "scaling", "ms/call", "GB/s", "/ Sub32 one word 1 thread (medians)");
+    for (int i = 0; i < 6; i++) {
+        const bench_case *c = &g2[i];
+        printf("  %-5s %-20s %8.2f %8.2f   %.3f\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med),
+               g1[2 * (i / 2)].med / c->med);
+    }
+    fflush(stdout);
+
+    /* ---- per ISA, the kernel tables directly ---- */
+    product kp[9];
+    static bench_case g3[9];
+    int n3 = 0, isa_of[9], fmt_of[9];
+    for (int f = 0; f < 3; f++) {
+        dn_act_row *a = &acts[12 + f];
+        if (dn_quantize(x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK) fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
+        for (int i = 0; i < 3; i++) {
+            const dn_dot_kernels *k = dn_dot_kernels_for(isas[i]);
+            if (!k) continue;
+            kp[n3] = (product){ftypes[f], w[f], ISA_ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, x, a,
+                               out + (16 + n3) * ROWS, NULL, k};
+            g3[n3] = mk(fnames[f], dn_isa_name(isas[i]), call_kern, &kp[n3], isa_samples);
+            isa_of[n3] = i;
+            fmt_of[n3] = f;
+            n3++;
+        }
+    }
+    for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], 0.0, 0.02);
+    bench_run_group_shuffled(g3, n3);
+    printf("\nper ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows, %zu x %zu, Sub32 one word\n"
+           "(activation quantized beforehand), %d samples:\n", ISA_ROWS, COLS, isa_samples);
+    printf("  %-5s %-7s %9s %8s   %s\n", "type", "isa", "ms/call", "GB/s", "check");
+    int isa_ok = 1;
+    for (int i = 0; i < n3; i++) {
+        const bench_case *c = &g3[i];
+        const char *chk = "";
+        if (isa_of[i] != 0) {
+            int j = i;
+            while (j > 0 && fmt_of[j - 1] == fmt_of[i]) j--; /* the scalar case of this format */
+            int same = memcmp(kp[i].out, kp[j].out, ISA_ROWS * sizeof(float)) == 0;
+            isa_ok &= same;
+            chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
+        }
+        printf("  %-5s %-7s %9.3f %8.2f   %s\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med), chk);
+        if (isa_of[i] != 0) {
+            int j = i;
+            while (j > 0 && fmt_of[j - 1] == fmt_of[i]) j--;
+            printf("        speed-up over scalar: %.1fx\n", g3[j].med / c->med);
+        }
+    }
+
+    int threads_ok = 1;
+    for (int f = 0; f < 3; f++)
+        threads_ok &= memcmp(mv[2 * f].out, mv[2 * f + 1].out, ROWS * sizeof(float)) == 0;
+    printf("\nbits: %s (1 / 2 threads, each format)\n",
+           threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
+    printf("run took %.1f s\n", now_s() - t_start);
+    bench_print_load();
+
+    bench_team_destroy(team2);
+    dn_pool_destroy(pool1);
+    dn_pool_destroy(pool2);
+    for (int f = 0; f < 3; f++) free(w[f]);
+    free(x);
+    free(codes);
+    free(scales);
+    free(out);
+    return threads_ok && isa_ok ? 0 : 1;
+}
