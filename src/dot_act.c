@@ -95,7 +95,8 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     size_t sz_g = scaling == DN_ACT_SUB32 ? (ngroups * 8 + 31) & ~(size_t)31 : 0;
     size_t sz_gok = scaling == DN_ACT_SUB32 ? (ngroups + 31) & ~(size_t)31 : 0;
     size_t sz_amax = ((n / 16) * 4 + 31) & ~(size_t)31;
-    size_t total = sz_c8 + sz_bs16n + sz_bs16 + sz_bs32 + 2 * sz_S + 2 * sz_g + sz_gok + sz_amax + 64;
+    size_t total = 3 * sz_c8 + 3 * sz_bs16n + sz_bs16 + 3 * sz_bs32 + 2 * sz_S + 2 * sz_g + sz_gok +
+                   sz_amax + 64;
     uint8_t *mem = calloc(1, total);
     if (!mem) return DN_ERR_OUT_OF_MEMORY;
     a->mem = mem;
@@ -109,6 +110,12 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     a->glim = (double *)p; p += sz_g;
     a->gfac = (double *)p; p += sz_g;
     a->gok = p; p += sz_gok;
+    a->hi8 = (int8_t *)p; p += sz_c8;
+    a->lo8 = p; p += sz_c8;
+    a->bs16hi = (int16_t *)p; p += sz_bs16n;
+    a->bs16lo = (int16_t *)p; p += sz_bs16n;
+    a->bs32hi = (int32_t *)p; p += sz_bs32;
+    a->bs32lo = (int32_t *)p; p += sz_bs32;
     int32_t *amax16 = (int32_t *)p; /* per 16 codes, the largest magnitude */
 
     /* one pass over the codes: int8 copies, sums and magnitudes per 16 */
@@ -129,6 +136,24 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     }
     a->narrow = narrow;
     for (size_t u = 0; u < n / 32; u++) a->bs32[u] = a->bs16[2 * u] + a->bs16[2 * u + 1];
+    if (!narrow) {
+        for (size_t u = 0; u < n / 16; u++) {
+            int32_t sh = 0, sl = 0;
+            for (size_t i = 16 * u; i < 16 * u + 16; i++) {
+                int32_t v = act->codes[i], lo = v & 255, hi = (v - lo) / 256; /* v = 256 hi + lo */
+                a->hi8[i] = (int8_t)hi;
+                a->lo8[i] = (uint8_t)lo;
+                sh += hi;
+                sl += lo;
+            }
+            a->bs16hi[u] = (int16_t)sh; /* |sh| <= 16 * 128 */
+            a->bs16lo[u] = (int16_t)sl; /* sl <= 16 * 255 */
+        }
+        for (size_t u = 0; u < n / 32; u++) {
+            a->bs32hi[u] = a->bs16hi[2 * u] + a->bs16hi[2 * u + 1];
+            a->bs32lo[u] = a->bs16lo[2 * u] + a->bs16lo[2 * u + 1];
+        }
+    }
 
     /* S, Sinf, the usable flag */
     a->usable = 1;
@@ -169,6 +194,7 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
             for (size_t k = k0; k < k1; k++) {
                 if (a->S[k] == 0.0) continue;
                 int32_t amax = amax16[2 * k] > amax16[2 * k + 1] ? amax16[2 * k] : amax16[2 * k + 1];
+                if (!narrow && amax < 256) amax = 256; /* a byte plane's codes reach 255 */
                 U += ((unsigned __int128)amax * (unsigned)act->scales[k].m)
                      << (act->scales[k].e - emin);
             }

@@ -99,6 +99,13 @@ typedef struct dn_dot_act {
     int usable;         /* every block with a non-zero code has |e| <= 600 */
     int8_t *c8;         /* n codes as int8 (narrow only) */
     int16_t *bs16n;     /* per 16 elements, the sum of the codes (narrow only: fits int16) */
+    /* Codes beyond +-127 as two byte planes, code = 256 hi + lo (not narrow
+       only): hi signed (-128..127), lo unsigned (0..255), with their sums
+       per 16 (int16) and per 32. */
+    int8_t *hi8;
+    uint8_t *lo8;
+    int16_t *bs16hi, *bs16lo;
+    int32_t *bs32hi, *bs32lo;
     int32_t *bs16;      /* per 16 elements, the sum of the codes */
     int32_t *bs32;      /* per 32 elements, the sum of the codes */
     double *S;          /* per activation block: m * 2^e, 0 when its codes are all zero */

@@ -240,11 +240,14 @@ AI __m256i digits(dn_type t, const uint8_t *blk, int c)
 /* ---- one-word (narrow) chunk products ------------------------------------------- */
 
 /* 16 int16 pair sums of digits * codes: unsigned digits <= 63 with codes
-   within +-127 give |pair| <= 2 * 63 * 127; signed digits go through the
-   sign trick, |level| <= 128, so |pair| <= 2 * 128 * 127 < 2^15. */
-AI __m256i pairs8(dn_type t, __m256i q, const int8_t *c8)
+   within +-128 give |pair| <= 2 * 63 * 128; signed digits go through the
+   sign trick, |level| <= 128, codes within +-127, so |pair| <= 2 * 128 * 127
+   < 2^15. `lo`: the codes are a low byte plane (unsigned 0..255, with
+   unsigned digits only): |pair| <= 2 * 255 * 63 < 2^15. */
+AI __m256i pairs8(dn_type t, __m256i q, const int8_t *c8, int lo)
 {
     __m256i c = load32(c8);
+    if (lo) return _mm256_maddubs_epi16(c, q); /* unsigned codes 0..255, digits <= 63: <= 32130 */
     if (signed_digits(t)) return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
     return _mm256_maddubs_epi16(q, c);
 }
@@ -263,10 +266,12 @@ AI __m256i sub16_scale(__m256i sc16x2, int c)
     return _mm256_shuffle_epi8(sc16x2, ctl);
 }
 
-/* A 256-element block, narrow codes: C = [C_0..C_7], O = [O_0..O_7]
-   (int32: |C_k| <= 32 * 4096 * 127 < 2^24). */
+/* A 256-element block, narrow codes (or one byte plane of wide codes, lo
+   for the low plane): C = [C_0..C_7], O = [O_0..O_7] (int32: |C_k| <=
+   32 * 4096 * 128 = 2^24 narrow or high plane; 32 * 63 * 255 * 128 < 2^27 for
+   a low plane of Q6_K, the largest). */
 AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_t *bs16n,
-                   const int32_t *bs32, __m256i *C, __m256i *O)
+                   const int32_t *bs32, int lo, __m256i *C, __m256i *O)
 {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i v[8];
@@ -292,7 +297,7 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
         __m256i lo2 = _mm256_permute2x128_si256(sc16, sc16, 0x00);
         __m256i hi2 = _mm256_permute2x128_si256(sc16, sc16, 0x11);
         for (int c = 0; c < 8; c++)
-            v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c),
+            v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, lo),
                                      sub16_scale(c < 4 ? lo2 : hi2, c));
         __m256i Cv = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
         __m256i bs = load32(bs16n);
@@ -308,7 +313,7 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
         *C = Cv;
         return;
     }
-    for (int c = 0; c < 8; c++) v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c), ones);
+    for (int c = 0; c < 8; c++) v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, lo), ones);
     __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
     if (t == DN_TYPE_IQ4_XS) {
         uint16_t h = dn_ld16(blk + 2);
@@ -340,12 +345,12 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
 /* G (<= 8) 32-element blocks from blk, narrow codes: C = [C_0..C_7] (lanes
    from G on zero): |C_k| <= 32 * 128 * 127 < 2^20. */
 AI __m256i small_narrow(dn_type t, const uint8_t *blk, size_t bb, int G, const int8_t *c8,
-                        const int32_t *bs32)
+                        const int32_t *bs32, int lo)
 {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i v[8];
     for (int c = 0; c < 8; c++)
-        v[c] = c < G ? _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c), ones)
+        v[c] = c < G ? _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c, lo), ones)
                      : _mm256_setzero_si256();
     __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
     int z = dn_zero_point(t);
@@ -489,15 +494,12 @@ AI void scales4x2(const uint8_t *const blk[4], int at, __m256d *d, __m256d *dm, 
     *dm = _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1));
 }
 
-/* The four pieces of a Sub32 group of a 256-element format: A = sum_k C_k
-   S_k and B = sum_k O_k S_k per row (exact: dn_dot_act_init's gok), then
+/* The four pieces of a Sub32 group of a 256-element format from A = sum_k
+   C_k S_k and B = sum_k O_k S_k per row (exact: dn_dot_act_init's gok):
    d A + dm B rounded once where |A|, |B| < glim; *need gets the lanes that
    must go to the reference. */
-AI __m128 big_sub32_4(const __m256i C[4], const __m256i O[4], int has_o, const double *S,
-                      double glim, __m256d d, __m256d dm, int *need)
+AI __m128 big_sub32_AB(__m256d A, __m256d B, int has_o, double glim, __m256d d, __m256d dm, int *need)
 {
-    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-    __m256d A = rows_dot_S(C, S0, S1);
     const __m256d lim = _mm256_set1_pd(glim);
     __m256d ok = _mm256_cmp_pd(abs_pd(A), lim, _CMP_LT_OQ);
     __m256d pa = _mm256_mul_pd(d, A);
@@ -505,10 +507,33 @@ AI __m128 big_sub32_4(const __m256i C[4], const __m256i O[4], int has_o, const d
         *need = ~_mm256_movemask_pd(ok) & 15;
         return _mm256_cvtpd_ps(_mm256_add_pd(pa, _mm256_setzero_pd()));
     }
-    __m256d B = rows_dot_S(O, S0, S1);
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(abs_pd(B), lim, _CMP_LT_OQ));
     *need = ~_mm256_movemask_pd(ok) & 15;
     return round_sum(pa, _mm256_mul_pd(dm, B));
+}
+
+AI __m128 big_sub32_4(const __m256i C[4], const __m256i O[4], int has_o, const double *S,
+                      double glim, __m256d d, __m256d dm, int *need)
+{
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d A = rows_dot_S(C, S0, S1), B = has_o ? rows_dot_S(O, S0, S1) : _mm256_setzero_pd();
+    return big_sub32_AB(A, B, has_o, glim, d, dm, need);
+}
+
+/* The same with the chunk sums in two byte planes: C = 256 C_hi + C_lo.
+   256 A_hi + A_lo = A is exact: each part is a sum of exact terms within
+   dn_dot_act_init's bound (a plane's codes are below 256 in magnitude), and
+   so is their sum. */
+AI __m128 big_sub32_planes(const __m256i Ch[4], const __m256i Oh[4], const __m256i Cl[4],
+                           const __m256i Ol[4], int has_o, const double *S, double glim, __m256d d,
+                           __m256d dm, int *need)
+{
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    const __m256d k256 = _mm256_set1_pd(256.0);
+    __m256d A = _mm256_fmadd_pd(rows_dot_S(Ch, S0, S1), k256, rows_dot_S(Cl, S0, S1));
+    __m256d B = has_o ? _mm256_fmadd_pd(rows_dot_S(Oh, S0, S1), k256, rows_dot_S(Ol, S0, S1))
+                      : _mm256_setzero_pd();
+    return big_sub32_AB(A, B, has_o, glim, d, dm, need);
 }
 
 /* The four per-block pieces of a 256-element block: C (d S) + O (dm S) with
@@ -520,6 +545,21 @@ AI __m128 big_block_4(const __m256i C[4], const __m256i O[4], int has_o, double 
     __m256d pa = _mm256_mul_pd(row_sums(C), _mm256_mul_pd(d, s));
     if (!has_o) return _mm256_cvtpd_ps(_mm256_add_pd(pa, _mm256_setzero_pd()));
     return round_sum(pa, _mm256_mul_pd(row_sums(O), _mm256_mul_pd(dm, s)));
+}
+
+/* Per-block pieces with the sums in two byte planes: C = 256 C_hi + C_lo
+   (exact in double, |C| < 2^39); the product with d S is exact while
+   |C| < 2^34, lanes beyond go to the reference (*need). */
+AI __m128 big_block_planes(const __m256i Ch[4], const __m256i Oh[4], const __m256i Cl[4],
+                           const __m256i Ol[4], int has_o, double S, __m256d d, __m256d dm, int *need)
+{
+    const __m256d s = _mm256_set1_pd(S), k256 = _mm256_set1_pd(256.0);
+    __m256d C = _mm256_fmadd_pd(row_sums(Ch), k256, row_sums(Cl));
+    *need = _mm256_movemask_pd(_mm256_cmp_pd(abs_pd(C), _mm256_set1_pd(0x1p34), _CMP_GE_OQ));
+    __m256d pa = _mm256_mul_pd(C, _mm256_mul_pd(d, s));
+    if (!has_o) return _mm256_cvtpd_ps(_mm256_add_pd(pa, _mm256_setzero_pd()));
+    __m256d O = _mm256_fmadd_pd(row_sums(Oh), k256, row_sums(Ol));
+    return round_sum(pa, _mm256_mul_pd(O, _mm256_mul_pd(dm, s)));
 }
 
 /* The four pieces of a Sub32 group of G 32-element blocks: sum_k C_k d_k S_k
@@ -626,7 +666,7 @@ AI int small_scales(dn_type t, const uint8_t *blk, size_t bb, int G, __m256 *d, 
 /* Four rows (row pointers may repeat for a short batch), narrow codes: the
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). */
-AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4])
+AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4], int planes)
 {
     const dn_dot_act *a = c->a;
     const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
@@ -661,12 +701,24 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                 need = 15;
             } else {
                 __m256i C[4], O[4];
-                for (int r = 0; r < 4; r++) {
-                    O[r] = _mm256_setzero_si256();
-                    big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, a->bs32 + g / 32, &C[r], &O[r]);
+                if (!planes) {
+                    for (int r = 0; r < 4; r++) {
+                        O[r] = _mm256_setzero_si256();
+                        big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, a->bs32 + g / 32, 0, &C[r], &O[r]);
+                    }
+                    p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
+                              : big_block_4(C, O, has_o, S[0], d, dm);
+                } else { /* wide codes, digits unsigned: two byte planes */
+                    __m256i Cl[4], Ol[4];
+                    for (int r = 0; r < 4; r++) {
+                        O[r] = Ol[r] = _mm256_setzero_si256();
+                        big_narrow(t, blk[r], a->hi8 + g, a->bs16hi + g / 16, a->bs32hi + g / 32, 0, &C[r], &O[r]);
+                        big_narrow(t, blk[r], (const int8_t *)a->lo8 + g, a->bs16lo + g / 16, a->bs32lo + g / 32, 1,
+                                   &Cl[r], &Ol[r]);
+                    }
+                    p = sub32 ? big_sub32_planes(C, O, Cl, Ol, has_o, S, a->glim[gi], d, dm, &need)
+                              : big_block_planes(C, O, Cl, Ol, has_o, S[0], d, dm, &need);
                 }
-                p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
-                          : big_block_4(C, O, has_o, S[0], d, dm);
             }
         } else {
             __m256 d[4], m[4];
@@ -674,8 +726,14 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
             int bad = 0;
             for (int r = 0; r < 4; r++) {
                 bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
-                C[r] = G == 8 ? small_narrow(t, blk[r], bb, 8, a->c8 + g, a->bs32 + g / 32)
-                              : small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32);
+                if (!planes) {
+                    C[r] = G == 8 ? small_narrow(t, blk[r], bb, 8, a->c8 + g, a->bs32 + g / 32, 0)
+                                  : small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
+                } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
+                    __m256i h = small_narrow(t, blk[r], bb, G, a->hi8 + g, a->bs32hi + g / 32, 0);
+                    __m256i l = small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
+                    C[r] = _mm256_add_epi32(_mm256_slli_epi32(h, 8), l);
+                }
             }
             if (bad) return -1;
             if (!sub32) {
@@ -799,11 +857,11 @@ AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *ou
         float v[4];
         size_t count;
         int tiny;
-        if (c->a->narrow) {
+        if (c->a->narrow || !signed_digits(t)) {
             const uint8_t *rp[4];
             count = r1 - r < 4 ? r1 - r : 4;
             for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
-            tiny = batch_narrow(c, t, rp, v);
+            tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0) : batch_narrow(c, t, rp, v, 1);
         } else {
             count = 1;
             tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
