@@ -358,6 +358,31 @@ AI __m256i small_narrow(dn_type t, const uint8_t *blk, size_t bb, int G, const i
     return raw; /* bs32 is zero past the row (dn_dot_act pads) */
 }
 
+/* G (<= 8) 32-element blocks against wide int16 codes: digits widened to
+   int16, madd per 16: |C_k| <= 32 * 128 * 32768 = 2^27 (plus the zero point's
+   z * bs32, |.| <= 16 * 2^20). */
+AI __m256i small_wide16(dn_type t, const uint8_t *blk, size_t bb, int G, const int16_t *c16,
+                        const int32_t *bs32)
+{
+    __m256i v[8];
+    for (int c = 0; c < 8; c++) {
+        if (c >= G) {
+            v[c] = _mm256_setzero_si256();
+            continue;
+        }
+        __m256i q = digits(t, blk + c * bb, 0);
+        __m128i q0 = _mm256_castsi256_si128(q), q1 = _mm256_extracti128_si256(q, 1);
+        __m256i w0 = signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
+        __m256i w1 = signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
+        v[c] = _mm256_add_epi32(_mm256_madd_epi16(w0, load32(c16 + 32 * c)),
+                                _mm256_madd_epi16(w1, load32(c16 + 32 * c + 16)));
+    }
+    __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    int z = dn_zero_point(t);
+    if (z) raw = _mm256_sub_epi32(raw, _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
+    return raw;
+}
+
 /* ---- two-word (wide) raw sums ----------------------------------------------------- */
 
 /* raw16 sums of chunk q against int16 codes: [elements 0-15 | 16-31] as two
@@ -729,6 +754,8 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                 if (!planes) {
                     C[r] = G == 8 ? small_narrow(t, blk[r], bb, 8, a->c8 + g, a->bs32 + g / 32, 0)
                                   : small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
+                } else if (planes == 2) { /* wide codes: int16 products */
+                    C[r] = small_wide16(t, blk[r], bb, G, c->act->codes + g, a->bs32 + g / 32);
                 } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
                     __m256i h = small_narrow(t, blk[r], bb, G, a->hi8 + g, a->bs32hi + g / 32, 0);
                     __m256i l = small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
@@ -857,11 +884,15 @@ AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *ou
         float v[4];
         size_t count;
         int tiny;
-        if (c->a->narrow || !signed_digits(t)) {
+        if (c->a->narrow || t != DN_TYPE_IQ4_XS) {
             const uint8_t *rp[4];
             count = r1 - r < 4 ? r1 - r : 4;
             for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
-            tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0) : batch_narrow(c, t, rp, v, 1);
+            /* wide codes: 256-element formats in two byte planes, 32-element
+               ones with int16 products */
+            tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0)
+                   : dn_big(t)  ? batch_narrow(c, t, rp, v, 1)
+                                : batch_narrow(c, t, rp, v, 2);
         } else {
             count = 1;
             tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
