@@ -20,7 +20,9 @@
  *     sums A = sum_k C_k S_k and B = sum_k O_k S_k (S_k = m_k 2^e_k) are exact
  *     in double: every term is a multiple of 2^emin, and
  *     sum |C_k| S_k <= 32 * coefmax * sum_k amax_k m_k 2^e_k < 2^(emin + 52)
- *     is checked here with integers (amax_k the block's largest |code|).
+ *     is checked here with integers (amax_k the block's largest |code|, at
+ *     least 256 when the codes are wide: the AVX2 kernels then sum each of
+ *     two byte planes, code = 256 hi + lo, whose codes stay below 256).
  *
  * The rest (the weight side) is checked per row by the kernels.
  */
