@@ -97,7 +97,7 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     size_t sz_g = scaling == DN_ACT_SUB32 ? (ngroups * 8 + 31) & ~(size_t)31 : 0;
     size_t sz_gok = scaling == DN_ACT_SUB32 ? (ngroups + 31) & ~(size_t)31 : 0;
     size_t sz_amax = ((n / 16) * 4 + 31) & ~(size_t)31;
-    size_t total = 3 * sz_c8 + 3 * sz_bs16n + sz_bs16 + 3 * sz_bs32 + 2 * sz_S + 2 * sz_g + sz_gok +
+    size_t total = 3 * sz_c8 + 3 * sz_bs16n + sz_bs16 + 3 * sz_bs32 + 3 * sz_S + 2 * sz_g + sz_gok +
                    sz_amax + 64;
     uint8_t *mem = calloc(1, total);
     if (!mem) return DN_ERR_OUT_OF_MEMORY;
@@ -109,6 +109,7 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     a->bs32 = (int32_t *)p; p += sz_bs32;
     a->S = (double *)p; p += sz_S;
     a->Sinf = (double *)p; p += sz_S;
+    a->P = (double *)p; p += sz_S;
     a->glim = (double *)p; p += sz_g;
     a->gfac = (double *)p; p += sz_g;
     a->gok = p; p += sz_gok;
@@ -170,6 +171,7 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
             else if (amax != 0) a->S[k] = ldexp((double)sc.m, sc.e);
         }
         a->Sinf[k] = a->S[k] != 0.0 ? a->S[k] : INFINITY;
+        a->P[k] = a->block == 32 && k < a->nblk ? (double)a->bs32[k] * a->S[k] : 0.0;
     }
     if (scaling != DN_ACT_SUB32) return DN_OK;
 

@@ -110,6 +110,7 @@ typedef struct dn_dot_act {
     int32_t *bs32;      /* per 32 elements, the sum of the codes */
     double *S;          /* per activation block: m * 2^e, 0 when its codes are all zero */
     double *Sinf;       /* S, or +inf where S is 0 (and past the row): for minima */
+    double *P;          /* per 32 elements (Sub32): bs32 * S (exact: 20 x 8 bits) */
     /* Per Sub32 group of 256 (Sub32 only): */
     uint8_t *gok;       /* the fast path may be taken (see dot_act.c) */
     double *glim;       /* 2^(emin + 42): |A| below it keeps d * A exact */

@@ -338,8 +338,9 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
     __m128i sm = _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15)),
                               _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
     *C = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
-    *O = _mm256_sub_epi32(_mm256_setzero_si256(),
-                          _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(bs32)));
+    __m256i m = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    /* bs32 NULL: the mins themselves (the caller has sum_k m_k bs32_k S_k) */
+    *O = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32))) : m;
 }
 
 /* G (<= 8) 32-element blocks from blk, narrow codes: C = [C_0..C_7] (lanes
@@ -726,23 +727,43 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                 need = 15;
             } else {
                 __m256i C[4], O[4];
+                /* Q4_K, Q5_K under Sub32: B = -sum_k m_k (bs32_k S_k), from the
+                   mins and the activation's products P (the same exact terms) */
+                const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
                 if (!planes) {
                     for (int r = 0; r < 4; r++) {
                         O[r] = _mm256_setzero_si256();
-                        big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, a->bs32 + g / 32, 0, &C[r], &O[r]);
+                        big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
+                                   &C[r], &O[r]);
                     }
-                    p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
-                              : big_block_4(C, O, has_o, S[0], d, dm);
+                    if (mins) {
+                        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+                        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
+                        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+                        p = big_sub32_AB(rows_dot_S(C, S0, S1), B, has_o, a->glim[gi], d, dm, &need);
+                    } else {
+                        p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
+                                  : big_block_4(C, O, has_o, S[0], d, dm);
+                    }
                 } else { /* wide codes, digits unsigned: two byte planes */
                     __m256i Cl[4], Ol[4];
                     for (int r = 0; r < 4; r++) {
                         O[r] = Ol[r] = _mm256_setzero_si256();
-                        big_narrow(t, blk[r], a->hi8 + g, a->bs16hi + g / 16, a->bs32hi + g / 32, 0, &C[r], &O[r]);
-                        big_narrow(t, blk[r], (const int8_t *)a->lo8 + g, a->bs16lo + g / 16, a->bs32lo + g / 32, 1,
-                                   &Cl[r], &Ol[r]);
+                        big_narrow(t, blk[r], a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
+                                   &C[r], &O[r]);
+                        big_narrow(t, blk[r], (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
+                                   mins ? NULL : a->bs32lo + g / 32, 1, &Cl[r], &Ol[r]);
                     }
-                    p = sub32 ? big_sub32_planes(C, O, Cl, Ol, has_o, S, a->glim[gi], d, dm, &need)
-                              : big_block_planes(C, O, Cl, Ol, has_o, S[0], d, dm, &need);
+                    if (mins) {
+                        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+                        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
+                        __m256d A = _mm256_fmadd_pd(rows_dot_S(C, S0, S1), _mm256_set1_pd(256.0), rows_dot_S(Cl, S0, S1));
+                        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+                        p = big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, &need);
+                    } else {
+                        p = sub32 ? big_sub32_planes(C, O, Cl, Ol, has_o, S, a->glim[gi], d, dm, &need)
+                                  : big_block_planes(C, O, Cl, Ol, has_o, S[0], d, dm, &need);
+                    }
                 }
             }
         } else {
