@@ -16,41 +16,12 @@
  * adds; nothing here depends on the host's byte order or floating-point
  * environment.
  */
+#include "block_bytes.h"
 #include "decodenum/lane.h"
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
 
 /* ==== 1. The weight image ================================================= */
-
-static uint16_t load_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-static uint32_t load_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* The binary16 with bits h as sig * 2^exp, exactly, as dn_read_row reads a
-   scale (docs/blocks.md, "Scales"); 0 when it is infinite or NaN. */
-static int f16_scale(uint16_t h, dn_scale *s)
-{
-    int32_t e = (h >> 10) & 31, f = h & 1023;
-    if (e == 31) return 0;
-    if (e != 0) {
-        s->sig = 1024 + f;
-        s->exp = e - 25;
-    } else {
-        s->sig = f;
-        s->exp = f != 0 ? -24 : 0;
-    }
-    if (h & 0x8000u) s->sig = -s->sig;
-    return 1;
-}
-
-static const dn_scale no_scale = {0, 0};
-
-/* IQ4_NL's and IQ4_XS's 16 non-linear levels (ggml's kvalues_iq4nl). */
-static const int8_t iq4_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
-                                      1,    13,   25,  38,  53,  69,  89,  113};
 
 /* Element e's code (0..15) in a 32-element nibble block's qs[16]: the first
    16 elements in the low nibbles, the next 16 in the high ones. */
@@ -75,7 +46,7 @@ typedef int (*image_reader)(const uint8_t *blk, dn_lane_image *w);
 /* Q4_0: q = the nibble (0..15), z = 8, c = 1, n = 0.   coef = q - 8. */
 static int image_q4_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a)) return 0;
     w->b = no_scale;
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 2, e));
     for (int u = 0; u < 2; u++) put_unit(w, u, 8, 1, 0);
@@ -85,7 +56,7 @@ static int image_q4_0(const uint8_t *blk, dn_lane_image *w)
 /* Q4_1: q = the nibble (0..15), z = 0, c = 1, n = 1.   coef = q, offs = 1. */
 static int image_q4_1(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a) || !f16_scale(load_u16(blk + 2), &w->b)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 4, e));
     for (int u = 0; u < 2; u++) put_unit(w, u, 0, 1, 1);
     return 1;
@@ -94,7 +65,7 @@ static int image_q4_1(const uint8_t *blk, dn_lane_image *w)
 /* Q5_0: q = nibble | fifth bit << 4 (0..31, two digits), z = 16, c = 1, n = 0. */
 static int image_q5_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a)) return 0;
     w->b = no_scale;
     uint32_t qh = load_u32(blk + 2);
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 6, e) | (int)((qh >> e) & 1) << 4);
@@ -105,7 +76,7 @@ static int image_q5_0(const uint8_t *blk, dn_lane_image *w)
 /* Q5_1: q as Q5_0 (0..31), z = 0, c = 1, n = 1. */
 static int image_q5_1(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a) || !f16_scale(load_u16(blk + 2), &w->b)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
     uint32_t qh = load_u32(blk + 4);
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 8, e) | (int)((qh >> e) & 1) << 4);
     for (int u = 0; u < 2; u++) put_unit(w, u, 0, 1, 1);
@@ -117,7 +88,7 @@ static int image_q5_1(const uint8_t *blk, dn_lane_image *w)
    q = byte XOR 0x80. */
 static int image_q8_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a)) return 0;
     w->b = no_scale;
     for (int e = 0; e < 32; e++) put_q(w, e, blk[2 + e] ^ 0x80);
     for (int u = 0; u < 2; u++) put_unit(w, u, 128, 1, 0);
@@ -128,7 +99,7 @@ static int image_q8_0(const uint8_t *blk, dn_lane_image *w)
    c = 1, n = 0. */
 static int image_iq4_nl(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a)) return 0;
     w->b = no_scale;
     for (int e = 0; e < 32; e++) put_q(w, e, iq4_levels[nibble32(blk + 2, e)] + 128);
     for (int u = 0; u < 2; u++) put_unit(w, u, 128, 1, 0);
@@ -142,7 +113,7 @@ static int plane2(const uint8_t *qs, int e) { return (qs[32 * (e / 128) + e % 32
    c = sc = scales[u] & 15, n = -m = -(scales[u] >> 4). */
 static int image_q2_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk + 80), &w->a) || !f16_scale(load_u16(blk + 82), &w->b)) return 0;
+    if (!scale_f16(load_u16(blk + 80), &w->a) || !scale_f16(load_u16(blk + 82), &w->b)) return 0;
     for (int e = 0; e < 256; e++) put_q(w, e, plane2(blk + 16, e));
     for (int u = 0; u < 16; u++) put_unit(w, u, 0, blk[u] & 15, -(blk[u] >> 4));
     return 1;
@@ -153,7 +124,7 @@ static int image_q2_k(const uint8_t *blk, dn_lane_image *w)
    bit is clear) plus 4: z = 4, c = sc - 32 (the 6-bit scale, -32..31), n = 0. */
 static int image_q3_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk + 108), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk + 108), &w->a)) return 0;
     w->b = no_scale;
     const uint8_t *hmask = blk, *s = blk + 96;
     for (int e = 0; e < 256; e++) put_q(w, e, plane2(blk + 32, e) | ((hmask[e % 32] >> (e / 32)) & 1) << 2);
@@ -188,7 +159,7 @@ static int nibble256(const uint8_t *qs, int e)
    c = sc_j (0..63), n = -m_j (-63..0). */
 static int image_q4_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a) || !f16_scale(load_u16(blk + 2), &w->b)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
     for (int e = 0; e < 256; e++) put_q(w, e, nibble256(blk + 16, e));
     for (int u = 0; u < 16; u++) {
         int sc, m;
@@ -201,7 +172,7 @@ static int image_q4_k(const uint8_t *blk, dn_lane_image *w)
 /* Q5_K: as Q4_K with the fifth bit qh[e % 32] bit e / 32: q 0..31. */
 static int image_q5_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a) || !f16_scale(load_u16(blk + 2), &w->b)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
     const uint8_t *qh = blk + 16;
     for (int e = 0; e < 256; e++) put_q(w, e, nibble256(blk + 48, e) | ((qh[e % 32] >> (e / 32)) & 1) << 4);
     for (int u = 0; u < 16; u++) {
@@ -216,7 +187,7 @@ static int image_q5_k(const uint8_t *blk, dn_lane_image *w)
    c = scales[u] as a signed byte (-128..127), n = 0. */
 static int image_q6_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk + 208), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk + 208), &w->a)) return 0;
     w->b = no_scale;
     const uint8_t *ql = blk, *qh = blk + 128, *scales = blk + 192;
     for (int e = 0; e < 256; e++) {
@@ -233,7 +204,7 @@ static int image_q6_k(const uint8_t *blk, dn_lane_image *w)
    z = 128, c = ls_j - 32 (-32..31), n = 0. */
 static int image_iq4_xs(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!f16_scale(load_u16(blk), &w->a)) return 0;
+    if (!scale_f16(load_u16(blk), &w->a)) return 0;
     w->b = no_scale;
     unsigned scales_h = load_u16(blk + 2);
     const uint8_t *scales_l = blk + 4, *qs = blk + 8;
