@@ -159,18 +159,34 @@ float dn_dot_chain(const float *p, size_t count)
 
 /* ---- matrix-vector products ---------------------------------------------- */
 
-dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
-                              size_t row_end, float *out, size_t *bad)
+/* The checks both row-range forms make: DN_OK with *empty set when there is
+   nothing to compute, else a status; *row_bytes is a row's size in bytes. */
+static dn_status rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                           const dn_act_row *act, size_t row_begin, size_t row_end,
+                           const float *out, size_t *row_bytes, int *empty)
 {
+    *empty = 0;
     if (!dn_reads(type)) return DN_ERR_UNSUPPORTED_TYPE;
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
     if (!act || act->n != n || n % be != 0 || row_begin > row_end || row_end > rows)
         return DN_ERR_INVALID_ARGUMENT;
-    if (row_begin == row_end) return DN_OK;
+    *empty = row_begin == row_end;
+    if (*empty) return DN_OK;
     if (!w || !out) return DN_ERR_INVALID_ARGUMENT;
-    size_t blocks = n / be, row_bytes = blocks * bb;
-    if (rows > SIZE_MAX / (row_bytes ? row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    *row_bytes = n / be * bb;
+    if (rows > SIZE_MAX / (*row_bytes ? *row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    return DN_OK;
+}
+
+dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                              size_t row_end, float *out, size_t *bad)
+{
+    size_t row_bytes = 0;
+    int empty;
+    dn_status st0 = rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
+    if (st0 != DN_OK || empty) return st0;
+    size_t blocks = n / dn_type_block_elements(type);
 
     int16_t *ints = malloc(2 * n * sizeof *ints + 1);
     dn_segment *segs = malloc(blocks * sizeof *segs + 1);
@@ -200,14 +216,10 @@ dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                           const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                           size_t row_end, float *out, size_t *bad)
 {
-    if (!dn_reads(type)) return DN_ERR_UNSUPPORTED_TYPE;
-    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    if (!act || act->n != n || n % be != 0 || row_begin > row_end || row_end > rows)
-        return DN_ERR_INVALID_ARGUMENT;
-    if (row_begin == row_end) return DN_OK;
-    if (!w || !out) return DN_ERR_INVALID_ARGUMENT;
-    size_t row_bytes = n / be * bb;
-    if (rows > SIZE_MAX / (row_bytes ? row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    size_t row_bytes = 0, be = dn_type_block_elements(type);
+    int empty;
+    dn_status st0 = rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
+    if (st0 != DN_OK || empty) return st0;
     if ((scaling != DN_ACT_SUB32 && scaling != DN_ACT_PER_BLOCK) || n > UINT32_MAX ||
         (n && (!act->codes || !act->scales)) || !dn_dot_act_fits(act, be, scaling))
         return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out, bad);
