@@ -53,6 +53,15 @@ static void call_fsum(bench_case *c)
     c->result = k->fsum(c->a, c->n);
 }
 
+/* rd: a read kernel. Reads both fdot inputs, as fdot must: at n = 4096 this
+   is the most bytes per second any kernel of the same vector width can load
+   from L1, so its ratio to sdot bounds what fdot can reach. */
+static void call_l1_read(bench_case *c)
+{
+    size_t bytes = c->n * sizeof(float);
+    c->result = (float)(c->rd(c->a, bytes) + c->rd(c->b, bytes));
+}
+
 #if defined(DN_BENCH_OPENBLAS)
 static void call_blas_sdot(bench_case *c) { c->result = cblas_sdot((int)c->n, c->a, 1, c->b, 1); }
 static void call_blas_sasum(bench_case *c) { c->result = cblas_sasum((int)c->n, c->a, 1); }
@@ -156,7 +165,7 @@ int main(int argc, char **argv)
     int ns = 0, nl = 0;
     int s_vec_dot = -1, s_blas = -1, l_vec_dot = -1, l_blas = -1, l_first_read = -1;
     int s_ref_dot = -1, l_ref_dot = -1, s_ref_sum = -1, l_ref_sum = -1;
-    int s_vec_sum = -1, l_vec_sum = -1;
+    int s_vec_sum = -1, l_vec_sum = -1, s_l1 = -1;
 
     for (int i = 0; i < 3; i++) {
         if (!kt[i]) continue;
@@ -180,6 +189,16 @@ int main(int argc, char **argv)
     large[nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N, large_samples);
     large[nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N, 4.0 * LARGE_N, large_samples);
 #endif
+    /* The L1 load ceiling of the SIMD kernels' vector width at n = 4096. */
+    for (int i = 0; vec_name && i < bench_read_kernel_count(); i++) {
+        char want[16];
+        snprintf(want, sizeof want, "%s-int", vec_name);
+        if (strcmp(bench_read_kernel_name(i), want)) continue;
+        s_l1 = ns;
+        small[ns] = mk("read", bench_read_kernel_name(i), call_l1_read, NULL, sa, sb, SMALL_N,
+                       8.0 * SMALL_N, small_samples);
+        small[ns++].rd = bench_read_kernel(i);
+    }
     /* Read kernels over the whole 512 MiB buffer. */
     l_first_read = nl;
     nl = bench_add_read_cases(large, nl, NULL, big, BW_FLOATS * sizeof(float), large_samples);
@@ -239,6 +258,13 @@ int main(int argc, char **argv)
         bench_ratio(&small[s_vec_dot], &small[s_blas], &rm, &rp);
         printf("  %s fdot / openblas sdot, n=4096 : paired %.3f, medians %.3f  (target >= 0.8: %s)\n",
                vec_name, rp, rm, rp >= 0.8 ? "met" : "MISSED");
+        if (s_l1 >= 0) {
+            double cm, cp;
+            bench_ratio(&small[s_l1], &small[s_blas], &cm, &cp);
+            printf("  %s L1 read / openblas sdot, n=4096 : paired %.3f, medians %.3f  (the ceiling of\n"
+                   "      any kernel that loads both inputs %s-wide; fdot reaches %.2f of it)\n",
+                   vec_name, cp, cm, vec_name, rp / cp);
+        }
         bench_ratio(&large[l_vec_dot], &large[l_blas], &rm, &rp);
         printf("  %s fdot / openblas sdot, n=2^26 : paired %.3f, medians %.3f\n", vec_name, rp, rm);
     } else {
