@@ -24,6 +24,11 @@
  *     least 256 when the codes are wide: the AVX2 kernels then sum each of
  *     two byte planes, code = 256 hi + lo, whose codes stay below 256).
  *
+ *  3. When the group's scales are close (every f_k = m_k 2^(e_k - emin) at
+ *     most dn_dot_factor_max(type)) and the codes narrow, S_k = f_k 2^emin with
+ *     small integers f_k: a kernel may weight each chunk's integer sum by
+ *     sc_k f_k in int16 and sum the group in integers (fok, f16, fbs, g2e).
+ *
  * The rest (the weight side) is checked per row by the kernels.
  */
 #include "dot_kernels.h"
@@ -97,8 +102,10 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     size_t sz_g = scaling == DN_ACT_SUB32 ? (ngroups * 8 + 31) & ~(size_t)31 : 0;
     size_t sz_gok = scaling == DN_ACT_SUB32 ? (ngroups + 31) & ~(size_t)31 : 0;
     size_t sz_amax = ((n / 16) * 4 + 31) & ~(size_t)31;
-    size_t total = 3 * sz_c8 + 3 * sz_bs16n + sz_bs16 + 3 * sz_bs32 + 3 * sz_S + 2 * sz_g + sz_gok +
-                   sz_amax + 64;
+    size_t sz_f16 = scaling == DN_ACT_SUB32 ? (ngroups * 16 + 31) & ~(size_t)31 : 0;
+    size_t sz_fbs = 2 * sz_f16;
+    size_t total = 3 * sz_c8 + 3 * sz_bs16n + sz_bs16 + 3 * sz_bs32 + 3 * sz_S + 3 * sz_g + 2 * sz_gok +
+                   sz_amax + sz_f16 + sz_fbs + 64;
     uint8_t *mem = calloc(1, total);
     if (!mem) return DN_ERR_OUT_OF_MEMORY;
     a->mem = mem;
@@ -113,6 +120,10 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     a->glim = (double *)p; p += sz_g;
     a->gfac = (double *)p; p += sz_g;
     a->gok = p; p += sz_gok;
+    a->g2e = (double *)p; p += sz_g;
+    a->fok = p; p += sz_gok;
+    a->f16 = (int16_t *)p; p += sz_f16;
+    a->fbs = (int32_t *)p; p += sz_fbs;
     a->hi8 = (int8_t *)p; p += sz_c8;
     a->lo8 = p; p += sz_c8;
     a->bs16hi = (int16_t *)p; p += sz_bs16n;
@@ -207,6 +218,17 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
         }
         a->gok[g] = (uint8_t)ok;
         a->glim[g] = ok ? ldexp(1.0, emin + 42) : 0.0;
+        /* 3. The integer factors: S_k = f_k 2^emin exactly. */
+        int fok = ok && narrow;
+        for (size_t k = k0; fok && k < k1; k++) {
+            int32_t sh = act->scales[k].e - emin;
+            if (a->S[k] == 0.0) a->f16[k] = 0;
+            else if (sh > 8 || ((int64_t)act->scales[k].m << sh) > dn_dot_factor_max(type)) fok = 0;
+            else a->f16[k] = (int16_t)(act->scales[k].m << sh);
+            a->fbs[k] = a->f16[k] * a->bs32[k];
+        }
+        a->fok[g] = (uint8_t)fok;
+        a->g2e[g] = fok ? ldexp(1.0, emin) : 0.0;
         int mbits = 0;
         while ((1 << mbits) <= mmax) mbits++;
         a->gfac[g] = ldexp(1.0, 52 - 11 - mbits);

@@ -115,8 +115,24 @@ typedef struct dn_dot_act {
     uint8_t *gok;       /* the fast path may be taken (see dot_act.c) */
     double *glim;       /* 2^(emin + 42): |A| below it keeps d * A exact */
     double *gfac;       /* 2^(52 - 11 - bits of the largest m): the exactness factor */
+    /* The group's scales as small integers (Sub32, narrow, gok only), for
+       kernels that weight chunk sums in int16: S_k = f_k 2^emin with
+       f_k = m_k 2^(e_k - emin) <= dn_dot_factor_max(type) (0 for a block
+       whose codes are all zero). fok: every f_k of the group fits. */
+    int16_t *f16;       /* per 32 elements: f_k */
+    int32_t *fbs;       /* per 32 elements: f_k * bs32_k (|.| <= 4064 * 480 < 2^21) */
+    double *g2e;        /* per group: 2^emin */
+    uint8_t *fok;       /* per group */
     void *mem;
 } dn_dot_act;
+
+/* The largest activation factor f_k (dn_dot_act.f16) of a format: a
+   sub-block scale (<= 63) times it fits int16, and eight chunks' weighted
+   pair sums fit an int32 lane: 8 * 2 * (2 * 15 * 127) * 63 * 480 < 2^31 for
+   Q4_K's digits (<= 15), 8 * 2 * (2 * 31 * 127) * 63 * 240 < 2^31 for
+   Q5_K's (<= 31); 480 = 15 * 2^5 lets a group's scales spread over five
+   binades. */
+static inline int32_t dn_dot_factor_max(dn_type type) { return type == DN_TYPE_Q4_K ? 480 : 240; }
 
 /* Fills `a` for act (which fits type and scaling) and a matrix of `type`.
    DN_ERR_OUT_OF_MEMORY, else DN_OK. */

@@ -448,6 +448,46 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
     }
 }
 
+/* Q4_K and Q5_K at the bounds of the kernels' integer sums under Sub32:
+   every digit, sub-block scale and min at its largest (all bytes 0xFF),
+   every code +-127 of one sign per row, and activation scales whose factors
+   f_k = m_k 2^(e_k - emin) sit at the kernels' largest (15 * 2^5 for Q4_K,
+   15 * 2^4 for Q5_K; dn_dot_factor_max) or one binade past it. */
+static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b, dn_check_result *res)
+{
+    const size_t n = 512, rows = 4, bb = dn_type_block_bytes(type), row_bytes = n / 256 * bb;
+    memset(b->w, 0xFF, rows * row_bytes);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = 0; k < n / 256; k++) {
+            uint8_t *blk = b->w + r * row_bytes + k * bb;
+            uint16_t d = r & 1 ? 0xBC00 : 0x3C00, dm = r & 2 ? 0xBC00 : 0x3C00; /* +-1 */
+            blk[0] = (uint8_t)d; blk[1] = (uint8_t)(d >> 8);
+            blk[2] = (uint8_t)dm; blk[3] = (uint8_t)(dm >> 8);
+        }
+    const int32_t shift = type == DN_TYPE_Q4_K ? 5 : 4;
+    for (int past = 0; past < 2; past++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            for (size_t i = 0; i < n; i++) b->codes[i] = (int16_t)(127 * sign);
+            for (size_t k = 0; k < n / 32; k++) {
+                /* the group's first block holds emin with f = 255; the rest f = 15 * 2^shift */
+                b->scales[k].m = k % 8 == 0 ? 255 : 15;
+                b->scales[k].e = k % 8 == 0 ? 0 : shift + past;
+            }
+            dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
+            size_t bad_ref = 0, bad_k = 0;
+            dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_ref, &bad_ref);
+            dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_k, &bad_k);
+            for (size_t r = 0; r < rows; r++) {
+                res->compared++;
+                if (st_ref != st_k || bits_of(b->o_ref[r]) != bits_of(b->o_k[r]))
+                    dn_check_mismatch(res, "%s extreme sums (past %d, sign %d) row %zu: reference 0x%08" PRIx32
+                                      " (status %d), kernel 0x%08" PRIx32 " (status %d)",
+                                      type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign, r,
+                                      bits_of(b->o_ref[r]), (int)st_ref, bits_of(b->o_k[r]), (int)st_k);
+            }
+        }
+}
+
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_dot_kernels *kern = dn_dot_kernels_for(isa);
@@ -484,7 +524,10 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     for (size_t ti = 0; ti < NTYPES; ti++) {
         dn_check_result m = {"dot", type_names[ti], isa, 0, 0, ""};
         if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.codes || !b.scales) dn_check_mismatch(&m, "out of memory");
-        else check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
+        else {
+            check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
+            if (types[ti] == DN_TYPE_Q4_K || types[ti] == DN_TYPE_Q5_K) check_extreme_k(kern, types[ti], &b, &m);
+        }
         if (m.mismatched) failed++;
         if (sink) sink(&m, ctx);
     }

@@ -266,6 +266,22 @@ AI __m256i sub16_scale(__m256i sc16x2, int c)
     return _mm256_shuffle_epi8(sc16x2, ctl);
 }
 
+/* Q4_K, Q5_K: [sc_0..sc_7 | m_0..m_7] (bytes) of the eight chunks from the
+   12 bytes s[] at 4 (blocks.c's k_scale_min) in one vector: with A =
+   s[0..3, 8..11, 4..7, 8..11] and B = (0, s[0..3], 0, s[4..7]),
+     sc_j = A & 63 (j < 4), (A & 15) | (B >> 6) << 4 (j >= 4);
+     m_j  = A & 63 (j < 4), (A >> 4) | (B >> 6) << 4 (j >= 4). */
+AI __m128i k_scales_mins(const uint8_t *blk)
+{
+    __m128i s12 = _mm_loadu_si128((const __m128i *)(blk + 4));
+    __m128i A = _mm_shuffle_epi8(s12, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    __m128i B = _mm_shuffle_epi8(s12, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    __m128i A4 = _mm_and_si128(_mm_srli_epi16(A, 4), _mm_set1_epi8(15));
+    A = _mm_blendv_epi8(A, A4, _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1));
+    return _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15)),
+                        _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
+}
+
 /* A 256-element block, narrow codes (or one byte plane of wide codes, lo
    for the low plane): C = [C_0..C_7], O = [O_0..O_7] (int32: |C_k| <=
    32 * 4096 * 128 = 2^24 narrow or high plane; 32 * 63 * 255 * 128 < 2^27 for
@@ -325,22 +341,34 @@ AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_
         *C = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
         return;
     }
-    /* Q4_K, Q5_K: sc and m of the eight chunks from the 12 bytes s[] at 4
-       (blocks.c's k_scale_min) in one vector: with A = s[0..3, 8..11, 4..7,
-       8..11] and B = (0, s[0..3], 0, s[4..7]),
-         sc_j = A & 63 (j < 4), (A & 15) | (B >> 6) << 4 (j >= 4);
-         m_j  = A & 63 (j < 4), (A >> 4) | (B >> 6) << 4 (j >= 4). */
-    __m128i s12 = _mm_loadu_si128((const __m128i *)(blk + 4));
-    __m128i A = _mm_shuffle_epi8(s12, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
-    __m128i B = _mm_shuffle_epi8(s12, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
-    __m128i A4 = _mm_and_si128(_mm_srli_epi16(A, 4), _mm_set1_epi8(15));
-    A = _mm_blendv_epi8(A, A4, _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1));
-    __m128i sm = _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15)),
-                              _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
+    __m128i sm = k_scales_mins(blk);
     *C = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
     __m256i m = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
     /* bs32 NULL: the mins themselves (the caller has sum_k m_k bs32_k S_k) */
     *O = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32))) : m;
+}
+
+/* Q4_K, Q5_K under Sub32 when the group's activation factors are small
+   integers (dn_dot_act.fok: S_k = f_k 2^emin, f_k <= dn_dot_factor_max):
+   every chunk's pair sums weighted in int16 by M_k = sc_k f_k < 2^15 and
+   added in eight int32 lanes (a lane takes two pairs of each chunk; the
+   bound is dn_dot_factor_max's), so no chunk needs its own sum. The lanes
+   add up to A / 2^emin exactly (their total may pass 2^31: rows_total_pd
+   widens them first). *mb gets m_k f_k bs32_k, whose lanes add up to
+   -B / 2^emin (|m_k f_k bs32_k| <= 63 * 2^21, eight of them < 2^31). */
+AI __m256i big_k_factored(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_t *f16,
+                          const int32_t *fbs, __m256i *mb)
+{
+    __m128i sm = k_scales_mins(blk);
+    __m128i M = _mm_mullo_epi16(_mm_cvtepu8_epi16(sm), _mm_loadu_si128((const __m128i *)f16));
+    __m256i M2 = _mm256_broadcastsi128_si256(M);
+    __m256i acc = _mm256_setzero_si256();
+    for (int c = 0; c < 8; c++) {
+        __m256i Mc = _mm256_shuffle_epi8(M2, _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8)));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, 0), Mc));
+    }
+    *mb = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
+    return acc;
 }
 
 /* G (<= 8) 32-element blocks from blk, narrow codes: C = [C_0..C_7] (lanes
@@ -457,6 +485,18 @@ AI __m256d row_sums(const __m256i x[4])
 {
     __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(x[0], x[1]), _mm256_hadd_epi32(x[2], x[3]));
     return _mm256_cvtepi32_pd(_mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+}
+
+/* [sum of x[0]'s lanes, ..., sum of x[3]'s] as doubles, for lanes whose
+   total may pass 2^31 (each lane is an int32; the totals are exact). */
+AI __m256d rows_total_pd(const __m256i x[4])
+{
+    __m256d v[4];
+    for (int r = 0; r < 4; r++)
+        v[r] = _mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x[r])),
+                             _mm256_cvtepi32_pd(_mm256_extracti128_si256(x[r], 1)));
+    __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
 }
 
 /* Lanes where a + b is not a double (TwoSum's error is not zero). */
@@ -730,7 +770,14 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                 /* Q4_K, Q5_K under Sub32: B = -sum_k m_k (bs32_k S_k), from the
                    mins and the activation's products P (the same exact terms) */
                 const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
-                if (!planes) {
+                if (!planes && mins && a->fok[gi]) {
+                    for (int r = 0; r < 4; r++)
+                        C[r] = big_k_factored(t, blk[r], a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, &O[r]);
+                    const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+                    __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
+                    __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
+                    p = big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, &need);
+                } else if (!planes) {
                     for (int r = 0; r < 4; r++) {
                         O[r] = _mm256_setzero_si256();
                         big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
