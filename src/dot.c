@@ -34,7 +34,9 @@ static void block_terms(const dn_segment *s, dn_act_scale as, int64_t c, int64_t
 }
 
 /* Scales within these bounds keep every term's integer inside int64_t:
-   |sum| <= 256 * 32767 * 32767 < 2^38, times |sig| <= 2^15 and m <= 255. */
+   |sum| <= 256 * 32768 * 32768 = 2^38 (a piece's integer sums run over at
+   most DN_GROUP elements: aligned() refuses longer per-block segments),
+   times |sig| <= 2^15 and m <= 255: below 2^61. */
 static int scale_ok(dn_scale s) { return s.sig >= -32768 && s.sig <= 32768 && s.exp >= -(1 << 20) && s.exp <= (1 << 20); }
 
 static int aligned(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling)
@@ -48,7 +50,9 @@ static int aligned(const dn_coded_row *row, const dn_act_row *act, dn_act_scalin
         const dn_segment *s = &row->segments[k];
         if (s->first != next || s->count == 0 || !scale_ok(s->a) || !scale_ok(s->b)) return 0;
         next += s->count;
-        if (scaling == DN_ACT_SUB32 ? s->count % DN_ACT_BLOCK != 0 : s->count != act->block) return 0;
+        if (scaling == DN_ACT_SUB32 ? s->count % DN_ACT_BLOCK != 0
+                                    : s->count != act->block || s->count > DN_GROUP)
+            return 0;
     }
     return next == row->n && act->block != 0 && act->n % act->block == 0 &&
            (scaling == DN_ACT_PER_BLOCK || act->block == DN_ACT_BLOCK);

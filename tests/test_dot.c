@@ -196,6 +196,20 @@ static void misaligned_inputs_are_refused(void **state)
     act.n = 64;
     assert_int_equal(dn_dot(&row, &act, (dn_act_scaling)5, &v), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_dot(NULL, &act, DN_ACT_SUB32, &v), DN_ERR_INVALID_ARGUMENT);
+
+    /* Per block, a segment longer than DN_GROUP is refused: its integer sum
+       times a.sig * m would pass int64_t (4096 extreme terms: 2^42 * 2^23). */
+    static int16_t big_coef[4096], big_offs[4096], big_codes[4096];
+    for (size_t i = 0; i < 4096; i++) big_coef[i] = big_codes[i] = -32768;
+    dn_segment big_seg[1] = {{{32768, 0}, {0, 0}, 0, 4096}};
+    dn_act_scale big_sc[1] = {{255, 0}};
+    dn_coded_row big_row = {big_coef, big_offs, big_seg, 4096, 1};
+    dn_act_row big_act = {big_codes, big_sc, 4096, 4096, DN_WORDS_TWO};
+    assert_int_equal(dn_dot(&big_row, &big_act, DN_ACT_PER_BLOCK, &v), DN_ERR_INVALID_ARGUMENT);
+    big_seg[0].count = 512, big_row.n = big_act.n = big_act.block = 512;
+    assert_int_equal(dn_dot(&big_row, &big_act, DN_ACT_PER_BLOCK, &v), DN_ERR_INVALID_ARGUMENT);
+    big_seg[0].count = 256, big_row.n = big_act.n = big_act.block = 256;
+    assert_int_equal(dn_dot(&big_row, &big_act, DN_ACT_PER_BLOCK, &v), DN_OK);
 }
 
 int main(void)

@@ -6,6 +6,8 @@
 #   sh tools/build.sh aarch64    cross-build for AArch64 and run the suite under qemu-aarch64
 #   sh tools/build.sh sanitize   build with ASan+UBSan and run the suite
 #   sh tools/build.sh bench      build and run the benchmark (OpenBLAS and SLEEF peers)
+#   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
+#                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #
 # Set DN_NO_APT=1 to skip the package installs. Build trees go to build/<what>.
 set -eu
@@ -70,8 +72,33 @@ bench)
     echo "== ./build/release/bench/decodenum-bench with OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernels)"
     OPENBLAS_CORETYPE=Haswell ./build/release/bench/decodenum-bench
     ;;
+fuzz)
+    # tests/fuzz/README.md: every reader and the quantized matrix-vector
+    # product under ASan+UBSan, from random bytes. Each harness grows its
+    # corpus in build/fuzz/corpus-<name> (empty in a fresh tree) for a bounded
+    # time; a crash, a sanitizer report, a leak or a failed contract check
+    # stops it with a non-zero status (the input in build/fuzz/artifacts/).
+    apt_install $base $testing clang-14 libclang-rt-14-dev
+    cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DDECODENUM_BUILD_FUZZ=ON \
+        -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
+    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec -j "$jobs"
+    secs=${DN_FUZZ_SECONDS:-45}
+    mkdir -p build/fuzz/artifacts
+    run_fuzz() { # name, then libFuzzer options
+        name=$1
+        shift
+        mkdir -p "build/fuzz/corpus-$name"
+        echo "== fuzz_$name, $secs s"
+        ./build/fuzz/tests/fuzz/fuzz_$name "build/fuzz/corpus-$name" -max_total_time="$secs" \
+            -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$name-" "$@"
+    }
+    run_fuzz read_row -max_len=4096
+    # whole matrices from the start (the default length ramp spends the run
+    # under 500 bytes: one 256-element row with a float activation is 1.2 KB)
+    run_fuzz mat_vec -max_len=8192 -len_control=0
+    ;;
 *)
-    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench" >&2
+    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|fuzz" >&2
     exit 2
     ;;
 esac
