@@ -22,6 +22,14 @@
 
 #include "decodenum/dot.h"
 
+typedef struct dn_dot_act dn_dot_act; /* below */
+
+/* dn_mat_vec_rows with the activation side already prepared (a). */
+typedef dn_status (*dn_dot_rows_act_fn)(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                        const dn_act_row *act, dn_act_scaling scaling,
+                                        const dn_dot_act *a, size_t row_begin, size_t row_end,
+                                        float *out, size_t *bad);
+
 typedef struct dn_dot_kernels {
     /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
        with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
@@ -36,6 +44,10 @@ typedef struct dn_dot_kernels {
     dn_status (*mat_vec_rows)(dn_type type, const uint8_t *w, size_t rows, size_t n,
                               const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                               size_t row_end, float *out, size_t *bad);
+    /* The same with the activation side prepared by the caller
+       (dn_dot_act_init(a, act, type, scaling)), so the tasks of one product
+       share it; NULL where the kernels need none (the scalar table). */
+    dn_dot_rows_act_fn mat_vec_rows_act;
 } dn_dot_kernels;
 
 /* The references (src/quant.c, src/dot.c). */
@@ -92,7 +104,7 @@ void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
 
 /* The activation side of a matrix-vector product, computed once per call
    (O(n)) and shared by every row. */
-typedef struct dn_dot_act {
+struct dn_dot_act {
     size_t n, nblk;     /* elements; activation blocks (n / block) */
     uint32_t block;     /* 32 or 256 */
     int narrow;         /* every code within +-127: c8 holds them as int8 */
@@ -124,7 +136,7 @@ typedef struct dn_dot_act {
     double *g2e;        /* per group: 2^emin */
     uint8_t *fok;       /* per group */
     void *mem;
-} dn_dot_act;
+};
 
 /* The largest activation factor f_k (dn_dot_act.f16) of a format: a
    sub-block scale (<= 63) times it fits int16, and eight chunks' weighted
@@ -139,6 +151,20 @@ static inline int32_t dn_dot_factor_max(dn_type type) { return type == DN_TYPE_Q
 dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
                           dn_act_scaling scaling);
 void dn_dot_act_free(dn_dot_act *a);
+
+/* A table's mat_vec_rows from its mat_vec_rows_act: the activation side
+   prepared for this call alone. */
+static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, const uint8_t *w,
+                                            size_t rows, size_t n, const dn_act_row *act,
+                                            dn_act_scaling scaling, size_t row_begin,
+                                            size_t row_end, float *out, size_t *bad)
+{
+    dn_dot_act a;
+    if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) return DN_ERR_OUT_OF_MEMORY;
+    dn_status st = f(type, w, rows, n, act, scaling, &a, row_begin, row_end, out, bad);
+    dn_dot_act_free(&a);
+    return st;
+}
 
 /* The largest |coef| and |offs| of a format's coded rows (for the bounds). */
 int32_t dn_dot_coef_max(dn_type type);

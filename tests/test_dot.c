@@ -212,6 +212,115 @@ static void misaligned_inputs_are_refused(void **state)
     assert_int_equal(dn_dot(&big_row, &big_act, DN_ACT_PER_BLOCK, &v), DN_OK);
 }
 
+/* ---- matrix-vector products --------------------------------------------- */
+
+/* Byte offsets of a format's binary16 scales (ggml's layouts): d, and dmin
+   where there is one (-1 otherwise). */
+static void scale_offsets(dn_type t, int *d, int *dm)
+{
+    *dm = -1;
+    switch (t) {
+    case DN_TYPE_Q4_1: case DN_TYPE_Q5_1: case DN_TYPE_Q4_K: case DN_TYPE_Q5_K: *d = 0, *dm = 2; break;
+    case DN_TYPE_Q2_K: *d = 80, *dm = 82; break;
+    case DN_TYPE_Q3_K: *d = 108; break;
+    case DN_TYPE_Q6_K: *d = 208; break;
+    default: *d = 0; break;
+    }
+}
+
+static void put16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h, p[1] = (uint8_t)(h >> 8); }
+
+/* Random rows of `type` whose scales are finite binary16 values of either
+   sign, exponents 2^-10..2^5. */
+static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
+{
+    size_t bb = dn_type_block_bytes(t);
+    int d, dm;
+    scale_offsets(t, &d, &dm);
+    for (size_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)splitmix(s);
+    for (size_t b = 0; b < blocks; b++) {
+        put16(w + b * bb + d, (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
+        if (dm >= 0) put16(w + b * bb + dm, (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
+    }
+}
+
+/* Every format, both scalings, both word counts: dn_mat_vec on no pool and
+   on pools of 1, 2 and 3 threads, and dn_mat_vec_rows over a random split,
+   all equal dn_dot of each row read by dn_read_row (the definition), bit
+   for bit; an unreadable block is reported by its index whatever the pool. */
+static void mat_vec_is_dot_of_every_row(void **state)
+{
+    (void)state;
+    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
+                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+                                    DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
+    const size_t rows = 37;
+    dn_pool *pools[4] = {NULL, dn_pool_create(1), dn_pool_create(2), dn_pool_create(3)};
+    assert_non_null(pools[1]);
+    assert_non_null(pools[2]);
+    assert_non_null(pools[3]);
+    uint64_t s = 0x6d61747665637421u;
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        dn_type t = types[ti];
+        size_t be = dn_type_block_elements(t), bb = dn_type_block_bytes(t);
+        size_t n = be == 256 ? 768 : 544; /* a short last group for 32-element blocks */
+        size_t blocks = n / be;
+        uint8_t *w = malloc(rows * blocks * bb);
+        float *x = malloc(n * sizeof *x), *ref = malloc(rows * sizeof *ref), *out = malloc(rows * sizeof *out);
+        int16_t *codes = malloc(n * sizeof *codes), *coef = malloc(n * sizeof *coef), *offs = malloc(n * sizeof *offs);
+        dn_act_scale *scales = malloc(n / 32 * sizeof *scales);
+        dn_segment *segs = malloc(n / 16 * sizeof *segs);
+        assert_true(w && x && ref && out && codes && coef && offs && scales && segs);
+        random_matrix(&s, t, w, rows * blocks);
+        for (size_t i = 0; i < n; i++) /* Gaussian-ish, every 50th an outlier */
+            x[i] = (float)(between(&s, -1000, 1000) + between(&s, -1000, 1000)) / 1000.0f * (i % 50 ? 1.0f : 40.0f);
+        for (int sc = 0; sc < 2; sc++)
+            for (int wd = 0; wd < 2; wd++) {
+                dn_act_scaling scaling = sc ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+                dn_words words = wd ? DN_WORDS_TWO : DN_WORDS_ONE;
+                dn_act_row act = {codes, scales, n, 0, words};
+                size_t bad = 0;
+                assert_int_equal(sc ? dn_quantize_blocks(x, n, be, words, &act, &bad)
+                                    : dn_quantize(x, n, words, &act, &bad), DN_OK);
+                for (size_t r = 0; r < rows; r++) {
+                    dn_coded_row row = {coef, offs, segs, n, 0};
+                    size_t at = 0;
+                    assert_int_equal(dn_read_row(t, w + r * blocks * bb, n, &row, &at), DN_OK);
+                    assert_int_equal(dn_dot(&row, &act, scaling, &ref[r]), DN_OK);
+                }
+                for (int p = 0; p < 4; p++) {
+                    memset(out, 0xFF, rows * sizeof *out);
+                    assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad), DN_OK);
+                    for (size_t r = 0; r < rows; r++) assert_int_equal(f2u(out[r]), f2u(ref[r]));
+                }
+                memset(out, 0xFF, rows * sizeof *out);
+                for (size_t r0 = 0; r0 < rows;) {
+                    size_t r1 = r0 + (size_t)between(&s, 1, 9);
+                    if (r1 > rows) r1 = rows;
+                    assert_int_equal(dn_mat_vec_rows(t, w, rows, n, &act, scaling, r0, r1, out, &bad), DN_OK);
+                    r0 = r1;
+                }
+                for (size_t r = 0; r < rows; r++) assert_int_equal(f2u(out[r]), f2u(ref[r]));
+
+                /* one block of row 23 made unreadable (an infinite d) */
+                int d, dm;
+                scale_offsets(t, &d, &dm);
+                size_t blk = 23 * blocks + blocks - 1;
+                uint8_t keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
+                put16(w + blk * bb + d, 0x7C00);
+                for (int p = 0; p < 4; p++) {
+                    bad = 0;
+                    assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad),
+                                     DN_ERR_UNREADABLE_BLOCK);
+                    assert_int_equal(bad, blk);
+                }
+                w[blk * bb + d] = keep[0], w[blk * bb + d + 1] = keep[1];
+            }
+        free(w); free(x); free(ref); free(out); free(codes); free(coef); free(offs); free(scales); free(segs);
+    }
+    for (int p = 1; p < 4; p++) dn_pool_destroy(pools[p]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +328,7 @@ int main(void)
         cmocka_unit_test(misaligned_inputs_are_refused),
         cmocka_unit_test(sub32_groups_are_exact),
         cmocka_unit_test(blocks_are_exact),
+        cmocka_unit_test(mat_vec_is_dot_of_every_row),
     };
     return cmocka_run_group_tests_name("dot", tests, model_setup, model_teardown);
 }

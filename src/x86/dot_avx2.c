@@ -999,9 +999,10 @@ MV_FOR(DN_TYPE_Q6_K, mv_q6_k)
 MV_FOR(DN_TYPE_IQ4_NL, mv_iq4_nl)
 MV_FOR(DN_TYPE_IQ4_XS, mv_iq4_xs)
 
-static dn_status avx2_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
-                                   size_t r1, float *out, size_t *bad)
+static dn_status avx2_mat_vec_rows_act(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                       const dn_act_row *act, dn_act_scaling scaling,
+                                       const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                       size_t *bad)
 {
     dn_status (*f)(const mv_ctx *, size_t, size_t, float *, size_t *);
     switch (type) {
@@ -1019,20 +1020,21 @@ static dn_status avx2_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, 
     case DN_TYPE_IQ4_XS: f = mv_iq4_xs; break;
     default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
     }
-    dn_dot_act a;
-    if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) return DN_ERR_OUT_OF_MEMORY;
-    if (!a.usable) {
-        dn_dot_act_free(&a);
-        return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
-    }
+    if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, &a};
-    dn_status st = f(&c, r0, r1, out, bad);
-    dn_dot_act_free(&a);
-    return st;
+    mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};
+    return f(&c, r0, r1, out, bad);
+}
+
+static dn_status avx2_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                   size_t r1, float *out, size_t *bad)
+{
+    return dn_dot_rows_own_act(avx2_mat_vec_rows_act, type, w, rows, n, act, scaling, r0, r1, out, bad);
 }
 
 const dn_dot_kernels dn_dot_avx2 = {
     .quantize = avx2_quantize,
     .mat_vec_rows = avx2_mat_vec_rows,
+    .mat_vec_rows_act = avx2_mat_vec_rows_act,
 };
