@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "decodenum.h"
+#include "block_scales.h"
 #include "exact_model.h"
 #include "testutil.h"
 
@@ -214,18 +215,12 @@ static void misaligned_inputs_are_refused(void **state)
 
 /* ---- matrix-vector products --------------------------------------------- */
 
-/* Byte offsets of a format's binary16 scales (ggml's layouts): d, and dmin
-   where there is one (-1 otherwise). */
+/* The byte offsets of a format's binary16 scales: d, and the second scale
+   (-1: none). */
 static void scale_offsets(dn_type t, int *d, int *dm)
 {
-    *dm = -1;
-    switch (t) {
-    case DN_TYPE_Q4_1: case DN_TYPE_Q5_1: case DN_TYPE_Q4_K: case DN_TYPE_Q5_K: *d = 0, *dm = 2; break;
-    case DN_TYPE_Q2_K: *d = 80, *dm = 82; break;
-    case DN_TYPE_Q3_K: *d = 108; break;
-    case DN_TYPE_Q6_K: *d = 208; break;
-    default: *d = 0; break;
-    }
+    for (size_t i = 0; i < NBLOCK_SCALES; i++)
+        if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
 }
 
 static void put16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h, p[1] = (uint8_t)(h >> 8); }

@@ -77,15 +77,7 @@
         if (!(c)) abort(); \
     } while (0)
 
-static const struct {
-    dn_type type;
-    int d_at, b_at; /* the binary16 scales' byte offsets in a block (-1: none) */
-} formats[] = {
-    {DN_TYPE_Q4_0, 0, -1},  {DN_TYPE_Q4_1, 0, 2},  {DN_TYPE_Q5_0, 0, -1},    {DN_TYPE_Q5_1, 0, 2},
-    {DN_TYPE_Q8_0, 0, -1},  {DN_TYPE_Q2_K, 80, 82}, {DN_TYPE_Q3_K, 108, -1}, {DN_TYPE_Q4_K, 0, 2},
-    {DN_TYPE_Q5_K, 0, 2},   {DN_TYPE_Q6_K, 208, -1}, {DN_TYPE_IQ4_NL, 0, -1}, {DN_TYPE_IQ4_XS, 0, -1},
-};
-#define NFORMATS (sizeof formats / sizeof formats[0])
+#include "../block_scales.h"
 static const dn_type unread[] = {DN_TYPE_F32, DN_TYPE_F16, DN_TYPE_BF16, (dn_type)4, (dn_type)99};
 
 #define SENTINEL_OUT 0x7FBADBADu /* a signalling NaN no call may write */
@@ -472,16 +464,16 @@ static int act_fits(const dn_act_row *act, size_t be, int scaling)
 static dn_status expected(size_t fi, const uint8_t *w, size_t rows, size_t blocks,
                           const dn_act_row *act, int scaling, size_t r0, size_t r1, size_t *bad)
 {
-    if (fi >= NFORMATS) return DN_ERR_UNSUPPORTED_TYPE;
+    if (fi >= NBLOCK_SCALES) return DN_ERR_UNSUPPORTED_TYPE;
     (void)rows;
     if (r0 == r1) return DN_OK;
-    size_t be = dn_type_block_elements(formats[fi].type), bb = dn_type_block_bytes(formats[fi].type);
+    size_t be = dn_type_block_elements(block_scales[fi].type), bb = dn_type_block_bytes(block_scales[fi].type);
     int fits = act_fits(act, be, scaling);
     for (size_t r = r0; r < r1; r++) {
         for (size_t k = 0; k < blocks; k++) {
             const uint8_t *blk = w + (r * blocks + k) * bb;
-            if (!finite_at(blk + formats[fi].d_at) ||
-                (formats[fi].b_at >= 0 && !finite_at(blk + formats[fi].b_at))) {
+            if (!finite_at(blk + block_scales[fi].d_at) ||
+                (block_scales[fi].b_at >= 0 && !finite_at(blk + block_scales[fi].b_at))) {
                 *bad = r * blocks + k;
                 return DN_ERR_UNREADABLE_BLOCK;
             }
@@ -516,9 +508,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
 
-    size_t fi = b0 % (NFORMATS + 1);
-    dn_type type = fi < NFORMATS ? formats[fi].type : unread[(b0 / (NFORMATS + 1)) % 5];
-    dn_type geom = fi < NFORMATS ? type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
+    size_t fi = b0 % (NBLOCK_SCALES + 1);
+    dn_type type = fi < NBLOCK_SCALES ? block_scales[fi].type : unread[(b0 / (NBLOCK_SCALES + 1)) % 5];
+    dn_type geom = fi < NBLOCK_SCALES ? type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
     size_t be = dn_type_block_elements(geom), bb = dn_type_block_bytes(geom);
     int scaling = (b1 & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
     dn_words words = (b1 & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
@@ -609,7 +601,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, blocks, r0, r1);
 
     /* every ISA's kernels, where their preconditions hold (dot_kernels.h) */
-    if (fi < NFORMATS && r0 < r1 && act_fits(&act, be, scaling)) {
+    if (fi < NBLOCK_SCALES && r0 < r1 && act_fits(&act, be, scaling)) {
         for (size_t k = 0; k < nkernels; k++) {
             for (size_t r = 0; r < rows; r++) out[r] = float_of(SENTINEL_OUT);
             bad = SENTINEL_BAD;

@@ -18,15 +18,7 @@
 
 #include "decodenum/blocks.h"
 
-static const struct {
-    dn_type type;
-    int d_at, b_at; /* the binary16 scales' byte offsets in a block (-1: none) */
-} formats[] = {
-    {DN_TYPE_Q4_0, 0, -1},  {DN_TYPE_Q4_1, 0, 2},  {DN_TYPE_Q5_0, 0, -1},    {DN_TYPE_Q5_1, 0, 2},
-    {DN_TYPE_Q8_0, 0, -1},  {DN_TYPE_Q2_K, 80, 82}, {DN_TYPE_Q3_K, 108, -1}, {DN_TYPE_Q4_K, 0, 2},
-    {DN_TYPE_Q5_K, 0, 2},   {DN_TYPE_Q6_K, 208, -1}, {DN_TYPE_IQ4_NL, 0, -1}, {DN_TYPE_IQ4_XS, 0, -1},
-};
-#define NFORMATS (sizeof formats / sizeof formats[0])
+#include "../block_scales.h"
 
 #define CHECK(c) \
     do {         \
@@ -49,8 +41,8 @@ static void check_scale(dn_scale s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
-    dn_type type = formats[data[0] % NFORMATS].type;
-    int d_at = formats[data[0] % NFORMATS].d_at, b_at = formats[data[0] % NFORMATS].b_at;
+    dn_type type = block_scales[data[0] % NBLOCK_SCALES].type;
+    int d_at = block_scales[data[0] % NBLOCK_SCALES].d_at, b_at = block_scales[data[0] % NBLOCK_SCALES].b_at;
     CHECK(dn_reads(type));
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
     size_t blocks = (size - 1) / bb, n = blocks * be;
