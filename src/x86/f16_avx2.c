@@ -171,12 +171,15 @@ static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0,
    [l0, l1) of k, from widened weights wf (RM rows of SGEMM_KC, element l at
    wf[l - l0]). Each output is its own FMA chain, carried between passes in
    acc (8 lanes per output) and folded by hsum after the last pass; storing a
-   chain's lanes and loading them back changes no bit. next: NULL, or the
+   chain's lanes and loading them back changes no bit. w16: NULL, or the
+   RM binary16 rows (stride k) this tile converts itself, storing them into
+   wf for the pass's other tiles (a separate widening loop cost n = 8 about
+   a fifth of its time). next: NULL, or the
    four rows of weights the next pass widens, asked for into L2 a line per
    step (64 steps of a full pass cover their 4 KiB): read unasked, they
    stalled each pass on memory. */
-static inline __attribute__((always_inline)) void tile(const float *wf, const float *act, size_t k,
-                                                       size_t l0, size_t l1, size_t rows, size_t r,
+static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t *w16, const float *act,
+                                                       size_t k, size_t l0, size_t l1, size_t rows, size_t r,
                                                        size_t c, int RM, int RN, float *acc, float *out,
                                                        const char *const *next)
 {
@@ -192,7 +195,13 @@ static inline __attribute__((always_inline)) void tile(const float *wf, const fl
         __m256 b[3];
         for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
         for (int i = 0; i < RM; i++) {
-            __m256 a = _mm256_loadu_ps(wf + (size_t)i * SGEMM_KC + (l - l0));
+            __m256 a;
+            if (w16) { /* the pass's first tile widens the weights for the others */
+                a = load_f16(w16 + (size_t)i * k + l);
+                _mm256_store_ps(wf + (size_t)i * SGEMM_KC + (l - l0), a);
+            } else {
+                a = _mm256_load_ps(wf + (size_t)i * SGEMM_KC + (l - l0));
+            }
             for (int j = 0; j < RN; j++) sum[i][j] = _mm256_fmadd_ps(a, b[j], sum[i][j]);
         }
     }
@@ -223,23 +232,25 @@ static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *ac
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
         for (size_t l0 = 0; l0 < k; l0 += SGEMM_KC) {
             size_t l1 = l0 + SGEMM_KC < k ? l0 + SGEMM_KC : k;
-            for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * SGEMM_KC, l1 - l0);
+            if (rm < 4)
+                for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * SGEMM_KC, l1 - l0);
             /* the next pass: the next SGEMM_KC of these rows, or the first of the next four */
             size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
             const char *next[4];
             for (int i = 0; i < 4; i++)
                 next[i] = (const char *)(w + (nr + (size_t)i < r1 ? nr + (size_t)i : r) * k + nl);
             const char *const *pf = nr < r1 && k - nl >= SGEMM_KC ? next : NULL;
-            for (size_t c = 0, t = 0; c < n; t++, pf = NULL) {
+            const uint16_t *w16 = rm == 4 ? w + r * k : NULL;
+            for (size_t c = 0, t = 0; c < n; t++, pf = NULL, w16 = NULL) {
                 float *ta = acc + 96 * t;
                 size_t left = n - c;
-                if (rm == 4 && left >= 3) { tile(wf, act, k, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
-                else if (rm == 4 && left == 2) { tile(wf, act, k, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
-                else if (rm == 4) { tile(wf, act, k, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
+                if (rm == 4 && left >= 3) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
+                else if (rm == 4 && left == 2) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
+                else if (rm == 4) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
                 else {
                     /* fewer than four rows left: one row, one column at a time */
                     for (int i = 0; i < rm; i++)
-                        tile(wf + (size_t)i * SGEMM_KC, act, k, l0, l1, rows, r + (size_t)i, c, 1, 1,
+                        tile(wf + (size_t)i * SGEMM_KC, NULL, act, k, l0, l1, rows, r + (size_t)i, c, 1, 1,
                              ta + 8 * 3 * i, out, NULL);
                     c += 1;
                 }
