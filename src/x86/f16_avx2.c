@@ -164,11 +164,14 @@ static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0,
 }
 
 /* Elements of k per pass over the columns: four rows of widened weights
-   (8 KiB) stay in L1 while every column tile runs through them. */
-#define SGEMM_KC 512
+   (8 or 16 KiB) stay in L1 while every column tile runs through them. More
+   columns amortize a pass's fixed costs (the chains' loads and stores, the
+   first tile's widening) over more tiles and prefer longer passes: measured
+   on 4096^2 products, 1024 gave n = 64 +4 % and n = 8 -5 % against 512. */
+static size_t sgemm_kc(size_t n) { return n > 8 ? 1024 : 512; }
 
 /* One RM x RN tile (RM <= 4, RN <= 3) of tinyBLAS outputs over elements
-   [l0, l1) of k, from widened weights wf (RM rows of SGEMM_KC, element l at
+   [l0, l1) of k, from widened weights wf (RM rows of kc, element l at
    wf[l - l0]). Each output is its own FMA chain, carried between passes in
    acc (8 lanes per output) and folded by hsum after the last pass; storing a
    chain's lanes and loading them back changes no bit. w16: NULL, or the
@@ -176,21 +179,22 @@ static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0,
    wf for the pass's other tiles (a separate widening loop cost n = 8 about
    a fifth of its time). next: NULL, or the
    four rows of weights the next pass widens, asked for into L2 a line per
-   step (64 steps of a full pass cover their 4 KiB): read unasked, they
-   stalled each pass on memory. */
+   step (the kc / 8 steps of a full pass cover their 4 x kc / 32 lines):
+   read unasked, they stalled each pass on memory. */
 static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t *w16, const float *act,
-                                                       size_t k, size_t l0, size_t l1, size_t rows, size_t r,
-                                                       size_t c, int RM, int RN, float *acc, float *out,
-                                                       const char *const *next)
+                                                       size_t k, size_t kc, size_t l0, size_t l1, size_t rows,
+                                                       size_t r, size_t c, int RM, int RN, float *acc,
+                                                       float *out, const char *const *next)
 {
     __m256 sum[4][3];
     for (int i = 0; i < RM; i++)
         for (int j = 0; j < RN; j++)
             sum[i][j] = l0 == 0 ? _mm256_setzero_ps() : _mm256_loadu_ps(acc + 8 * (3 * i + j));
+    const unsigned lsh = kc == 1024 ? 5 : 4; /* log2 of the kc / 32 lines of a row */
     for (size_t l = l0; l < l1; l += 8) {
-        if (next) { /* step s asks for line s % 16 of row s / 16 */
+        if (next) { /* step s asks for line s % lines of row s / lines */
             size_t s = (l - l0) / 8;
-            _mm_prefetch(next[s / 16 % 4] + 64 * (s % 16), _MM_HINT_T1);
+            _mm_prefetch(next[(s >> lsh) & 3] + 64 * (s & ((1u << lsh) - 1)), _MM_HINT_T1);
         }
         __m256 b[3];
         for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
@@ -198,9 +202,9 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
             __m256 a;
             if (w16) { /* the pass's first tile widens the weights for the others */
                 a = load_f16(w16 + (size_t)i * k + l);
-                _mm256_store_ps(wf + (size_t)i * SGEMM_KC + (l - l0), a);
+                _mm256_store_ps(wf + (size_t)i * kc + (l - l0), a);
             } else {
-                a = _mm256_load_ps(wf + (size_t)i * SGEMM_KC + (l - l0));
+                a = _mm256_load_ps(wf + (size_t)i * kc + (l - l0));
             }
             for (int j = 0; j < RN; j++) sum[i][j] = _mm256_fmadd_ps(a, b[j], sum[i][j]);
         }
@@ -213,44 +217,45 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
 }
 
 /* tinyBLAS outputs of rows [r0, r1): rows in blocks of four, k in passes of
-   SGEMM_KC, columns in tiles of three (then the leftover two or one). */
-static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
-                       size_t r1, float *out)
+   sgemm_kc(n), columns in tiles of three (then the leftover two or one). */
+static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows, size_t k,
+                                                                const float *act, size_t n, size_t r0,
+                                                                size_t r1, float *out, const size_t kc)
 {
     /* carried chains: up to n tiles (one column each when fewer than four rows are left) */
     /* 64-byte aligned: a 32-byte load that splits a cache line costs two,
        and the tile loop loads wf on every step (the loop alone, measured:
        1.46 FMA per cycle with malloc's 16-byte alignment, 1.61 aligned) */
-    void *mem = malloc((4 * SGEMM_KC + n * 96) * sizeof(float) + 64);
+    void *mem = malloc((4 * kc + n * 96) * sizeof(float) + 64);
     if (!mem) {
         dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
         return;
     }
     float *wf = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
-    float *acc = wf + 4 * SGEMM_KC; /* 12 chains of 8 lanes per column tile */
+    float *acc = wf + 4 * kc; /* 12 chains of 8 lanes per column tile */
     for (size_t r = r0; r < r1; r += 4) {
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
-        for (size_t l0 = 0; l0 < k; l0 += SGEMM_KC) {
-            size_t l1 = l0 + SGEMM_KC < k ? l0 + SGEMM_KC : k;
+        for (size_t l0 = 0; l0 < k; l0 += kc) {
+            size_t l1 = l0 + kc < k ? l0 + kc : k;
             if (rm < 4)
-                for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * SGEMM_KC, l1 - l0);
-            /* the next pass: the next SGEMM_KC of these rows, or the first of the next four */
+                for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
+            /* the next pass: the next kc of these rows, or the first of the next four */
             size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
             const char *next[4];
             for (int i = 0; i < 4; i++)
                 next[i] = (const char *)(w + (nr + (size_t)i < r1 ? nr + (size_t)i : r) * k + nl);
-            const char *const *pf = nr < r1 && k - nl >= SGEMM_KC ? next : NULL;
+            const char *const *pf = nr < r1 && k - nl >= kc ? next : NULL;
             const uint16_t *w16 = rm == 4 ? w + r * k : NULL;
             for (size_t c = 0, t = 0; c < n; t++, pf = NULL, w16 = NULL) {
                 float *ta = acc + 96 * t;
                 size_t left = n - c;
-                if (rm == 4 && left >= 3) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
-                else if (rm == 4 && left == 2) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
-                else if (rm == 4) { tile(wf, w16, act, k, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
+                if (rm == 4 && left >= 3) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
+                else if (rm == 4 && left == 2) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
+                else if (rm == 4) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
                 else {
                     /* fewer than four rows left: one row, one column at a time */
                     for (int i = 0; i < rm; i++)
-                        tile(wf + (size_t)i * SGEMM_KC, NULL, act, k, l0, l1, rows, r + (size_t)i, c, 1, 1,
+                        tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c, 1, 1,
                              ta + 8 * 3 * i, out, NULL);
                     c += 1;
                 }
@@ -258,6 +263,15 @@ static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *ac
         }
     }
     free(mem);
+}
+
+/* The pass length a compile-time constant in each copy (a variable one
+   costs the tile loop its constant offsets: measured 10 % slower). */
+static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
+                       size_t r1, float *out)
+{
+    if (sgemm_kc(n) == 1024) sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024);
+    else sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512);
 }
 
 static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
