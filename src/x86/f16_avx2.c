@@ -217,7 +217,7 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
 }
 
 /* tinyBLAS outputs of rows [r0, r1): rows in blocks of four, k in passes of
-   sgemm_kc(n), columns in tiles of three (then the leftover two or one). */
+   sgemm_kc(n), columns in tiles of three (then two, or two and two). */
 static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows, size_t k,
                                                                 const float *act, size_t n, size_t r0,
                                                                 size_t r1, float *out, const size_t kc)
@@ -249,8 +249,10 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
             for (size_t c = 0, t = 0; c < n; t++, pf = NULL, w16 = NULL) {
                 float *ta = acc + 96 * t;
                 size_t left = n - c;
-                if (rm == 4 && left >= 3) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
-                else if (rm == 4 && left == 2) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
+                /* four columns left go as two and two: a 4 x 1 tile loads five
+                   vectors for four FMAs */
+                if (rm == 4 && left >= 3 && left != 4) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
+                else if (rm == 4 && left >= 2) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
                 else if (rm == 4) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
                 else {
                     /* fewer than four rows left: one row, one column at a time */
