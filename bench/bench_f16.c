@@ -1,8 +1,10 @@
 /*
  * decodenum-bench-f16: the F16 products (ggml's bits) through the public API,
  * on 1 and 2 threads, against the machine's read bandwidth measured in the
- * same run with the same number of threads, and next to ggml's own figures
- * on this machine (issue 4; constants, not measured here).
+ * same run with the same number of threads, and against ggml: ggml_mul_mat
+ * on the same buffers in the same run when the bench is built with a ggml
+ * (DECODENUM_BENCH_GGML, bench/ggml_peer.h), else ggml's figures from issue 4
+ * (constants, not measured here).
  *
  *   decodenum-bench-f16           full run (~10 s)
  *   decodenum-bench-f16 --quick   short run (~3 s), fewer and shorter samples
@@ -16,6 +18,9 @@
  *    per sample, sampled round-robin with the read kernels.
  *  - dn_f16_mat_mul of a 4096 x 4096 matrix (the first 32 MiB of the same
  *    weights) times n = 8 and n = 64 columns (tinyBLAS path), 1 and 2 threads.
+ *  - with a ggml peer, ggml_mul_mat of each of those products (activation
+ *    converted to F16 in every call, as ggml does) sampled round-robin with
+ *    ours, and our speed over ggml's paired round by round.
  *  - per ISA, single thread, the kernel tables called directly
  *    (dn_f16_kernels_for(isa)->mat_vec_rows / sgemm_rows) on 2048 x 2048:
  *    scalar (the reference) against avx2 or neon, bits checked equal.
@@ -37,6 +42,9 @@
 #include "decodenum/f16.h"
 #include "decodenum/pool.h"
 #include "f16_kernels.h"
+#ifdef DN_BENCH_GGML
+#include "ggml_peer.h"
+#endif
 
 #define MV_DIM ((size_t)8192) /* mat_vec: MV_DIM x MV_DIM */
 #define MM_DIM ((size_t)4096) /* mat_mul: MM_DIM x MM_DIM */
@@ -44,7 +52,8 @@
 #define ISA_N ((size_t)8)      /* columns of the per-ISA sgemm */
 #define MM_MAX_N ((size_t)64)
 
-/* ggml on this machine (issue 4): not measured here. */
+/* ggml on this machine as issue 4 gives it (not measured here; printed when
+   the bench has no ggml peer). */
 #define GGML_MV_1T_GBPS 20.1  /* 8192^2 mat_vec, 1 thread, GB/s of weights */
 #define GGML_MV_2T_GBPS 36.6  /* 8192^2 mat_vec, 2 threads */
 #define GGML_MM8_1T_MS 3.43   /* 4096^2 x 8 columns, 1 thread, ms per call */
@@ -194,7 +203,7 @@ int main(int argc, char **argv)
     uint16_t *w = bench_alloc(w_elems * sizeof *w);
     float *act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     float *act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
-    float *out = bench_alloc((3 * MV_DIM + 4 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    float *out = bench_alloc((5 * MV_DIM + 8 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
     if (!w || !act || !act_r || !out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return 1;
@@ -213,6 +222,7 @@ int main(int argc, char **argv)
         return 1;
     }
     float *o = out;
+    int ggml_bits_ok = 1; /* no peer, or ours = ggml's where they must be */
 
     /* ---- 8192^2 mat_vec on 1 and 2 threads, and the read bandwidth ---- */
     product mv[3];
@@ -225,6 +235,22 @@ int main(int argc, char **argv)
         g1[n1++] = mk("mat_vec", mv_name[i], call_mat_vec, &mv[i], mv_samples);
     }
     const size_t w_bytes = w_elems * sizeof *w;
+#ifdef DN_BENCH_GGML
+    /* ggml's two mat_vec cases (1, 2 threads) follow ours: g1[3], g1[4] */
+    ggml_peer *gmv[2];
+    float *gout[6]; /* ggml's outputs, in the comparison table's order */
+    for (int t = 0; t < 2; t++, o += MV_DIM) {
+        gout[t] = o;
+        gmv[t] = ggml_peer_create(1 /* GGML_TYPE_F16 */, w, MV_DIM, MV_DIM, act, 1, o, t + 1, 1);
+        if (!gmv[t]) {
+            fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
+            return 1;
+        }
+        product gp = {.rows = MV_DIM, .k = MV_DIM, .n = 1};
+        g1[n1] = mk("mat_vec", t ? "ggml 2" : "ggml 1", ggml_peer_call, &gp, mv_samples);
+        g1[n1++].ctx = gmv[t];
+    }
+#endif
     int r1_first = n1;
     n1 = bench_add_read_cases(g1, n1, NULL, w, w_bytes, mv_samples);
     int r2_first = n1;
@@ -259,13 +285,28 @@ int main(int argc, char **argv)
     /* ---- 4096^2 mat_mul, n = 8 and 64, 1 and 2 threads ---- */
     product mm[4];
     static const size_t mm_n[4] = {8, 64, 8, 64};
-    static bench_case g2[4];
+    static bench_case g2[8];
+    int n2 = 0;
     for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
         mm[i] = (product){w, MM_DIM, MM_DIM, mm_n[i], act, o, i < 2 ? NULL : pool2, NULL};
-        g2[i] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &mm[i], mm_samples);
-        bench_calibrate(&g2[i], mm_target, mm_target);
+        g2[n2++] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &mm[i], mm_samples);
     }
-    bench_run_group_shuffled(g2, 4);
+#ifdef DN_BENCH_GGML
+    /* ggml's four, in the same order as ours: g2[4 + i] pairs with g2[i] */
+    ggml_peer *gmm[4];
+    for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
+        gout[2 + i] = o;
+        gmm[i] = ggml_peer_create(1 /* GGML_TYPE_F16 */, w, MM_DIM, MM_DIM, act, mm_n[i], o, i < 2 ? 1 : 2, 1);
+        if (!gmm[i]) {
+            fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
+            return 1;
+        }
+        g2[n2] = mk("mat_mul", i < 2 ? "ggml 1" : "ggml 2", ggml_peer_call, &mm[i], mm_samples);
+        g2[n2++].ctx = gmm[i];
+    }
+#endif
+    for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], mm_target, mm_target);
+    bench_run_group_shuffled(g2, n2);
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_f16_mat_mul, %d samples of ~%.0f ms:\n",
            MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, mm_samples, mm_target * 1e3);
     printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call", "ms-min",
@@ -277,6 +318,35 @@ int main(int argc, char **argv)
                ms(c->med), ms(c->best), gflops(c, &mm[i]));
     }
 
+#ifdef DN_BENCH_GGML
+    printf("\nggml measured in this run: %s,\n", ggml_peer_build());
+    printf("its weights %s\n", ggml_peer_repacked(gmv[0]) ? "repacked (its CPU_REPACK buffer, as llama.cpp loads them)"
+                                                        : "in place (this ggml has no repacked F16 layout)");
+    printf("speed = our throughput / ggml's (>1 = ours faster), paired round by round and of the medians:\n");
+    printf("  %-32s %10s %10s %7s %7s\n", "case", "ggml ms", "ours ms", "speed", "medians");
+    static const char *const gcase[6] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads",
+                                         "4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread",
+                                         "4096^2 mat_mul n=8, 2 threads", "4096^2 mat_mul n=64, 2 threads"};
+    const bench_case *ours[6] = {&g1[0], &g1[2], &g2[0], &g2[1], &g2[2], &g2[3]};
+    const bench_case *theirs[6] = {&g1[3], &g1[4], &g2[4], &g2[5], &g2[6], &g2[7]};
+    int same_as_ggml = 1;
+    for (int i = 0; i < 6; i++) {
+        double rm, rp;
+        bench_ratio(ours[i], theirs[i], &rm, &rp);
+        printf("  %-32s %10.3f %10.3f %7.3f %7.3f\n", gcase[i], ms(theirs[i]->med), ms(ours[i]->med), rp, rm);
+        const product *p = ours[i]->ctx;
+        same_as_ggml &= same_bits(p->out, gout[i], p->n * p->rows);
+    }
+    /* ggml's AVX2 build computes the bits the library promises: any
+       difference from it is a failure; other builds round differently */
+    int ggml_expected = ggml_peer_f16_bits_are_ours();
+    ggml_bits_ok = same_as_ggml || !ggml_expected;
+    printf("bits: %s\n", same_as_ggml    ? "ours = ggml's in all six products"
+                         : ggml_expected ? "OURS DIFFER FROM GGML'S AVX2 BUILD"
+                                         : "ours differ from ggml's (expected: not its AVX2/FMA/F16C build)");
+    for (int t = 0; t < 2; t++) ggml_peer_destroy(gmv[t]);
+    for (int i = 0; i < 4; i++) ggml_peer_destroy(gmm[i]);
+#else
     printf("\nggml on this machine (issue 4, not measured here) next to ours (median and best\n"
            "sample above); speed = ours/ggml in throughput, >1 = ours faster:\n");
     printf("  %-30s %12s %12s %12s %7s %7s\n", "case", "ggml", "ours", "ours-best", "speed",
@@ -296,6 +366,7 @@ int main(int argc, char **argv)
         printf("  %-30s %9.2f ms %9.3f ms %9.3f ms %7.3f %7.3f\n", ms_case[i], ms_ggml[i], ms(c->med),
                ms(c->best), ms_ggml[i] / ms(c->med), ms_ggml[i] / ms(c->best));
     }
+#endif
     fflush(stdout);
 
     /* ---- per ISA, the kernel tables directly, single thread ---- */
@@ -356,5 +427,5 @@ int main(int argc, char **argv)
     free(act);
     free(act_r);
     free(out);
-    return threads_ok && isa_bits_ok ? 0 : 1;
+    return threads_ok && isa_bits_ok && ggml_bits_ok ? 0 : 1;
 }

@@ -6,6 +6,10 @@
 #   sh tools/build.sh aarch64    cross-build for AArch64 and run the suite under qemu-aarch64
 #   sh tools/build.sh sanitize   build with ASan+UBSan and run the suite
 #   sh tools/build.sh bench      build and run the benchmark (OpenBLAS and SLEEF peers)
+#   GGML_SRC=<dir> sh tools/build.sh bench-ggml [avx2|native]
+#                                build ggml from a ggml source tree (tinyBLAS on; its
+#                                AVX2/FMA/F16C build by default, -march=native with
+#                                `native`) and run the F16 and dot benches against it
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #
@@ -72,6 +76,31 @@ bench)
     echo "== ./build/release/bench/decodenum-bench with OPENBLAS_CORETYPE=Haswell (OpenBLAS's AVX2 kernels)"
     OPENBLAS_CORETYPE=Haswell ./build/release/bench/decodenum-bench
     ;;
+bench-ggml)
+    # ggml as a peer measured in the same run (bench/ggml_peer.h). The AVX2
+    # build is the one whose F16 bits the library reproduces: the F16 bench
+    # then also checks that ours equal ggml's, every bit.
+    : "${GGML_SRC:?set GGML_SRC to a ggml source tree (github.com/ggml-org/ggml)}"
+    variant=${2:-avx2}
+    case "$variant" in
+    avx2) isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
+    native) isa="-DGGML_NATIVE=ON" ;;
+    *) echo "bench-ggml: variant avx2 or native" >&2; exit 2 ;;
+    esac
+    apt_install $base g++
+    cmake -S "$GGML_SRC" -B "build/ggml-$variant" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+        -DGGML_LLAMAFILE=ON -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF $isa
+    cmake --build "build/ggml-$variant" -j "$jobs"
+    cmake --install "build/ggml-$variant" --prefix "build/ggml-$variant/prefix"
+    cmake --preset release -B "build/bench-ggml-$variant" -DDECODENUM_BUILD_TESTS=OFF \
+        -DDECODENUM_BENCH_GGML="$PWD/build/ggml-$variant/prefix"
+    cmake --build "build/bench-ggml-$variant" --target decodenum-bench-f16 decodenum-bench-dot -j "$jobs"
+    for b in decodenum-bench-f16 decodenum-bench-dot; do
+        echo "== $b against ggml ($variant)"
+        "./build/bench-ggml-$variant/bench/$b"
+        echo
+    done
+    ;;
 fuzz)
     # tests/fuzz/README.md: every reader and the quantized matrix-vector
     # product under ASan+UBSan, from random bytes. Each harness grows its
@@ -98,7 +127,7 @@ fuzz)
     run_fuzz mat_vec -max_len=8192 -len_control=0
     ;;
 *)
-    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|fuzz" >&2
+    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz" >&2
     exit 2
     ;;
 esac
