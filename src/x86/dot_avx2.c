@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+
 #define AI static inline __attribute__((always_inline))
 
 #ifndef DN_DOT_PREFETCH
@@ -282,93 +284,129 @@ AI __m128i k_scales_mins(const uint8_t *blk)
                         _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
 }
 
-/* A 256-element block, narrow codes (or one byte plane of wide codes, lo
-   for the low plane): C = [C_0..C_7], O = [O_0..O_7] (int32: |C_k| <=
-   32 * 4096 * 128 = 2^24 narrow or high plane; 32 * 63 * 255 * 128 < 2^27 for
-   a low plane of Q6_K, the largest). */
-AI void big_narrow(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_t *bs16n,
-                   const int32_t *bs32, int lo, __m256i *C, __m256i *O)
+/* Rows per call of big_narrow and big_k_factored: as many as the format's
+   decode leaves registers for. Measured (ns per row-group, Sub32, one
+   word, 256 rows of 16384 in cache, best of many calls): big_narrow with
+   two rows took Q3_K from 20.9 to 18.4 and Q6_K from 13.6 to 20.8, Q2_K and
+   IQ4_XS within noise; big_k_factored with four rows took Q4_K from 11.2
+   to 10.5 and Q5_K from 13.8 to 14.6. */
+AI int narrow_rows(dn_type t) { return t == DN_TYPE_Q3_K ? 2 : 1; }
+AI int factored_rows(dn_type t) { return t == DN_TYPE_Q4_K ? 4 : 1; }
+
+/* nq (narrow_rows) rows' 256-element blocks, narrow codes (or one byte
+   plane of wide codes, lo for the low plane): C[q] = [C_0..C_7], O[q] =
+   [O_0..O_7] (int32: |C_k| <= 32 * 4096 * 128 = 2^24 narrow or high plane;
+   32 * 63 * 255 * 128 < 2^27 for a low plane of Q6_K, the largest). Chunk
+   pairs outer, the rows inside: each pair's codes are loaded once and
+   reduce8's hadd tree is built as the pairs come. */
+AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *c8, const int16_t *bs16n,
+                   const int32_t *bs32, int lo, __m256i C[], __m256i O[])
 {
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256i v[8];
-    if (t == DN_TYPE_Q2_K || t == DN_TYPE_Q3_K || t == DN_TYPE_Q6_K) {
-        /* per-16 scales inside the madd: |pair * sc| <= 2 * 16002 * 128 */
-        __m128i s8;
-        if (t == DN_TYPE_Q2_K) {
-            s8 = _mm_and_si128(_mm_loadu_si128((const __m128i *)blk), _mm_set1_epi8(15));
-        } else if (t == DN_TYPE_Q6_K) {
-            s8 = _mm_loadu_si128((const __m128i *)(blk + 192));
-        } else {
-            uint32_t aux[4];
-            memcpy(aux, blk + 96, 12);
-            uint32_t tmp = aux[2];
-            const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
-            aux[2] = ((aux[0] >> 4) & k2) | (((tmp >> 4) & k1) << 4);
-            aux[3] = ((aux[1] >> 4) & k2) | (((tmp >> 6) & k1) << 4);
-            aux[0] = (aux[0] & k2) | (((tmp >> 0) & k1) << 4);
-            aux[1] = (aux[1] & k2) | (((tmp >> 2) & k1) << 4);
-            s8 = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)aux), _mm_set1_epi8(32));
+    const int sub16 = t == DN_TYPE_Q2_K || t == DN_TYPE_Q3_K || t == DN_TYPE_Q6_K;
+    __m256i sc16[2], half[2][2]; /* per-16 scales; [sc0..7 | sc0..7], [sc8..15 | sc8..15] */
+    if (sub16)
+        for (int q = 0; q < nq; q++) {
+            __m128i s8;
+            if (t == DN_TYPE_Q2_K) {
+                s8 = _mm_and_si128(_mm_loadu_si128((const __m128i *)blk[q]), _mm_set1_epi8(15));
+            } else if (t == DN_TYPE_Q6_K) {
+                s8 = _mm_loadu_si128((const __m128i *)(blk[q] + 192));
+            } else {
+                uint32_t aux[4];
+                memcpy(aux, blk[q] + 96, 12);
+                uint32_t tmp = aux[2];
+                const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
+                aux[2] = ((aux[0] >> 4) & k2) | (((tmp >> 4) & k1) << 4);
+                aux[3] = ((aux[1] >> 4) & k2) | (((tmp >> 6) & k1) << 4);
+                aux[0] = (aux[0] & k2) | (((tmp >> 0) & k1) << 4);
+                aux[1] = (aux[1] & k2) | (((tmp >> 2) & k1) << 4);
+                s8 = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)aux), _mm_set1_epi8(32));
+            }
+            sc16[q] = _mm256_cvtepi8_epi16(s8); /* [sc0..7 | sc8..15] */
+            half[q][0] = _mm256_permute2x128_si256(sc16[q], sc16[q], 0x00);
+            half[q][1] = _mm256_permute2x128_si256(sc16[q], sc16[q], 0x11);
         }
-        __m256i sc16 = _mm256_cvtepi8_epi16(s8); /* [sc0..7 | sc8..15] */
-        __m256i lo2 = _mm256_permute2x128_si256(sc16, sc16, 0x00);
-        __m256i hi2 = _mm256_permute2x128_si256(sc16, sc16, 0x11);
-        for (int c = 0; c < 8; c++)
-            v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, lo),
-                                     sub16_scale(c < 4 ? lo2 : hi2, c));
-        __m256i Cv = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-        __m256i bs = load32(bs16n);
-        if (t == DN_TYPE_Q2_K) {
-            __m128i m8 = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk), 4),
-                                       _mm_set1_epi8(15));
-            *O = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(_mm256_cvtepi8_epi16(m8), bs));
-        } else {
-            /* the zero point: z * sum sc * bs16 */
-            __m256i zs = _mm256_madd_epi16(sc16, bs);
-            Cv = _mm256_sub_epi32(Cv, _mm256_slli_epi32(zs, t == DN_TYPE_Q3_K ? 2 : 5));
+    /* per-16 scales inside the madd: |pair * sc| <= 2 * 16002 * 128 */
+    __m256i ab[2], cd[2];
+    for (int c = 0; c < 8; c += 2)
+        for (int q = 0; q < nq; q++) {
+            __m256i v[2];
+            for (int i = 0; i < 2; i++) {
+                __m256i mul = sub16 ? sub16_scale(half[q][(c + i) / 4], c + i) : _mm256_set1_epi16(1);
+                v[i] = _mm256_madd_epi16(pairs8(t, digits(t, blk[q], c + i), c8 + 32 * (c + i), lo), mul);
+            }
+            __m256i h = _mm256_hadd_epi32(v[0], v[1]);
+            if (c == 0) ab[q] = h;
+            if (c == 2) ab[q] = _mm256_hadd_epi32(ab[q], h);
+            if (c == 4) cd[q] = h;
+            if (c == 6) cd[q] = _mm256_hadd_epi32(cd[q], h);
         }
-        *C = Cv;
-        return;
+    for (int q = 0; q < nq; q++) {
+        __m256i raw = _mm256_add_epi32(_mm256_permute2x128_si256(ab[q], cd[q], 0x20),
+                                       _mm256_permute2x128_si256(ab[q], cd[q], 0x31));
+        if (sub16) {
+            __m256i bs = load32(bs16n);
+            if (t == DN_TYPE_Q2_K) {
+                __m128i m8 = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk[q]), 4),
+                                           _mm_set1_epi8(15));
+                O[q] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(_mm256_cvtepi8_epi16(m8), bs));
+            } else {
+                /* the zero point: z * sum sc * bs16 */
+                __m256i zs = _mm256_madd_epi16(sc16[q], bs);
+                raw = _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, t == DN_TYPE_Q3_K ? 2 : 5));
+            }
+            C[q] = raw;
+            continue;
+        }
+        if (t == DN_TYPE_IQ4_XS) {
+            uint16_t h = dn_ld16(blk[q] + 2);
+            uint32_t l;
+            memcpy(&l, blk[q] + 4, 4);
+            /* ls_j = (scales_l nibble j) | (2 bits j of scales_h) << 4 */
+            int32_t ls[8];
+            for (int j = 0; j < 8; j++) ls[j] = (int32_t)(((l >> 4 * j) & 15) | ((h >> 2 * j) & 3) << 4) - 32;
+            C[q] = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
+            continue;
+        }
+        __m128i sm = k_scales_mins(blk[q]);
+        C[q] = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
+        __m256i m = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+        /* bs32 NULL: the mins themselves (the caller has sum_k m_k bs32_k S_k) */
+        O[q] = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32))) : m;
     }
-    for (int c = 0; c < 8; c++) v[c] = _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, lo), ones);
-    __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-    if (t == DN_TYPE_IQ4_XS) {
-        uint16_t h = dn_ld16(blk + 2);
-        uint32_t l;
-        memcpy(&l, blk + 4, 4);
-        /* ls_j = (scales_l nibble j) | (2 bits j of scales_h) << 4 */
-        int32_t ls[8];
-        for (int j = 0; j < 8; j++) ls[j] = (int32_t)(((l >> 4 * j) & 15) | ((h >> 2 * j) & 3) << 4) - 32;
-        *C = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
-        return;
-    }
-    __m128i sm = k_scales_mins(blk);
-    *C = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
-    __m256i m = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
-    /* bs32 NULL: the mins themselves (the caller has sum_k m_k bs32_k S_k) */
-    *O = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32))) : m;
 }
 
 /* Q4_K, Q5_K under Sub32 when the group's activation factors are small
-   integers (dn_dot_act.fok: S_k = f_k 2^emin, f_k <= dn_dot_factor_max):
-   every chunk's pair sums weighted in int16 by M_k = sc_k f_k < 2^15 and
-   added in eight int32 lanes (a lane takes two pairs of each chunk; the
-   bound is dn_dot_factor_max's), so no chunk needs its own sum. The lanes
-   add up to A / 2^emin exactly (their total may pass 2^31: rows_total_pd
-   widens them first). *mb gets m_k f_k bs32_k, whose lanes add up to
-   -B / 2^emin (|m_k f_k bs32_k| <= 63 * 2^21, eight of them < 2^31). */
-AI __m256i big_k_factored(dn_type t, const uint8_t *blk, const int8_t *c8, const int16_t *f16,
-                          const int32_t *fbs, __m256i *mb)
+   integers (dn_dot_act.fok: S_k = f_k 2^emin, f_k <= dn_dot_factor_max),
+   four rows' blocks: every chunk's pair sums weighted in int16 by M_k =
+   sc_k f_k < 2^15 and added in eight int32 lanes (a lane takes two pairs of
+   each chunk; the bound is dn_dot_factor_max's), so no chunk needs its own
+   sum. C[r]'s lanes add up to A / 2^emin exactly (their total may pass 2^31:
+   rows_total_pd widens them first); mb[r] gets m_k f_k bs32_k, whose lanes
+   add up to -B / 2^emin (|m_k f_k bs32_k| <= 63 * 2^21, eight of them
+   < 2^31). nq (factored_rows) rows at a time, chunk by chunk with the rows
+   inside: each chunk's codes are loaded once and the live registers are the
+   rows' sums and multipliers. */
+AI void big_k_factored(dn_type t, int nq, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
+                        const int32_t *fbs, __m256i C[4], __m256i mb[4])
 {
-    __m128i sm = k_scales_mins(blk);
-    __m128i M = _mm_mullo_epi16(_mm_cvtepu8_epi16(sm), _mm_loadu_si128((const __m128i *)f16));
-    __m256i M2 = _mm256_broadcastsi128_si256(M);
-    __m256i acc = _mm256_setzero_si256();
-    for (int c = 0; c < 8; c++) {
-        __m256i Mc = _mm256_shuffle_epi8(M2, _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8)));
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs8(t, digits(t, blk, c), c8 + 32 * c, 0), Mc));
+    const __m128i f = _mm_loadu_si128((const __m128i *)f16);
+    for (int r0 = 0; r0 < 4; r0 += nq) {
+        __m256i M2[4];
+        for (int r = r0; r < r0 + nq; r++) {
+            __m128i sm = k_scales_mins(blk[r]);
+            M2[r - r0] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(_mm_cvtepu8_epi16(sm), f));
+            mb[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
+            C[r] = _mm256_setzero_si256();
+        }
+        for (int c = 0; c < 8; c++) {
+            const __m256i sel = _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8));
+            for (int r = r0; r < r0 + nq; r++) {
+                __m256i Mc = _mm256_shuffle_epi8(M2[r - r0], sel);
+                C[r] = _mm256_add_epi32(C[r], _mm256_madd_epi16(pairs8(t, digits(t, blk[r], c), c8 + 32 * c, 0), Mc));
+            }
+        }
     }
-    *mb = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
-    return acc;
 }
 
 /* G (<= 8) 32-element blocks from blk, narrow codes: C = [C_0..C_7] (lanes
@@ -385,6 +423,37 @@ AI __m256i small_narrow(dn_type t, const uint8_t *blk, size_t bb, int G, const i
     int z = dn_zero_point(t);
     if (z) raw = _mm256_sub_epi32(raw, _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
     return raw; /* bs32 is zero past the row (dn_dot_act pads) */
+}
+
+/* small_narrow of a whole group (G = 8) for two rows, chunk pairs outer:
+   each pair's codes loaded once for both rows, reduce8's hadd tree built as
+   the pairs come, so a row holds at most two partial vectors. Row by row,
+   the compiler kept the group's eight code vectors live across the rows and
+   spilled the chunk sums: two rows at a time took Q8_0 from 15.7 to 14.5 ns
+   per row-group, Q4_0 from 14.7 to 13.7, Q5_0 from 18.8 to 17.5 (measured
+   as in narrow_rows). */
+AI __m256i chunk_pair(dn_type t, const uint8_t *blk, size_t bb, const int8_t *c8, int c)
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i v0 = _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c, 0), ones);
+    __m256i v1 = _mm256_madd_epi16(pairs8(t, digits(t, blk + (c + 1) * bb, 0), c8 + 32 * c + 32, 0), ones);
+    return _mm256_hadd_epi32(v0, v1);
+}
+
+AI void small_narrow_2rows(dn_type t, const uint8_t *const blk[2], size_t bb, const int8_t *c8,
+                           const int32_t *bs32, __m256i C[2])
+{
+    __m256i ab[2], cd[2];
+    for (int q = 0; q < 2; q++) ab[q] = chunk_pair(t, blk[q], bb, c8, 0);
+    for (int q = 0; q < 2; q++) ab[q] = _mm256_hadd_epi32(ab[q], chunk_pair(t, blk[q], bb, c8, 2));
+    for (int q = 0; q < 2; q++) cd[q] = chunk_pair(t, blk[q], bb, c8, 4);
+    for (int q = 0; q < 2; q++) cd[q] = _mm256_hadd_epi32(cd[q], chunk_pair(t, blk[q], bb, c8, 6));
+    const int z = dn_zero_point(t);
+    for (int q = 0; q < 2; q++) {
+        C[q] = _mm256_add_epi32(_mm256_permute2x128_si256(ab[q], cd[q], 0x20),
+                                _mm256_permute2x128_si256(ab[q], cd[q], 0x31));
+        if (z) C[q] = _mm256_sub_epi32(C[q], _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
+    }
 }
 
 /* G (<= 8) 32-element blocks against wide int16 codes: digits widened to
@@ -771,18 +840,16 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                    mins and the activation's products P (the same exact terms) */
                 const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
                 if (!planes && mins && a->fok[gi]) {
-                    for (int r = 0; r < 4; r++)
-                        C[r] = big_k_factored(t, blk[r], a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, &O[r]);
+                    big_k_factored(t, factored_rows(t), blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
                     const __m256d s = _mm256_set1_pd(a->g2e[gi]);
                     __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
                     __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
                     p = big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, &need);
                 } else if (!planes) {
-                    for (int r = 0; r < 4; r++) {
-                        O[r] = _mm256_setzero_si256();
-                        big_narrow(t, blk[r], a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
-                                   &C[r], &O[r]);
-                    }
+                    for (int r = 0; r < 4; r++) O[r] = _mm256_setzero_si256();
+                    for (int r = 0; r < 4; r += narrow_rows(t))
+                        big_narrow(t, narrow_rows(t), blk + r, a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
+                                   C + r, O + r);
                     if (mins) {
                         __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
                         __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
@@ -794,12 +861,12 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
                     }
                 } else { /* wide codes, digits unsigned: two byte planes */
                     __m256i Cl[4], Ol[4];
-                    for (int r = 0; r < 4; r++) {
-                        O[r] = Ol[r] = _mm256_setzero_si256();
-                        big_narrow(t, blk[r], a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
-                                   &C[r], &O[r]);
-                        big_narrow(t, blk[r], (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
-                                   mins ? NULL : a->bs32lo + g / 32, 1, &Cl[r], &Ol[r]);
+                    for (int r = 0; r < 4; r++) O[r] = Ol[r] = _mm256_setzero_si256();
+                    for (int r = 0; r < 4; r += narrow_rows(t)) {
+                        big_narrow(t, narrow_rows(t), blk + r, a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
+                                   C + r, O + r);
+                        big_narrow(t, narrow_rows(t), blk + r, (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
+                                   mins ? NULL : a->bs32lo + g / 32, 1, Cl + r, Ol + r);
                     }
                     if (mins) {
                         __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
@@ -817,11 +884,14 @@ AI int batch_narrow(const mv_ctx *c, dn_type t, const uint8_t *const row[4], flo
             __m256 d[4], m[4];
             __m256i C[4];
             int bad = 0;
+            for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+            if (!planes && G == 8) {
+                small_narrow_2rows(t, blk, bb, a->c8 + g, a->bs32 + g / 32, C);
+                small_narrow_2rows(t, blk + 2, bb, a->c8 + g, a->bs32 + g / 32, C + 2);
+            }
             for (int r = 0; r < 4; r++) {
-                bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
                 if (!planes) {
-                    C[r] = G == 8 ? small_narrow(t, blk[r], bb, 8, a->c8 + g, a->bs32 + g / 32, 0)
-                                  : small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
+                    if (G < 8) C[r] = small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
                 } else if (planes == 2) { /* wide codes: int16 products */
                     C[r] = small_wide16(t, blk[r], bb, G, c->act->codes + g, a->bs32 + g / 32);
                 } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
