@@ -145,6 +145,43 @@ static int same_bits(const float *a, const float *b, size_t n)
     return memcmp(a, b, n * sizeof *a) == 0;
 }
 
+#ifdef DN_BENCH_GGML
+/* ggml's products, in the comparison table's order: mat_vec on 1 and 2
+   threads, mat_mul n = 8 and 64 on 1 thread, then on 2; each on the weights
+   in place (variant 0) and repacked as llama.cpp loads them (variant 1,
+   where this ggml repacks F16). at[v][i] is the case's index in its group
+   (g1 for mat_vec, g2 for mat_mul), -1 when absent. */
+typedef struct ggml_cases {
+    ggml_peer *peer[2][6];
+    float *out[2][6];
+    int at[2][6];
+} ggml_cases;
+
+/* Adds ggml's product i of variant v to the group g (count *n), over p's
+   shape; its output at out. 0 when the variant does not exist here. */
+static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product *p, float *out, int samples)
+{
+    gc->at[v][i] = -1;
+    unsigned threads = i == 1 || i >= 4 ? 2 : 1;
+    ggml_peer *peer = ggml_peer_create(1 /* GGML_TYPE_F16 */, p->w, p->rows, p->k, p->act, p->n, out,
+                                       (int)threads, v);
+    if (!peer) {
+        fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
+        exit(1);
+    }
+    if (v == 1 && !ggml_peer_repacked(peer)) {
+        ggml_peer_destroy(peer);
+        return 0;
+    }
+    gc->peer[v][i] = peer;
+    gc->out[v][i] = out;
+    gc->at[v][i] = *n;
+    g[*n] = mk(i < 2 ? "mat_vec" : "mat_mul", v ? "ggml repacked" : "ggml", ggml_peer_call, p, samples);
+    g[(*n)++].ctx = peer;
+    return 1;
+}
+#endif
+
 /* ---- output -------------------------------------------------------------------- */
 
 static void usage(const char *argv0)
@@ -203,7 +240,7 @@ int main(int argc, char **argv)
     uint16_t *w = bench_alloc(w_elems * sizeof *w);
     float *act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     float *act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
-    float *out = bench_alloc((5 * MV_DIM + 8 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    float *out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
     if (!w || !act || !act_r || !out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return 1;
@@ -236,20 +273,11 @@ int main(int argc, char **argv)
     }
     const size_t w_bytes = w_elems * sizeof *w;
 #ifdef DN_BENCH_GGML
-    /* ggml's two mat_vec cases (1, 2 threads) follow ours: g1[3], g1[4] */
-    ggml_peer *gmv[2];
-    float *gout[6]; /* ggml's outputs, in the comparison table's order */
-    for (int t = 0; t < 2; t++, o += MV_DIM) {
-        gout[t] = o;
-        gmv[t] = ggml_peer_create(1 /* GGML_TYPE_F16 */, w, MV_DIM, MV_DIM, act, 1, o, t + 1, 1);
-        if (!gmv[t]) {
-            fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
-            return 1;
-        }
-        product gp = {.rows = MV_DIM, .k = MV_DIM, .n = 1};
-        g1[n1] = mk("mat_vec", t ? "ggml 2" : "ggml 1", ggml_peer_call, &gp, mv_samples);
-        g1[n1++].ctx = gmv[t];
-    }
+    /* ggml's mat_vec cases follow ours */
+    ggml_cases gc;
+    for (int v = 0; v < 2; v++)
+        for (int t = 0; t < 2; t++)
+            if (add_ggml(&gc, v, t, g1, &n1, &mv[2 * t], o, mv_samples)) o += MV_DIM;
 #endif
     int r1_first = n1;
     n1 = bench_add_read_cases(g1, n1, NULL, w, w_bytes, mv_samples);
@@ -285,25 +313,17 @@ int main(int argc, char **argv)
     /* ---- 4096^2 mat_mul, n = 8 and 64, 1 and 2 threads ---- */
     product mm[4];
     static const size_t mm_n[4] = {8, 64, 8, 64};
-    static bench_case g2[8];
+    static bench_case g2[12]; /* ours 4, ggml up to 8 */
     int n2 = 0;
     for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
         mm[i] = (product){w, MM_DIM, MM_DIM, mm_n[i], act, o, i < 2 ? NULL : pool2, NULL};
         g2[n2++] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &mm[i], mm_samples);
     }
 #ifdef DN_BENCH_GGML
-    /* ggml's four, in the same order as ours: g2[4 + i] pairs with g2[i] */
-    ggml_peer *gmm[4];
-    for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
-        gout[2 + i] = o;
-        gmm[i] = ggml_peer_create(1 /* GGML_TYPE_F16 */, w, MM_DIM, MM_DIM, act, mm_n[i], o, i < 2 ? 1 : 2, 1);
-        if (!gmm[i]) {
-            fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
-            return 1;
-        }
-        g2[n2] = mk("mat_mul", i < 2 ? "ggml 1" : "ggml 2", ggml_peer_call, &mm[i], mm_samples);
-        g2[n2++].ctx = gmm[i];
-    }
+    /* ggml's mat_mul cases follow ours */
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 4; i++)
+            if (add_ggml(&gc, v, 2 + i, g2, &n2, &mm[i], o, mm_samples)) o += MM_MAX_N * MM_DIM;
 #endif
     for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], mm_target, mm_target);
     bench_run_group_shuffled(g2, n2);
@@ -319,33 +339,41 @@ int main(int argc, char **argv)
     }
 
 #ifdef DN_BENCH_GGML
-    printf("\nggml measured in this run: %s,\n", ggml_peer_build());
-    printf("its weights %s\n", ggml_peer_repacked(gmv[0]) ? "repacked (its CPU_REPACK buffer, as llama.cpp loads them)"
-                                                        : "in place (this ggml has no repacked F16 layout)");
-    printf("speed = our throughput / ggml's (>1 = ours faster), paired round by round and of the medians:\n");
-    printf("  %-32s %10s %10s %7s %7s\n", "case", "ggml ms", "ours ms", "speed", "medians");
+    printf("\nggml measured in this run: %s, on the weights in place and repacked as\n"
+           "llama.cpp loads them (where ggml repacks F16); speed = our throughput / ggml's (>1 = ours\n"
+           "faster), paired round by round; bits: whether ours equal ggml's, every bit:\n",
+           ggml_peer_build());
+    printf("  %-32s %9s %9s %7s %5s %9s %7s %5s\n", "case", "ours ms", "ggml ms", "speed", "bits", "repacked",
+           "speed", "bits");
     static const char *const gcase[6] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads",
                                          "4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread",
                                          "4096^2 mat_mul n=8, 2 threads", "4096^2 mat_mul n=64, 2 threads"};
     const bench_case *ours[6] = {&g1[0], &g1[2], &g2[0], &g2[1], &g2[2], &g2[3]};
-    const bench_case *theirs[6] = {&g1[3], &g1[4], &g2[4], &g2[5], &g2[6], &g2[7]};
     int same_as_ggml = 1;
     for (int i = 0; i < 6; i++) {
-        double rm, rp;
-        bench_ratio(ours[i], theirs[i], &rm, &rp);
-        printf("  %-32s %10.3f %10.3f %7.3f %7.3f\n", gcase[i], ms(theirs[i]->med), ms(ours[i]->med), rp, rm);
+        const bench_case *g = i < 2 ? g1 : g2;
         const product *p = ours[i]->ctx;
-        same_as_ggml &= same_bits(p->out, gout[i], p->n * p->rows);
+        char col[2][64] = {"", "        -"};
+        for (int v = 0; v < 2; v++) {
+            if (gc.at[v][i] < 0) continue;
+            double rm, rp;
+            bench_ratio(ours[i], &g[gc.at[v][i]], &rm, &rp);
+            int same = same_bits(p->out, gc.out[v][i], p->n * p->rows);
+            if (v == 0) same_as_ggml &= same;
+            snprintf(col[v], sizeof col[v], "%9.3f %7.3f %5s", ms(g[gc.at[v][i]].med), rp, same ? "=" : "differ");
+        }
+        printf("  %-32s %9.3f %s %s\n", gcase[i], ms(ours[i]->med), col[0], col[1]);
     }
     /* ggml's AVX2 build computes the bits the library promises: any
        difference from it is a failure; other builds round differently */
     int ggml_expected = ggml_peer_f16_bits_are_ours();
     ggml_bits_ok = same_as_ggml || !ggml_expected;
-    printf("bits: %s\n", same_as_ggml    ? "ours = ggml's in all six products"
+    printf("bits: %s\n", same_as_ggml    ? "ours = ggml's (weights in place) in all six products"
                          : ggml_expected ? "OURS DIFFER FROM GGML'S AVX2 BUILD"
                                          : "ours differ from ggml's (expected: not its AVX2/FMA/F16C build)");
-    for (int t = 0; t < 2; t++) ggml_peer_destroy(gmv[t]);
-    for (int i = 0; i < 4; i++) ggml_peer_destroy(gmm[i]);
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 6; i++)
+            if (gc.at[v][i] >= 0) ggml_peer_destroy(gc.peer[v][i]);
 #else
     printf("\nggml on this machine (issue 4, not measured here) next to ours (median and best\n"
            "sample above); speed = ours/ggml in throughput, >1 = ours faster:\n");
