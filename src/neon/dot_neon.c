@@ -203,17 +203,8 @@ AI int32_t dot16_wide(dn_type t, int8x16_t q, const int16_t *c16)
 
 /* ---- the matrix-vector product ---------------------------------------------------- */
 
-typedef struct mv_ctx {
-    dn_type type;
-    const uint8_t *w;
-    size_t rows, n, bb, row_bytes;
-    const dn_act_row *act;
-    dn_act_scaling scaling;
-    const dn_dot_act *a;
-} mv_ctx;
-
 /* The raw sums per 16 elements of the group at g (units past the row 0). */
-AI void raw16(const mv_ctx *c, dn_type t, const uint8_t *blk, int G, size_t g, int32_t raw[16])
+AI void raw16(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, int G, size_t g, int32_t raw[16])
 {
     const int big = dn_big(t);
     for (int u = 0; u < 16; u++) {
@@ -230,7 +221,7 @@ AI void raw16(const mv_ctx *c, dn_type t, const uint8_t *blk, int G, size_t g, i
 
 /* One row: its value in *v; -1 when a block is unreadable, else 1 when it
    met a tiny piece (the chain must be redone by the reference). */
-AI int row_value(const mv_ctx *c, dn_type t, const uint8_t *row, float *v)
+AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
 {
     const dn_dot_act *a = c->a;
     const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
@@ -293,7 +284,7 @@ AI int row_value(const mv_ctx *c, dn_type t, const uint8_t *row, float *v)
     return tiny;
 }
 
-AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
+AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
 {
     for (size_t r = r0; r < r1; r++) {
         float v;
@@ -310,57 +301,7 @@ AI dn_status mv_rows(const mv_ctx *c, dn_type t, size_t r0, size_t r1, float *ou
     return DN_OK;
 }
 
-#define MV_FOR(T, name)                                                                        \
-    static dn_status name(const mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)      \
-    {                                                                                          \
-        return mv_rows(c, T, r0, r1, out, bad);                                                \
-    }
-MV_FOR(DN_TYPE_Q4_0, mv_q4_0)
-MV_FOR(DN_TYPE_Q4_1, mv_q4_1)
-MV_FOR(DN_TYPE_Q5_0, mv_q5_0)
-MV_FOR(DN_TYPE_Q5_1, mv_q5_1)
-MV_FOR(DN_TYPE_Q8_0, mv_q8_0)
-MV_FOR(DN_TYPE_Q2_K, mv_q2_k)
-MV_FOR(DN_TYPE_Q3_K, mv_q3_k)
-MV_FOR(DN_TYPE_Q4_K, mv_q4_k)
-MV_FOR(DN_TYPE_Q5_K, mv_q5_k)
-MV_FOR(DN_TYPE_Q6_K, mv_q6_k)
-MV_FOR(DN_TYPE_IQ4_NL, mv_iq4_nl)
-MV_FOR(DN_TYPE_IQ4_XS, mv_iq4_xs)
-
-static dn_status neon_mat_vec_rows_act(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                       const dn_act_row *act, dn_act_scaling scaling,
-                                       const dn_dot_act *a, size_t r0, size_t r1, float *out,
-                                       size_t *bad)
-{
-    dn_status (*f)(const mv_ctx *, size_t, size_t, float *, size_t *);
-    switch (type) {
-    case DN_TYPE_Q4_0: f = mv_q4_0; break;
-    case DN_TYPE_Q4_1: f = mv_q4_1; break;
-    case DN_TYPE_Q5_0: f = mv_q5_0; break;
-    case DN_TYPE_Q5_1: f = mv_q5_1; break;
-    case DN_TYPE_Q8_0: f = mv_q8_0; break;
-    case DN_TYPE_Q2_K: f = mv_q2_k; break;
-    case DN_TYPE_Q3_K: f = mv_q3_k; break;
-    case DN_TYPE_Q4_K: f = mv_q4_k; break;
-    case DN_TYPE_Q5_K: f = mv_q5_k; break;
-    case DN_TYPE_Q6_K: f = mv_q6_k; break;
-    case DN_TYPE_IQ4_NL: f = mv_iq4_nl; break;
-    case DN_TYPE_IQ4_XS: f = mv_iq4_xs; break;
-    default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
-    }
-    if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
-    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};
-    return f(&c, r0, r1, out, bad);
-}
-
-static dn_status neon_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
-                                   size_t r1, float *out, size_t *bad)
-{
-    return dn_dot_rows_own_act(neon_mat_vec_rows_act, type, w, rows, n, act, scaling, r0, r1, out, bad);
-}
+DN_DOT_MV_ENTRIES(neon, mv_rows)
 
 const dn_dot_kernels dn_dot_neon = {
     .quantize = neon_quantize,
