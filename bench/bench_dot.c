@@ -162,8 +162,10 @@ static void usage(const char *argv0)
 {
     printf("usage: %s [--quick]\n"
            "  Q4_K, Q6_K, Q8_0 8192 x 16384 dn_mat_vec (activation quantization included) on 1\n"
-           "  and 2 threads against the read bandwidth with as many threads and ggml's figures;\n"
-           "  the other scalings and word counts on 1 thread; the kernel tables per ISA.\n"
+           "  and 2 threads against the read bandwidth with as many threads and against ggml\n"
+           "  (measured in the same run when built with DECODENUM_BENCH_GGML, else its figures\n"
+           "  from issue 5), round-robin and back to back; the other scalings and word counts\n"
+           "  on 1 thread; the kernel tables per ISA.\n"
            "  --quick   fewer samples\n",
            argv0);
 }

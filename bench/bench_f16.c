@@ -188,8 +188,9 @@ static void usage(const char *argv0)
 {
     printf("usage: %s [--quick]\n"
            "  dn_f16_mat_vec 8192x8192 and dn_f16_mat_mul 4096x4096 (n = 8, 64) on 1 and 2\n"
-           "  threads, against the read bandwidth with as many threads and ggml's figures\n"
-           "  (issue 4); the F16 kernel tables per ISA on 2048x2048.\n"
+           "  threads, against the read bandwidth with as many threads and against ggml\n"
+           "  (measured in the same run when built with DECODENUM_BENCH_GGML, else its figures\n"
+           "  from issue 4); the F16 kernel tables per ISA on 2048x2048.\n"
            "  --quick   fewer and shorter samples\n",
            argv0);
 }
