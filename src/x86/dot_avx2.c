@@ -284,14 +284,13 @@ AI __m128i k_scales_mins(const uint8_t *blk)
                         _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
 }
 
-/* Rows per call of big_narrow and big_k_factored: as many as the format's
-   decode leaves registers for. Measured (ns per row-group, Sub32, one
-   word, 256 rows of 16384 in cache, best of many calls): big_narrow with
-   two rows took Q3_K from 20.9 to 18.4 and Q6_K from 13.6 to 20.8, Q2_K and
-   IQ4_XS within noise; big_k_factored with four rows took Q4_K from 11.2
-   to 10.5 and Q5_K from 13.8 to 14.6. */
+/* Rows per call of big_narrow: as many as the format's decode leaves
+   registers for. Measured (ns per row-group, Sub32, one word, 256 rows of
+   16384 in cache, best of many calls): two rows took Q3_K from 20.9 to
+   18.4; Q6_K, IQ4_XS and Q5_K ran 2-3 % slower with two, Q2_K within
+   noise. (big_k_factored takes four rows: Q4_K 11.3 -> 10.4, Q5_K 14.0 ->
+   13.5 with its chunk loop unrolled.) */
 AI int narrow_rows(dn_type t) { return t == DN_TYPE_Q3_K ? 2 : 1; }
-AI int factored_rows(dn_type t) { return t == DN_TYPE_Q4_K ? 4 : 1; }
 
 /* nq (narrow_rows) rows' 256-element blocks, narrow codes (or one byte
    plane of wide codes, lo for the low plane): C[q] = [C_0..C_7], O[q] =
@@ -328,6 +327,7 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
         }
     /* per-16 scales inside the madd: |pair * sc| <= 2 * 16002 * 128 */
     __m256i ab[2], cd[2];
+#pragma GCC unroll 4
     for (int c = 0; c < 8; c += 2)
         for (int q = 0; q < nq; q++) {
             __m256i v[2];
@@ -384,27 +384,27 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
    sum. C[r]'s lanes add up to A / 2^emin exactly (their total may pass 2^31:
    rows_total_pd widens them first); mb[r] gets m_k f_k bs32_k, whose lanes
    add up to -B / 2^emin (|m_k f_k bs32_k| <= 63 * 2^21, eight of them
-   < 2^31). nq (factored_rows) rows at a time, chunk by chunk with the rows
-   inside: each chunk's codes are loaded once and the live registers are the
-   rows' sums and multipliers. */
-AI void big_k_factored(dn_type t, int nq, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
+   < 2^31). Chunk by chunk with the four rows inside: each chunk's codes are
+   loaded once and the live registers are the rows' sums and multipliers. */
+AI void big_k_factored(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
                         const int32_t *fbs, __m256i C[4], __m256i mb[4])
 {
     const __m128i f = _mm_loadu_si128((const __m128i *)f16);
-    for (int r0 = 0; r0 < 4; r0 += nq) {
-        __m256i M2[4];
-        for (int r = r0; r < r0 + nq; r++) {
-            __m128i sm = k_scales_mins(blk[r]);
-            M2[r - r0] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(_mm_cvtepu8_epi16(sm), f));
-            mb[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
-            C[r] = _mm256_setzero_si256();
-        }
-        for (int c = 0; c < 8; c++) {
-            const __m256i sel = _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8));
-            for (int r = r0; r < r0 + nq; r++) {
-                __m256i Mc = _mm256_shuffle_epi8(M2[r - r0], sel);
-                C[r] = _mm256_add_epi32(C[r], _mm256_madd_epi16(pairs8(t, digits(t, blk[r], c), c8 + 32 * c, 0), Mc));
-            }
+    __m256i M2[4];
+    for (int r = 0; r < 4; r++) {
+        __m128i sm = k_scales_mins(blk[r]);
+        M2[r] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(_mm_cvtepu8_epi16(sm), f));
+        mb[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
+        C[r] = _mm256_setzero_si256();
+    }
+    /* unrolled: each chunk's digit extraction and multiplier selection are
+       constants (GCC otherwise kept this loop, testing c & 1 in it) */
+#pragma GCC unroll 8
+    for (int c = 0; c < 8; c++) {
+        const __m256i sel = _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8));
+        for (int r = 0; r < 4; r++) {
+            __m256i Mc = _mm256_shuffle_epi8(M2[r], sel);
+            C[r] = _mm256_add_epi32(C[r], _mm256_madd_epi16(pairs8(t, digits(t, blk[r], c), c8 + 32 * c, 0), Mc));
         }
     }
 }
@@ -831,7 +831,7 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
                    mins and the activation's products P (the same exact terms) */
                 const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
                 if (!planes && mins && a->fok[gi]) {
-                    big_k_factored(t, factored_rows(t), blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
+                    big_k_factored(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
                     const __m256d s = _mm256_set1_pd(a->g2e[gi]);
                     __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
                     __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
