@@ -22,26 +22,13 @@
  */
 #include "check.h"
 #include "decodenum/fp32.h"
+#include "bits.h"
 #include "dot_kernels.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
 
 static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
                                 DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
@@ -74,7 +61,7 @@ static void check_scale(const dn_check_plan *plan, dn_check_result *res)
         case 2: M = 0x800000 + (uint32_t)((z >> 12) % 4); break;
         default: M = 0x800000 | (uint32_t)((z >> 12) & 0x7FFFFF); break;
         }
-        float amax = float_of(E << 23 | (M & 0x7FFFFF));
+        float amax = dn_from_bits(E << 23 | (M & 0x7FFFFF));
         dn_words words = (z >> 40) & 1 ? DN_WORDS_TWO : DN_WORDS_ONE;
         int32_t lo = (z >> 41) & 1 ? 128 : 8;
         dn_act_scale want, got;
@@ -82,7 +69,7 @@ static void check_scale(const dn_check_plan *plan, dn_check_result *res)
         dn_dot_fast_scale(amax, lo, words, &got);
         if (want.m != got.m || want.e != got.e)
             dn_check_mismatch(res, "scale amax=0x%08" PRIx32 " lo=%d words=%d: reference %d*2^%d, kernel %d*2^%d",
-                              bits_of(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
+                              dn_bits(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
                               (int)got.e);
         res->compared++;
     }
@@ -115,11 +102,11 @@ static void check_sum_odd(const dn_check_plan *plan, dn_check_result *res)
         float want, got = (float)(dn_dot_sum_odd(ldexp((double)ma, ea), ldexp((double)mb, eb)) + 0.0);
         dn_exact_sum(t, 2, &want);
         /* the engine flushes a denormal result (got is IEEE's) */
-        if ((bits_of(got) & 0x7F800000u) == 0) got = float_of(bits_of(got) & 0x80000000u);
+        if ((dn_bits(got) & 0x7F800000u) == 0) got = dn_from_bits(dn_bits(got) & 0x80000000u);
         res->compared++;
-        if (bits_of(want) != bits_of(got))
+        if (dn_bits(want) != dn_bits(got))
             dn_check_mismatch(res, "sum_odd %lld*2^%d + %lld*2^%d: exact 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              (long long)ma, ea, (long long)mb, eb, bits_of(want), bits_of(got));
+                              (long long)ma, ea, (long long)mb, eb, dn_bits(want), dn_bits(got));
     }
 }
 
@@ -202,7 +189,7 @@ static void check_quantize(const dn_dot_kernels *kern, const dn_check_plan *plan
             if (c_ref[k] != c_k[k])
                 dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d words=%d: code %zu of x=0x%08" PRIx32
                                   " reference %d, kernel %d", n, block, (int)lo, (int)words, k,
-                                  bits_of(x[k]), c_ref[k], c_k[k]);
+                                  dn_bits(x[k]), c_ref[k], c_k[k]);
         }
     }
 out:
@@ -425,7 +412,7 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
             fill_act(&r, &act, n, ablock, lo, words, act_mode, b->x);
         }
         size_t r0 = (size_t)dn_rng_below(&r, rows), r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
-        for (size_t k = 0; k < rows; k++) b->o_ref[k] = b->o_k[k] = float_of(0x7F812345u);
+        for (size_t k = 0; k < rows; k++) b->o_ref[k] = b->o_k[k] = dn_from_bits(0x7F812345u);
         size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
         dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_ref, &bad_ref);
         dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_k, &bad_k);
@@ -440,10 +427,10 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
         size_t upto = st_ref == DN_OK ? r1 : (bad_ref / blocks > r0 ? bad_ref / blocks : r0);
         for (size_t k = r0; k < upto; k++) {
             res->compared++;
-            if (bits_of(b->o_ref[k]) != bits_of(b->o_k[k]))
+            if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
                 dn_check_mismatch(res, "%s n=%zu row %zu scaling=%d words=%d mode=%d: reference 0x%08" PRIx32
                                   ", kernel 0x%08" PRIx32, type_names[ti], n, k, (int)scaling, (int)words,
-                                  act_mode, bits_of(b->o_ref[k]), bits_of(b->o_k[k]));
+                                  act_mode, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
         }
     }
 }
@@ -479,11 +466,11 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
             dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_k, &bad_k);
             for (size_t r = 0; r < rows; r++) {
                 res->compared++;
-                if (st_ref != st_k || bits_of(b->o_ref[r]) != bits_of(b->o_k[r]))
+                if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
                     dn_check_mismatch(res, "%s extreme sums (past %d, sign %d) row %zu: reference 0x%08" PRIx32
                                       " (status %d), kernel 0x%08" PRIx32 " (status %d)",
                                       type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign, r,
-                                      bits_of(b->o_ref[r]), (int)st_ref, bits_of(b->o_k[r]), (int)st_k);
+                                      dn_bits(b->o_ref[r]), (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
             }
         }
 }

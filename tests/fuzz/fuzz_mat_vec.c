@@ -70,6 +70,7 @@
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
 #include "decodenum/quant.h"
+#include "bits.h"
 #include "dot_kernels.h"
 
 #define CHECK(c) \
@@ -106,20 +107,6 @@ static void bytes(input *in, uint8_t *to, size_t n)
     in->left -= k;
 }
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
 /* Every kernel table other than the reference's that this CPU can run. */
 static const dn_dot_kernels *kernels[3];
 static size_t nkernels;
@@ -141,7 +128,7 @@ static void find_kernels(void)
 /* x = sign * M * 2^E (M < 2^24) read through FTZ; 0 for a zero or denormal. */
 static int split(float x, int64_t *M, int32_t *E)
 {
-    uint32_t u = bits_of(x), ex = (u >> 23) & 0xFF;
+    uint32_t u = dn_bits(x), ex = (u >> 23) & 0xFF;
     if (ex == 0) return 0;
     *M = (int64_t)((u & 0x7FFFFF) | 0x800000) * ((u >> 31) ? -1 : 1);
     *E = (int32_t)ex - 150;
@@ -225,7 +212,7 @@ static dn_status quantize(const float *x, size_t n, size_t block, int32_t lo, dn
     /* the expected status */
     size_t first = SIZE_MAX;
     for (size_t i = 0; i < n && first == SIZE_MAX; i++)
-        if ((bits_of(x[i]) & 0x7F800000u) == 0x7F800000u) first = i;
+        if ((dn_bits(x[i]) & 0x7F800000u) == 0x7F800000u) first = i;
     if (n % block != 0) {
         CHECK(st == DN_ERR_INVALID_ARGUMENT && bad == SENTINEL_BAD);
         return st;
@@ -415,15 +402,15 @@ static void fuzz_dot(input *in, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4)
 
     dn_coded_row row = {coef, offs, segs, n, nseg};
     dn_act_row act = {codes, scales, n, block, (b1 & 2) ? DN_WORDS_TWO : DN_WORDS_ONE};
-    float out = float_of(SENTINEL_OUT), want;
+    float out = dn_from_bits(SENTINEL_OUT), want;
     dn_status st = dn_dot(&row, &act, (dn_act_scaling)scaling, &out);
     if (!row_fits(&row, &act, scaling)) {
-        CHECK(st == DN_ERR_INVALID_ARGUMENT && bits_of(out) == SENTINEL_OUT);
+        CHECK(st == DN_ERR_INVALID_ARGUMENT && dn_bits(out) == SENTINEL_OUT);
     } else {
         /* an accepted row's every term fits int64_t (src/dot.c's bounds) */
         CHECK(model_dot(&row, &act, scaling, &want));
-        CHECK(st == DN_OK && bits_of(out) == bits_of(want));
-        uint32_t u = bits_of(out);
+        CHECK(st == DN_OK && dn_bits(out) == dn_bits(want));
+        uint32_t u = dn_bits(out);
         CHECK((u & 0x7F800000u) != 0 || (u & 0x7FFFFFu) == 0); /* no denormal */
         if ((u & 0x7FFFFFFFu) > 0x7F800000u) CHECK(u == DN_NAN_BITS);
     }
@@ -493,8 +480,8 @@ static void same_as_reference(dn_status st, size_t bad, const float *out, dn_sta
     size_t upto = st == DN_OK ? r1 : st == DN_ERR_UNREADABLE_BLOCK && blocks ? bad / blocks : r0;
     if (upto < r0) upto = r0;
     for (size_t r = 0; r < rows; r++) {
-        if (r < r0 || r >= r1) CHECK(bits_of(out[r]) == SENTINEL_OUT);
-        else if (r < upto) CHECK(bits_of(out[r]) == bits_of(ref[r]));
+        if (r < r0 || r >= r1) CHECK(dn_bits(out[r]) == SENTINEL_OUT);
+        else if (r < upto) CHECK(dn_bits(out[r]) == dn_bits(ref[r]));
     }
 }
 
@@ -548,7 +535,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (source == 0) {
                 uint8_t f[4];
                 bytes(&in, f, 4);
-                x[i] = float_of((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
+                x[i] = dn_from_bits((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
                                 (uint32_t)f[3] << 24);
             } else {
                 x[i] = ldexpf((float)(int8_t)byte(&in), k); /* IEEE: denormals below 2^-126 */
@@ -578,14 +565,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the reference, against the contract */
     float *ref = malloc(rows * sizeof *ref), *out = malloc(rows * sizeof *out);
     CHECK(ref && out);
-    for (size_t r = 0; r < rows; r++) ref[r] = float_of(SENTINEL_OUT);
+    for (size_t r = 0; r < rows; r++) ref[r] = dn_from_bits(SENTINEL_OUT);
     size_t bad_ref = SENTINEL_BAD, bad_want = SENTINEL_BAD;
     dn_status st_ref = dn_ref_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1,
                                            ref, &bad_ref);
     dn_status st_want = expected(fi, w, rows, blocks, &act, scaling, r0, r1, &bad_want);
     CHECK(st_ref == st_want && bad_ref == bad_want);
     for (size_t r = 0; r < rows; r++) {
-        uint32_t u = bits_of(ref[r]);
+        uint32_t u = dn_bits(ref[r]);
         if (r < r0 || r >= r1 || st_ref != DN_OK) {
             if (r < r0 || r >= r1) CHECK(u == SENTINEL_OUT);
             continue;
@@ -595,7 +582,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* the public form (the active ISA) */
-    for (size_t r = 0; r < rows; r++) out[r] = float_of(SENTINEL_OUT);
+    for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
     size_t bad = SENTINEL_BAD;
     dn_status st = dn_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1, out, &bad);
     same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, blocks, r0, r1);
@@ -603,7 +590,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* every ISA's kernels, where their preconditions hold (dot_kernels.h) */
     if (fi < NBLOCK_SCALES && r0 < r1 && act_fits(&act, be, scaling)) {
         for (size_t k = 0; k < nkernels; k++) {
-            for (size_t r = 0; r < rows; r++) out[r] = float_of(SENTINEL_OUT);
+            for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
             bad = SENTINEL_BAD;
             st = kernels[k]->mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1,
                                           out, &bad);
@@ -612,7 +599,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* dn_mat_vec over all rows, no pool, against the reference over all rows */
-    for (size_t r = 0; r < rows; r++) ref[r] = out[r] = float_of(SENTINEL_OUT);
+    for (size_t r = 0; r < rows; r++) ref[r] = out[r] = dn_from_bits(SENTINEL_OUT);
     bad_ref = bad = bad_want = SENTINEL_BAD;
     st_ref = dn_ref_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, 0, rows, ref, &bad_ref);
     st_want = expected(fi, w, rows, blocks, &act, scaling, 0, rows, &bad_want);
