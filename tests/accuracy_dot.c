@@ -1014,13 +1014,7 @@ int main(int argc, char **argv)
     }
     const char *s = getenv("DECODENUM_ACCURACY_FULL");
     if (s && *s && strcmp(s, "0") != 0) full = 1;
-    s = getenv("DECODENUM_TEST_SEED");
-    if (s && *s) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 0);
-        if (errno == 0 && end != s) g_seed = (uint64_t)v;
-    }
+    test_seed_from_env(&g_seed);
     if (full) {
         g_samples = 16;
         g_rows = 64;

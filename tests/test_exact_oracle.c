@@ -44,6 +44,7 @@
 
 #include "decodenum/fp32.h"
 #include "exact_model.h"
+#include "testutil.h"
 
 static int g_oracle_tie;     /* the last oracle_rne_div quotient was exactly k + 1/2 */
 
@@ -107,13 +108,7 @@ static void read_env(void)
         double f = strtod(s, &end);
         if (errno == 0 && end != s && f > 0.0 && f < 1e6) g_scale = f;
     }
-    s = getenv("DECODENUM_TEST_SEED");
-    if (s && *s) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 0);
-        if (errno == 0 && end != s) g_seed = (uint64_t)v;
-    }
+    test_seed_from_env(&g_seed);
 }
 
 /* ---- small helpers --------------------------------------------------------- */
