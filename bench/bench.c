@@ -28,7 +28,7 @@
 
 #include "common.h"
 #include "decodenum/fp32.h"
-#include "fp32_kernels.h"
+#include "dispatch.h"
 
 #if defined(DN_BENCH_OPENBLAS)
 #include <cblas.h>
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     /* The ISAs this build and CPU run. */
     static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
     const dn_fp32_kernels *kt[3];
-    for (int i = 0; i < 3; i++) kt[i] = dn_fp32_kernels_for(isas[i]);
+    for (int i = 0; i < 3; i++) kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->fp32 : NULL;
     const dn_fp32_kernels *vec = kt[1] ? kt[1] : kt[2]; /* the SIMD table, if any */
     const char *vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
 

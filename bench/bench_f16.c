@@ -22,7 +22,7 @@
  *    converted to F16 in every call, as ggml does) sampled round-robin with
  *    ours, and our speed over ggml's paired round by round.
  *  - per ISA, single thread, the kernel tables called directly
- *    (dn_f16_kernels_for(isa)->mat_vec_rows / sgemm_rows) on 2048 x 2048:
+ *    (dn_kernels_for(isa)->f16->mat_vec_rows / sgemm_rows) on 2048 x 2048:
  *    scalar (the reference) against avx2 or neon, bits checked equal.
  * Every figure is the median of repeated CLOCK_MONOTONIC samples after a
  * warm-up; cases compared with each other are sampled round-robin, so load
@@ -41,7 +41,7 @@
 #include "common.h"
 #include "decodenum/f16.h"
 #include "decodenum/pool.h"
-#include "f16_kernels.h"
+#include "dispatch.h"
 #ifdef DN_BENCH_GGML
 #include "ggml_peer.h"
 #endif
@@ -200,7 +200,8 @@ static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
 static const char *kern_name(const dn_f16_kernels *k)
 {
     for (int i = 0; i < 3; i++)
-        if (dn_f16_kernels_for(isas[i]) == k) return dn_isa_name(isas[i]);
+        if (dn_kernels_for(isas[i]) && dn_kernels_for(isas[i])->f16 == k)
+            return dn_isa_name(isas[i]);
     return "?";
 }
 
@@ -224,11 +225,11 @@ int main(int argc, char **argv)
     bench_print_command("decodenum-bench-f16", argc, argv, envs, 1);
     bench_print_machine(bench_clock_ghz(quick ? 0.05 : 0.2));
     bench_print_load();
-    const dn_f16_kernels *active = dn_f16_active();
+    const dn_f16_kernels *active = dn_kernels_active()->f16;
     printf("f16: the public API runs the %s kernels; tables here:", kern_name(active));
     const dn_f16_kernels *kt[3];
     for (int i = 0; i < 3; i++) {
-        kt[i] = dn_f16_kernels_for(isas[i]);
+        kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->f16 : NULL;
         if (kt[i]) printf(" %s", dn_isa_name(isas[i]));
     }
     printf("\ndata: weights random finite binary16, Gaussian-ish (sum of 4 uniforms), sigma 0.02;"
@@ -418,7 +419,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], isa_target, isa_target);
     bench_run_group_shuffled(g3, n3);
-    printf("\nper ISA, single thread, dn_f16_kernels_for(isa) called directly, %zu x %zu weights\n"
+    printf("\nper ISA, single thread, dn_kernels_for(isa)->f16 called directly, %zu x %zu weights\n"
            "(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
            ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, isa_samples, isa_scalar_samples,
            isa_target * 1e3);

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "decodenum.h"
-#include "math_kernels.h"
+#include "dispatch.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -127,8 +127,9 @@ int main(int argc, char **argv)
     static const char *const names[] = {"exp_v", "ln_v", "ln1p_v", "recip_v", "rsqrt_v",
                                         "sigmoid_v", "silu_v", "softplus_v", "softmax"};
     for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
-        const dn_math_kernels *t = dn_math_kernels_for((dn_isa)isa);
-        if (!t) continue;
+        const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
+        if (!registered) continue;
+        const dn_math_kernels *t = registered->math;
         dn_unary_kernel ks[8] = {t->exp_v, t->ln_v, t->ln1p_v, t->recip_v, t->rsqrt_v,
                                  t->sigmoid_v, t->silu_v, t->softplus_v};
         for (int f = 0; f < 9; f++) {

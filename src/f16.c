@@ -124,24 +124,3 @@ const dn_f16_kernels dn_f16_scalar = {
     .mat_vec_rows = dn_ref_f16_mat_vec_rows,
     .sgemm_rows = dn_ref_f16_sgemm_rows,
 };
-
-const dn_f16_kernels *dn_f16_kernels_for(dn_isa isa)
-{
-    if (!dn_isa_available(isa)) return NULL;
-    switch (isa) {
-    case DN_ISA_SCALAR: return &dn_f16_scalar;
-#if defined(DN_HAVE_AVX2)
-    case DN_ISA_AVX2: return &dn_f16_avx2;
-#endif
-#if defined(DN_HAVE_NEON)
-    case DN_ISA_NEON: return &dn_f16_neon;
-#endif
-    default: return NULL;
-    }
-}
-
-const dn_f16_kernels *dn_f16_active(void)
-{
-    const dn_f16_kernels *k = dn_f16_kernels_for(dn_isa_active());
-    return k ? k : &dn_f16_scalar;
-}

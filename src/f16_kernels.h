@@ -1,8 +1,10 @@
 /*
  * f16_kernels.h: the ggml-compatible F16 module's kernel table.
  *
- * dn_f16_scalar holds the references (src/f16.c): ggml's x86 orders written
- * out in C. The AVX2 and NEON tables reproduce them bit for bit. Activations
+ * One table per ISA, registered in src/dispatch.c. dn_f16_scalar holds the
+ * references (src/f16.c): ggml's x86 orders written out in C. The AVX2 and
+ * NEON tables reproduce them bit for bit; an entry an ISA leaves NULL runs
+ * the ISA below it. Activations
  * reach the dot kernels already rounded to binary16 and widened to f32
  * (exact), so a product widens them once, not once per row.
  */
@@ -53,8 +55,5 @@ extern const dn_f16_kernels dn_f16_avx2;
 #if defined(DN_HAVE_NEON)
 extern const dn_f16_kernels dn_f16_neon;
 #endif
-
-const dn_f16_kernels *dn_f16_kernels_for(dn_isa isa);
-const dn_f16_kernels *dn_f16_active(void);
 
 #endif

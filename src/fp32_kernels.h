@@ -1,10 +1,11 @@
 /*
  * fp32_kernels.h: the fp32 core's kernel table.
  *
- * One table per ISA. dn_fp32_scalar holds the references (the definitions);
- * dn_fp32_avx2 and dn_fp32_neon hold kernels that must reproduce them bit
- * for bit, and may point at a reference where no kernel is faster.
- * Pointers are never NULL; length 0 is valid for every entry.
+ * One table per ISA, registered in src/dispatch.c. dn_fp32_scalar holds the
+ * references (src/fp32.c, the definitions); dn_fp32_avx2 and dn_fp32_neon
+ * hold kernels that reproduce them bit for bit. An entry an ISA leaves NULL
+ * runs the ISA below it; in a resolved table (dn_kernels_for) no entry is
+ * NULL. Length 0 is valid for every entry.
  */
 #ifndef DN_FP32_KERNELS_H
 #define DN_FP32_KERNELS_H
@@ -54,10 +55,5 @@ extern const dn_fp32_kernels dn_fp32_avx2;
 #if defined(DN_HAVE_NEON)
 extern const dn_fp32_kernels dn_fp32_neon;
 #endif
-
-/* The table of `isa`, or NULL where this build or CPU cannot run it. */
-const dn_fp32_kernels *dn_fp32_kernels_for(dn_isa isa);
-/* The table of dn_isa_active(). */
-const dn_fp32_kernels *dn_fp32_active(void);
 
 #endif

@@ -90,6 +90,11 @@ static dn_isa best(void)
     return DN_ISA_SCALAR;
 }
 
+/* An override that cannot be honoured runs the scalar references: the same
+   bits, but up to ~95x slower (Q4_K mat_vec). The one line the library ever
+   prints, once per process, so a mistyped variable does not pass unseen. */
+static void warn(void) { fprintf(stderr, "decodenum: %s\n", note); }
+
 static void choose(void)
 {
     probe(&cpu);
@@ -108,14 +113,17 @@ static void choose(void)
         chosen = DN_ISA_SCALAR;
         snprintf(note, sizeof note,
                  "DECODENUM_ISA=%.40s is not one of scalar, avx2, neon, auto; using scalar", want);
+        warn();
         return;
     }
     const char *why = unavailable(asked);
     chosen = why ? DN_ISA_SCALAR : asked;
-    if (why)
+    if (why) {
         snprintf(note, sizeof note, "DECODENUM_ISA=%s requested, but %s; using scalar", want, why);
-    else
+        warn();
+    } else {
         snprintf(note, sizeof note, "DECODENUM_ISA=%s requested", want);
+    }
 }
 
 const dn_cpu_features *dn_cpu(void)

@@ -4,6 +4,9 @@
 
 #include "decodenum/common.h"
 
+/* The number of dn_isa values (they run from 0). */
+#define DN_ISA_COUNT 3
+
 typedef struct dn_cpu_features {
     int x86_64, aarch64;
     int sse2, avx, avx2, fma, f16c, osxsave, ymm_os, avx512f;

@@ -1,7 +1,7 @@
 /*
  * The transcendentals and the vector operations built on them: the scalar
- * references, which are the definitions (docs/numerics.md section 8), the
- * kernel tables, and the public entry points.
+ * references, which are the definitions (docs/numerics.md section 8), and
+ * the scalar kernel table. The public entry points are in src/math_api.c.
  *
  * Every value below is computed by the engine's add, subtract and multiply
  * (add, sub, mul: binary32, nearest even, FTZ on operands and results, the
@@ -13,7 +13,6 @@
 #include "math_tables.h"
 #include "fp32_kernels.h"
 #include "bits.h"
-#include "isa.h"
 
 #include <math.h>
 
@@ -417,7 +416,7 @@ void dn_ref_hadamard(float *x, size_t n, int inverse)
     }
 }
 
-/* ---- kernel tables and dispatch ------------------------------------------- */
+/* ---- the scalar table: the references ------------------------------------- */
 
 const dn_math_kernels dn_math_scalar = {
     .exp_v = dn_ref_exp_v,
@@ -434,93 +433,3 @@ const dn_math_kernels dn_math_scalar = {
     .rope = dn_ref_rope,
     .hadamard = dn_ref_hadamard,
 };
-
-const dn_math_kernels *dn_math_kernels_for(dn_isa isa)
-{
-    if (!dn_isa_available(isa)) return NULL;
-    switch (isa) {
-    case DN_ISA_SCALAR: return &dn_math_scalar;
-#if defined(DN_HAVE_AVX2)
-    case DN_ISA_AVX2: return &dn_math_avx2;
-#endif
-#if defined(DN_HAVE_NEON) && defined(DN_HAVE_MATH_NEON)
-    case DN_ISA_NEON: return &dn_math_neon;
-#elif defined(DN_HAVE_NEON)
-    case DN_ISA_NEON: return &dn_math_scalar; /* no NEON kernels yet: the references */
-#endif
-    default: return NULL;
-    }
-}
-
-const dn_math_kernels *dn_math_active(void)
-{
-    const dn_math_kernels *k = dn_math_kernels_for(dn_isa_active());
-    return k ? k : &dn_math_scalar;
-}
-
-/* ---- public entry points -------------------------------------------------- */
-
-#define UNARY_API(name) \
-    dn_status dn_##name##_v(const float *x, float *y, size_t n) \
-    { \
-        if (n == 0) return DN_OK; \
-        if (!x || !y) return DN_ERR_INVALID_ARGUMENT; \
-        dn_math_active()->name##_v(x, y, n); \
-        return DN_OK; \
-    }
-UNARY_API(exp)
-UNARY_API(ln)
-UNARY_API(ln1p)
-UNARY_API(recip)
-UNARY_API(rsqrt)
-UNARY_API(sigmoid)
-UNARY_API(silu)
-UNARY_API(softplus)
-
-dn_status dn_softmax(const float *x, float *y, size_t n)
-{
-    if (n == 0) return DN_OK;
-    if (!x || !y) return DN_ERR_INVALID_ARGUMENT;
-    float s = dn_math_active()->softmax(x, y, n);
-    return s != s ? DN_ERR_NON_FINITE : DN_OK;
-}
-
-dn_status dn_rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
-{
-    if (n == 0) return DN_OK;
-    if (!x || !w || !y) return DN_ERR_INVALID_ARGUMENT;
-    dn_math_active()->rmsnorm(x, w, eps, y, n);
-    return DN_OK;
-}
-
-dn_status dn_l2norm(const float *x, float eps, float *y, size_t n)
-{
-    if (n == 0) return DN_OK;
-    if (!x || !y) return DN_ERR_INVALID_ARGUMENT;
-    dn_math_active()->l2norm(x, eps, y, n);
-    return DN_OK;
-}
-
-dn_status dn_rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
-                  dn_rope_mode mode, float *y)
-{
-    if (mode != DN_ROPE_INTERLEAVED && mode != DN_ROPE_NEOX) return DN_ERR_INVALID_ARGUMENT;
-    if (npairs > n / 2) return DN_ERR_INVALID_ARGUMENT;
-    if (n > 0 && (!x || !y)) return DN_ERR_INVALID_ARGUMENT;
-    if (npairs > 0 && (!cos || !sin)) return DN_ERR_INVALID_ARGUMENT;
-    if (n == 0) return DN_OK;
-    dn_math_active()->rope(x, n, cos, sin, npairs, mode == DN_ROPE_NEOX, y);
-    return DN_OK;
-}
-
-static dn_status hadamard_api(float *x, size_t n, int inverse)
-{
-    if (n == 0) return DN_OK;
-    if (!x || (n & (n - 1)) != 0) return DN_ERR_INVALID_ARGUMENT;
-    dn_math_active()->hadamard(x, n, inverse);
-    return DN_OK;
-}
-
-dn_status dn_hadamard(float *x, size_t n) { return hadamard_api(x, n, 0); }
-
-dn_status dn_hadamard_inverse(float *x, size_t n) { return hadamard_api(x, n, 1); }

@@ -1,15 +1,12 @@
 /*
  * math_kernels.h: the transcendentals module's kernel table.
  *
- * dn_math_scalar holds the references (src/math.c, the definitions);
- * dn_math_avx2 (src/x86/math_avx2.c) and dn_math_neon (src/neon/math_neon.c)
- * hold kernels that reproduce them bit for bit, and may point at a reference
- * where no kernel is faster. Pointers are never NULL; n = 0 is valid for
- * every entry; arguments are already validated by the public functions.
- *
- * A NEON table is compiled in when src/neon/math_neon.c exists (CMake then
- * defines DN_HAVE_MATH_NEON); until then the NEON ISA runs the references,
- * which are the same bits.
+ * One table per ISA, registered in src/dispatch.c. dn_math_scalar holds the
+ * references (src/math.c, the definitions); dn_math_avx2
+ * (src/x86/math_avx2.c) and dn_math_neon (src/neon/math_neon.c) hold kernels
+ * that reproduce them bit for bit. An entry an ISA leaves NULL runs the ISA
+ * below it. n = 0 is valid for every entry; arguments are already validated
+ * by the public functions (src/math_api.c).
  */
 #ifndef DN_MATH_KERNELS_H
 #define DN_MATH_KERNELS_H
@@ -56,13 +53,8 @@ extern const dn_math_kernels dn_math_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_math_kernels dn_math_avx2;
 #endif
-#if defined(DN_HAVE_NEON) && defined(DN_HAVE_MATH_NEON)
+#if defined(DN_HAVE_NEON)
 extern const dn_math_kernels dn_math_neon;
 #endif
-
-/* The table of `isa`, or NULL where this build or CPU cannot run it. */
-const dn_math_kernels *dn_math_kernels_for(dn_isa isa);
-/* The table of dn_isa_active(). */
-const dn_math_kernels *dn_math_active(void);
 
 #endif

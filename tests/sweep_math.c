@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "decodenum.h"
-#include "math_kernels.h"
+#include "dispatch.h"
 
 #if defined(DN_SWEEP_MPFR)
 #include <mpfr.h>
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     if (sample_bits < 8 || sample_bits > 32) sample_bits = 32;
     const dn_math_kernels *k = NULL;
     dn_isa isa = dn_isa_active();
-    if (isa != DN_ISA_SCALAR) k = dn_math_kernels_for(isa);
+    if (isa != DN_ISA_SCALAR) k = dn_kernels_for(isa)->math;
     uint64_t total = UINT64_C(1) << sample_bits, stride = (UINT64_C(1) << 32) / total;
     printf("sweep_math: %s inputs (%llu), %s kernels vs the scalar reference; ULPs vs the "
            "correctly rounded value\n", sample_bits == 32 ? "every binary32" : "sampled",

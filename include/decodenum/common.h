@@ -71,8 +71,10 @@ DN_API const char *dn_status_str(dn_status status);
    CPU (CPUID + XGETBV on x86-64; NEON is always present on AArch64) unless
    the environment variable DECODENUM_ISA names one: "scalar", "avx2",
    "neon" or "auto". A request the CPU or the build cannot honour (or a value
-   not in that list) falls back to DN_ISA_SCALAR, and dn_isa_note() says why.
-   The choice changes speed only: every ISA produces the same bits. */
+   not in that list) falls back to DN_ISA_SCALAR, dn_isa_note() says why, and
+   the same sentence is written once to stderr ("decodenum: ..."): the only
+   output the library ever produces, since the scalar kernels are up to ~95x
+   slower. The choice changes speed only: every ISA produces the same bits. */
 typedef enum dn_isa {
     DN_ISA_SCALAR = 0,  /* the scalar reference itself */
     DN_ISA_AVX2 = 1,    /* x86-64 with AVX2, FMA and F16C, OS-enabled YMM state */

@@ -1,6 +1,6 @@
 /* The F16 module's kernels held to their references, every output's bits. */
 #include "check.h"
-#include "f16_kernels.h"
+#include "dispatch.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -131,8 +131,9 @@ static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int w
 
 int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
-    const dn_f16_kernels *kern = dn_f16_kernels_for(isa);
-    if (!kern) return 0;
+    const dn_kernels *ks = dn_kernels_for(isa);
+    if (!ks) return 0;
+    const dn_f16_kernels *kern = ks->f16;
     /* Dot lengths go to 1600 (every tail of 32 and of 8); arrays follow the plan. */
     size_t *lengths;
     size_t count = dn_plan_lengths(plan, &lengths);

@@ -1,6 +1,6 @@
 /* The fp32 core's kernels held to their references, every output's bits. */
 #include "check.h"
-#include "fp32_kernels.h"
+#include "dispatch.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -89,8 +89,9 @@ static void run_one(fp32_case *c, int which, size_t n, dn_check_result *res)
 
 int dn_check_fp32(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
-    const dn_fp32_kernels *k = dn_fp32_kernels_for(isa);
-    if (!k) return 0;
+    const dn_kernels *ks = dn_kernels_for(isa);
+    if (!ks) return 0;
+    const dn_fp32_kernels *k = ks->fp32;
     size_t *lengths;
     size_t count = dn_plan_lengths(plan, &lengths);
     size_t max = 0;

@@ -7,7 +7,7 @@
  * the plan's largest length, forward and inverse.
  */
 #include "check.h"
-#include "math_kernels.h"
+#include "dispatch.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -208,8 +208,9 @@ static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_pla
 
 int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
-    const dn_math_kernels *k = dn_math_kernels_for(isa);
-    if (!k) return 0;
+    const dn_kernels *ks = dn_kernels_for(isa);
+    if (!ks) return 0;
+    const dn_math_kernels *k = ks->math;
     size_t *lengths;
     size_t count = dn_plan_lengths(plan, &lengths);
     size_t max = 0;

@@ -1,6 +1,6 @@
 /*
  * The fp32 core on AArch64 Advanced SIMD (NEON): each kernel reproduces its
- * reference in src/convert.c or src/reduce.c bit for bit. Lane l of the
+ * reference in src/fp32.c bit for bit. Lane l of the
  * reference is lane l % 4 of accumulator l / 4; a tail updates only the lanes
  * it has elements for (adding +0 to a lane holding -0 would change its bits).
  * No FPCR mode is touched: FTZ is applied explicitly (see neon_common.h).

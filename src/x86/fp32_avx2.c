@@ -1,6 +1,6 @@
 /*
  * The fp32 core on AVX2 (+F16C): each kernel reproduces its reference in
- * src/convert.c or src/reduce.c bit for bit. Lane l of the reference is lane
+ * src/fp32.c bit for bit. Lane l of the reference is lane
  * l % 8 of accumulator l / 8; a tail updates only the lanes it has elements
  * for (adding +0 to a lane holding -0 would change its bits).
  */

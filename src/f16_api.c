@@ -1,11 +1,13 @@
 /*
- * The F16 module's public entry points: argument checks, working memory for
+ * The F16 module's public entry points: argument checks (sizes through
+ * sizes.h, before any allocation), working memory for
  * the rounded activations, and the split of a product into row tasks on a
  * dn_pool. Every output element is computed by one kernel call in the
  * reference's order, so neither the pool nor the split changes a bit.
  */
-#include "f16_kernels.h"
+#include "dispatch.h"
 #include "pool.h"
+#include "sizes.h"
 
 #include <stdlib.h>
 
@@ -17,27 +19,17 @@ int dn_f16_takes_sgemm(size_t rows, size_t k, size_t n)
     return n >= 2 && rows % 4 == 0 && k % 8 == 0;
 }
 
-/* a * b without overflow, or 0 with *ok cleared. */
-static size_t checked_mul(size_t a, size_t b, int *ok)
-{
-    if (a && b > SIZE_MAX / a) {
-        *ok = 0;
-        return 0;
-    }
-    return a * b;
-}
-
 dn_status dn_f16_from_f32(const float *x, uint16_t *h, size_t n)
 {
     if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
-    dn_f16_active()->from_f32(x, h, n);
+    dn_kernels_active()->f16->from_f32(x, h, n);
     return DN_OK;
 }
 
 dn_status dn_f16_widen(const uint16_t *h, float *x, size_t n)
 {
     if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
-    dn_f16_active()->widen(h, x, n);
+    dn_kernels_active()->f16->widen(h, x, n);
     return DN_OK;
 }
 
@@ -54,9 +46,11 @@ dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, siz
     if (!out || (k && (!w || !x))) return DN_ERR_INVALID_ARGUMENT;
     if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
     if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
-    const dn_f16_kernels *kern = dn_f16_active();
+    size_t bytes;
+    if (!dn_size_mul(k, sizeof(float), &bytes)) return DN_ERR_INVALID_ARGUMENT;
+    const dn_f16_kernels *kern = dn_kernels_active()->f16;
     float stack[DN_F16_STACK_FLOATS];
-    float *xf = k <= DN_F16_STACK_FLOATS ? stack : malloc(k * sizeof *xf);
+    float *xf = k <= DN_F16_STACK_FLOATS ? stack : malloc(bytes);
     if (!xf) return DN_ERR_OUT_OF_MEMORY;
     kern->widen(x, xf, k);
     *out = path == DN_F16_PATH_SGEMM ? kern->sgemm_dot(w, xf, k) : kern->vec_dot(w, xf, k);
@@ -67,14 +61,14 @@ dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, siz
 dn_status dn_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
 {
     if (n && (!acc || !v)) return DN_ERR_INVALID_ARGUMENT;
-    dn_f16_active()->mad(acc, v, s, n);
+    dn_kernels_active()->f16->mad(acc, v, s, n);
     return DN_OK;
 }
 
 dn_status dn_f16_scale(uint16_t *acc, float s, size_t n)
 {
     if (n && !acc) return DN_ERR_INVALID_ARGUMENT;
-    dn_f16_active()->scale(acc, s, n);
+    dn_kernels_active()->f16->scale(acc, s, n);
     return DN_OK;
 }
 
@@ -119,7 +113,7 @@ static void run_task(size_t t, void *ctx)
 static size_t chunk_rows(size_t rows, dn_pool *pool)
 {
     size_t tasks = (size_t)dn_pool_threads(pool) * 8;
-    size_t chunk = (rows + tasks - 1) / tasks;
+    size_t chunk = dn_size_div_up(rows, tasks);
     chunk = (chunk + 3) & ~(size_t)3;
     return chunk < 4 ? 4 : chunk;
 }
@@ -127,11 +121,11 @@ static size_t chunk_rows(size_t rows, dn_pool *pool)
 static dn_status run_product(part *parts, size_t nparts, size_t k, const float *act, size_t n,
                              int sgemm, dn_pool *pool)
 {
-    const dn_f16_kernels *kern = dn_f16_active();
-    int ok = 1;
-    size_t elems = checked_mul(n, k, &ok);
-    if (!ok || elems > SIZE_MAX / sizeof(float)) return DN_ERR_INVALID_ARGUMENT;
-    float *rounded = malloc(elems ? elems * sizeof *rounded : 1);
+    const dn_f16_kernels *kern = dn_kernels_active()->f16;
+    size_t elems, bytes;
+    if (!dn_size_mul(n, k, &elems) || !dn_size_mul(elems, sizeof(float), &bytes))
+        return DN_ERR_INVALID_ARGUMENT;
+    float *rounded = malloc(bytes ? bytes : 1);
     if (!rounded) return DN_ERR_OUT_OF_MEMORY;
     kern->round_f32(act, rounded, elems);
 
@@ -139,7 +133,7 @@ static dn_status run_product(part *parts, size_t nparts, size_t k, const float *
     for (size_t i = 0; i < nparts; i++) {
         parts[i].chunk = chunk_rows(parts[i].rows, pool);
         parts[i].first_task = tasks;
-        tasks += (parts[i].rows + parts[i].chunk - 1) / parts[i].chunk;
+        tasks += dn_size_div_up(parts[i].rows, parts[i].chunk);
     }
     product p = {kern, parts, nparts, k, n, rounded, sgemm};
     dn_pool_run(pool, tasks, run_task, &p);
@@ -151,11 +145,10 @@ static dn_status run_product(part *parts, size_t nparts, size_t k, const float *
 static dn_status check_matrix(const uint16_t *w, size_t rows, size_t k, const void *act, size_t n,
                               const float *out)
 {
-    int ok = 1;
-    size_t welems = checked_mul(rows, k, &ok);
-    size_t aelems = checked_mul(n, k, &ok);
-    size_t oelems = checked_mul(n, rows, &ok);
-    if (!ok || welems > SIZE_MAX / 2 || aelems > SIZE_MAX / 4 || oelems > SIZE_MAX / 4)
+    size_t welems, aelems, oelems, bytes;
+    if (!dn_size_mul(rows, k, &welems) || !dn_size_mul(welems, sizeof(uint16_t), &bytes) ||
+        !dn_size_mul(n, k, &aelems) || !dn_size_mul(aelems, sizeof(float), &bytes) ||
+        !dn_size_mul(n, rows, &oelems) || !dn_size_mul(oelems, sizeof(float), &bytes))
         return DN_ERR_INVALID_ARGUMENT;
     if ((welems && !w) || (aelems && !act) || (oelems && !out)) return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
@@ -206,8 +199,8 @@ static dn_status rows_product(const uint16_t *w, size_t rows, size_t k, const ui
     dn_status st = check_matrix(w, rows, k, act16, n, out);
     if (st != DN_OK) return st;
     if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
-    const dn_f16_kernels *kern = dn_f16_active();
-    float *act = malloc(n && k ? n * k * sizeof *act : 1);
+    const dn_f16_kernels *kern = dn_kernels_active()->f16;
+    float *act = malloc(n && k ? n * k * sizeof *act : 1); /* check_matrix: it fits */
     if (!act) return DN_ERR_OUT_OF_MEMORY;
     kern->widen(act16, act, n * k);
     if (sgemm)

@@ -1,0 +1,133 @@
+/*
+ * The one place kernels are registered: a registration per ISA naming each
+ * module's table, resolved over the ISA below it so that a missing module or
+ * entry runs the next kernel down, ending at the reference.
+ *
+ * Adding an ISA: its tables in src/<arch>/<m>_<isa>.c (entries it lacks left
+ * NULL), one registration below, its `below` link, its detection in isa.c.
+ * Adding a kernel to an ISA: fill the entry in that ISA's table; nothing here.
+ */
+#include "dispatch.h"
+#include "isa.h"
+
+#include <pthread.h>
+
+/* What each ISA registers. An ISA this build lacks registers nothing. */
+static const dn_kernels registered[DN_ISA_COUNT] = {
+    [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_dot_scalar},
+#if defined(DN_HAVE_AVX2)
+    [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_dot_avx2},
+#endif
+#if defined(DN_HAVE_NEON)
+    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon},
+#endif
+};
+
+/* The ISA whose kernels fill what each ISA leaves out. */
+static const dn_isa below[DN_ISA_COUNT] = {
+    [DN_ISA_AVX2] = DN_ISA_SCALAR,
+    [DN_ISA_NEON] = DN_ISA_SCALAR,
+};
+
+static void resolve_fp32(dn_fp32_kernels *k, const dn_fp32_kernels *b)
+{
+    if (!k->ftz_v) k->ftz_v = b->ftz_v;
+    if (!k->f32_to_f16_v) k->f32_to_f16_v = b->f32_to_f16_v;
+    if (!k->f16_to_f32_v) k->f16_to_f32_v = b->f16_to_f32_v;
+    if (!k->f32_to_bf16_v) k->f32_to_bf16_v = b->f32_to_bf16_v;
+    if (!k->bf16_to_f32_v) k->bf16_to_f32_v = b->bf16_to_f32_v;
+    if (!k->fsum) k->fsum = b->fsum;
+    if (!k->fdot) k->fdot = b->fdot;
+    if (!k->fdot_tf32) k->fdot_tf32 = b->fdot_tf32;
+    if (!k->fmax) k->fmax = b->fmax;
+    if (!k->absmax) k->absmax = b->absmax;
+    if (!k->argmax) k->argmax = b->argmax;
+}
+
+static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
+{
+    if (!k->exp_v) k->exp_v = b->exp_v;
+    if (!k->ln_v) k->ln_v = b->ln_v;
+    if (!k->ln1p_v) k->ln1p_v = b->ln1p_v;
+    if (!k->recip_v) k->recip_v = b->recip_v;
+    if (!k->rsqrt_v) k->rsqrt_v = b->rsqrt_v;
+    if (!k->sigmoid_v) k->sigmoid_v = b->sigmoid_v;
+    if (!k->silu_v) k->silu_v = b->silu_v;
+    if (!k->softplus_v) k->softplus_v = b->softplus_v;
+    if (!k->softmax) k->softmax = b->softmax;
+    if (!k->rmsnorm) k->rmsnorm = b->rmsnorm;
+    if (!k->l2norm) k->l2norm = b->l2norm;
+    if (!k->rope) k->rope = b->rope;
+    if (!k->hadamard) k->hadamard = b->hadamard;
+}
+
+static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)
+{
+    if (!k->from_f32) k->from_f32 = b->from_f32;
+    if (!k->widen) k->widen = b->widen;
+    if (!k->round_f32) k->round_f32 = b->round_f32;
+    if (!k->vec_dot) k->vec_dot = b->vec_dot;
+    if (!k->sgemm_dot) k->sgemm_dot = b->sgemm_dot;
+    if (!k->mad) k->mad = b->mad;
+    if (!k->scale) k->scale = b->scale;
+    if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
+    if (!k->sgemm_rows) k->sgemm_rows = b->sgemm_rows;
+}
+
+/* mat_vec_rows_act goes with mat_vec_rows: a table that brings its own
+   mat_vec_rows without the prepared form runs the plain one (the entry
+   points take mat_vec_rows_act only where it is set). */
+static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
+{
+    if (!k->quantize) k->quantize = b->quantize;
+    if (!k->mat_vec_rows) {
+        k->mat_vec_rows = b->mat_vec_rows;
+        if (!k->mat_vec_rows_act) k->mat_vec_rows_act = b->mat_vec_rows_act;
+    }
+}
+
+void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
+{
+    out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
+    out->math = own->math ? *own->math : *below_k->math;
+    out->f16 = own->f16 ? *own->f16 : *below_k->f16;
+    out->dot = own->dot ? *own->dot : *below_k->dot;
+    resolve_fp32(&out->fp32, below_k->fp32);
+    resolve_math(&out->math, below_k->math);
+    resolve_f16(&out->f16, below_k->f16);
+    resolve_dot(&out->dot, below_k->dot);
+    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16, &out->dot};
+}
+
+static dn_kernel_slots slots[DN_ISA_COUNT];
+static const dn_kernels *active;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Resolves every ISA this build registers, lowest first, so each resolves
+   over a finished one. The scalar registration is complete: it resolves over
+   itself. */
+static void resolve_all(void)
+{
+    dn_kernels_resolve(&registered[DN_ISA_SCALAR], &registered[DN_ISA_SCALAR],
+                       &slots[DN_ISA_SCALAR]);
+    for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
+        const dn_kernels *r = &registered[isa];
+        if (r->fp32 || r->math || r->f16 || r->dot)
+            dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
+    }
+    dn_isa chosen = dn_isa_active();
+    active = slots[chosen].kernels.fp32 ? &slots[chosen].kernels : &slots[DN_ISA_SCALAR].kernels;
+}
+
+const dn_kernels *dn_kernels_for(dn_isa isa)
+{
+    if ((unsigned)isa >= DN_ISA_COUNT || !dn_isa_available(isa)) return NULL;
+    pthread_once(&once, resolve_all);
+    return slots[isa].kernels.fp32 ? &slots[isa].kernels : NULL;
+}
+
+const dn_kernels *dn_kernels_active(void)
+{
+    pthread_once(&once, resolve_all);
+    return active;
+}

@@ -1,0 +1,102 @@
+/*
+ * The transcendentals' public entry points: argument checks, then the active
+ * ISA's kernel, which reproduces the reference (src/math.c) bit for bit.
+ */
+#include "dispatch.h"
+
+/* The unary array forms share one rule: NULL is valid only with n = 0. */
+static dn_status unary(dn_unary_kernel kernel, const float *x, float *y, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !y) return DN_ERR_INVALID_ARGUMENT;
+    kernel(x, y, n);
+    return DN_OK;
+}
+
+dn_status dn_exp_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->exp_v, x, y, n);
+}
+
+dn_status dn_ln_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->ln_v, x, y, n);
+}
+
+dn_status dn_ln1p_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->ln1p_v, x, y, n);
+}
+
+dn_status dn_recip_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->recip_v, x, y, n);
+}
+
+dn_status dn_rsqrt_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->rsqrt_v, x, y, n);
+}
+
+dn_status dn_sigmoid_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->sigmoid_v, x, y, n);
+}
+
+dn_status dn_silu_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->silu_v, x, y, n);
+}
+
+dn_status dn_softplus_v(const float *x, float *y, size_t n)
+{
+    return unary(dn_kernels_active()->math->softplus_v, x, y, n);
+}
+
+dn_status dn_softmax(const float *x, float *y, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !y) return DN_ERR_INVALID_ARGUMENT;
+    float s = dn_kernels_active()->math->softmax(x, y, n);
+    return s != s ? DN_ERR_NON_FINITE : DN_OK;
+}
+
+dn_status dn_rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !w || !y) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->rmsnorm(x, w, eps, y, n);
+    return DN_OK;
+}
+
+dn_status dn_l2norm(const float *x, float eps, float *y, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !y) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->l2norm(x, eps, y, n);
+    return DN_OK;
+}
+
+dn_status dn_rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+                  dn_rope_mode mode, float *y)
+{
+    if (mode != DN_ROPE_INTERLEAVED && mode != DN_ROPE_NEOX) return DN_ERR_INVALID_ARGUMENT;
+    if (npairs > n / 2) return DN_ERR_INVALID_ARGUMENT;
+    if (n > 0 && (!x || !y)) return DN_ERR_INVALID_ARGUMENT;
+    if (npairs > 0 && (!cos || !sin)) return DN_ERR_INVALID_ARGUMENT;
+    if (n == 0) return DN_OK;
+    dn_kernels_active()->math->rope(x, n, cos, sin, npairs, mode == DN_ROPE_NEOX, y);
+    return DN_OK;
+}
+
+static dn_status hadamard_api(float *x, size_t n, int inverse)
+{
+    if (n == 0) return DN_OK;
+    if (!x || (n & (n - 1)) != 0) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->hadamard(x, n, inverse);
+    return DN_OK;
+}
+
+dn_status dn_hadamard(float *x, size_t n) { return hadamard_api(x, n, 0); }
+
+dn_status dn_hadamard_inverse(float *x, size_t n) { return hadamard_api(x, n, 1); }
