@@ -142,6 +142,25 @@ static void arguments_are_checked(void **state)
     assert_bits(out[0], 0);
 }
 
+/* Sizes whose bytes do not fit size_t are invalid arguments, found before
+   any allocation (a wrapped size would allocate too little and the widening
+   would write past it). */
+static void sizes_beyond_memory_are_invalid(void **state)
+{
+    (void)state;
+    float out[4];
+    uint16_t w[8] = {0};
+    const float x[8] = {0};
+    const size_t k_wraps = SIZE_MAX / sizeof(float) + 1; /* k * 4 wraps to 0 */
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_VEC_DOT, w, w, k_wraps, out), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_dot(DN_F16_PATH_SGEMM, w, w, k_wraps & ~(size_t)7, out),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_vec(w, 4, SIZE_MAX / 2 + 1, x, out, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_mul(w, 4, 8, x, SIZE_MAX / 8, out, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_f16_mat_mul_rows(w, 4, 8, w, SIZE_MAX / 16, 0, 4, out),
+                     DN_ERR_INVALID_ARGUMENT);
+}
+
 static void pools_come_and_go(void **state)
 {
     (void)state;
@@ -235,6 +254,7 @@ int main(void)
         cmocka_unit_test(conversions_follow_f16c),
         cmocka_unit_test(mad_and_scale),
         cmocka_unit_test(arguments_are_checked),
+        cmocka_unit_test(sizes_beyond_memory_are_invalid),
         cmocka_unit_test(pools_come_and_go),
         cmocka_unit_test(oracle_ggml_matmul),
     };
