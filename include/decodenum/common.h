@@ -65,6 +65,17 @@ typedef enum dn_status {
    string, never NULL ("unknown status" for a value not listed above). */
 DN_API const char *dn_status_str(dn_status status);
 
+/* ---- memory ------------------------------------------------------------------
+ * Alignment: an array of bytes (stored blocks, a row of a model file) may
+ * start at any address; a typed array (float, uint16_t, int16_t, a struct)
+ * needs only its type's natural alignment, as C requires of every pointer
+ * to that type. No entry point needs more: the kernels use unaligned vector
+ * loads. Aliasing: an input and an output may be the same array only where
+ * a function says so (e.g. dn_softmax's y may be x); otherwise they must not
+ * overlap. A binary16 view into a file at an odd offset goes through
+ * dn_f16_dequantize_row, which reads bytes.
+ */
+
 /* ---- instruction set ------------------------------------------------------ */
 
 /* The kernels that compute. Chosen once per process, on first use, from the

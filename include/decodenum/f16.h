@@ -64,11 +64,14 @@ DN_API int dn_f16_takes_sgemm(size_t rows, size_t k, size_t n);
 
 /* h[i] = x[i] rounded to binary16 as ggml_cpu_fp32_to_fp16 (F16C, imm 0):
    nearest even, subnormals kept, +-inf from 65520 up; a NaN keeps its sign
-   and the top 9 bits of its payload and is made quiet (0x7E00 set). */
+   and the top 9 bits of its payload and is made quiet (0x7E00 set).
+   x and h must not overlap: their elements differ in size, so there is no
+   in-place form. */
 DN_API dn_status dn_f16_from_f32(const float *x, uint16_t *h, size_t n);
 
 /* x[i] = the value of h[i], exactly; a NaN keeps sign and payload and is
-   made quiet (as F16C's vcvtph2ps). */
+   made quiet (as F16C's vcvtph2ps). h and x must not overlap: x[i] is wider
+   than h[i], so an in-place widening would overwrite halves not yet read. */
 DN_API dn_status dn_f16_widen(const uint16_t *h, float *x, size_t n);
 
 /* out[i] = the value of the i-th little-endian binary16 of `row` (2n bytes),
