@@ -338,19 +338,45 @@ float dn_softplus(float u)
 
 /* ---- array forms (references) --------------------------------------------- */
 
-#define UNARY_REF(name) \
-    void dn_ref_##name##_v(const float *x, float *y, size_t n) \
-    { \
-        for (size_t i = 0; i < n; i++) y[i] = dn_##name(x[i]); \
-    }
-UNARY_REF(exp)
-UNARY_REF(ln)
-UNARY_REF(ln1p)
-UNARY_REF(recip)
-UNARY_REF(rsqrt)
-UNARY_REF(sigmoid)
-UNARY_REF(silu)
-UNARY_REF(softplus)
+void dn_ref_exp_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_exp(x[i]);
+}
+
+void dn_ref_ln_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_ln(x[i]);
+}
+
+void dn_ref_ln1p_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_ln1p(x[i]);
+}
+
+void dn_ref_recip_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_recip(x[i]);
+}
+
+void dn_ref_rsqrt_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_rsqrt(x[i]);
+}
+
+void dn_ref_sigmoid_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_sigmoid(x[i]);
+}
+
+void dn_ref_silu_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_silu(x[i]);
+}
+
+void dn_ref_softplus_v(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = dn_softplus(x[i]);
+}
 
 /* ---- vector operations (references) --------------------------------------- */
 
