@@ -70,14 +70,6 @@ static size_t g_outlier_channel[N_OUTLIER_CHANNELS];
 
 /* ---- random numbers --------------------------------------------------------- */
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* uniform in (0, 1) */
 static double uniform(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1p-53; }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "decodenum.h"
 #include "math_kernels.h"
 
@@ -61,8 +62,6 @@ static double ulp_err(float ours, double exact)
     return fabs((double)ours - exact) / ldexp(1.0, e - 23);
 }
 
-static float tf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t tb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 typedef struct job {
     int f;
@@ -96,17 +95,17 @@ static void *work(void *arg)
                 seed = seed * 6364136223846793005u + 1442695040888963407u;
                 idx += (seed >> 33) % j->stride;
             }
-            x[i] = tf((uint32_t)idx);
+            x[i] = dn_from_bits((uint32_t)idx);
         }
         ref(x, yr, n);
         if (ker) {
             ker(x, yk, n);
             for (size_t i = 0; i < n; i++)
-                if (tb(yr[i]) != tb(yk[i]) && j->mismatched++ == 0) j->first_bad = tb(x[i]);
+                if (dn_bits(yr[i]) != dn_bits(yk[i]) && j->mismatched++ == 0) j->first_bad = dn_bits(x[i]);
             j->compared += n;
         }
         for (size_t i = 0; i < n; i++) {
-            uint32_t u = tb(x[i]);
+            uint32_t u = dn_bits(x[i]);
             double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
             double err = ulp_err(yr[i], exact_of(j->f, d));
             if (err > j->worst || (isnan(err) && !isnan(j->worst))) { j->worst = err; j->worst_at = u; }
@@ -123,7 +122,7 @@ static double mpfr_err(int f, uint32_t u, float ours)
 {
     mpfr_t x, y, t;
     mpfr_inits2(256, x, y, t, (mpfr_ptr)0);
-    float xf = tf(u);
+    float xf = dn_from_bits(u);
     if ((u & 0x7F800000u) == 0) xf = u >> 31 ? -0.0f : 0.0f;
     mpfr_set_flt(x, xf, MPFR_RNDN);
     switch (f) {
@@ -200,7 +199,7 @@ int main(int argc, char **argv)
             mismatched += jobs[t].mismatched;
             if (jobs[t].worst > worst) { worst = jobs[t].worst; at = jobs[t].worst_at; }
         }
-        float xw = tf(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
+        float xw = dn_from_bits(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
         pick(&dn_math_scalar, f)(&xw, &yw, 1);
         printf("  %-9s %llu inputs, %llu kernel outputs compared, %llu differ", names[f],
                (unsigned long long)total, (unsigned long long)compared, (unsigned long long)mismatched);

@@ -62,22 +62,10 @@ static const fmt *fmt_of(dn_type type)
     return NULL;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
 static int f16_finite(uint16_t h) { return (h & 0x7C00u) != 0x7C00u; }
 
 static uint64_t rng_state;
-static uint64_t rng(void) /* xorshift64*: deterministic */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C(2685821657736338717);
-}
+static uint64_t rng(void) { return xorshift64s(&rng_state); } /* deterministic */
 
 static void row_alloc(dn_coded_row *r, size_t n, size_t elements)
 {

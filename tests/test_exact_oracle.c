@@ -59,13 +59,7 @@ typedef struct rng {
     uint64_t s;
 } rng;
 
-static uint64_t rnext(rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
+static uint64_t rnext(rng *r) { return splitmix(&r->s); }
 
 /* Uniform in [0, n) (n >= 1; the bias of the modulo is irrelevant here). */
 static uint64_t rbelow(rng *r, uint64_t n) { return rnext(r) % n; }
@@ -113,7 +107,6 @@ static void read_env(void)
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static float u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 
 static int32_t clamp_e(int64_t e)
 {
@@ -694,16 +687,16 @@ static void check_sum_case(const sum_case *c, uint64_t idx, size_t *fails)
         alt[j] = tmp;
     }
     dn_status st3 = dn_exact_sum(alt, c->n, &got3);
-    if (st == DN_OK && st2 == DN_OK && st3 == DN_OK && f2u(got) == want && f2u(got2) == want &&
-        f2u(got3) == want)
+    if (st == DN_OK && st2 == DN_OK && st3 == DN_OK && tbits(got) == want && tbits(got2) == want &&
+        tbits(got3) == want)
         return;
     if ((*fails)++ >= MAX_REPORTS) return;
     fprintf(stderr,
             "  dn_exact_sum case %" PRIu64 " (%s, seed 0x%016" PRIx64 "): expected 0x%08" PRIx32
             " (%a), got 0x%08" PRIx32 " status %d; reversed order 0x%08" PRIx32 " status %d;"
             " shuffled 0x%08" PRIx32 " status %d\n",
-            idx, kind_name[c->kind], g_seed, want, (double)u2f(want), f2u(got), (int)st, f2u(got2),
-            (int)st2, f2u(got3), (int)st3);
+            idx, kind_name[c->kind], g_seed, want, (double)tf(want), tbits(got), (int)st, tbits(got2),
+            (int)st2, tbits(got3), (int)st3);
     print_terms(c->t, c->n);
 }
 
@@ -788,10 +781,10 @@ static void test_exact_sum_edges(void **state)
         float got = -1.0f;
         dn_status st = dn_exact_sum(cases[i].n ? cases[i].t : NULL, cases[i].n, &got);
         uint32_t want = oracle_exact_sum(cases[i].t, cases[i].n);
-        if (st != DN_OK || f2u(got) != cases[i].bits || want != cases[i].bits) {
+        if (st != DN_OK || tbits(got) != cases[i].bits || want != cases[i].bits) {
             fails++;
             fprintf(stderr, "  edge %zu: literal 0x%08" PRIx32 ", oracle 0x%08" PRIx32 ", got 0x%08" PRIx32
-                    " status %d\n", i, cases[i].bits, want, f2u(got), (int)st);
+                    " status %d\n", i, cases[i].bits, want, tbits(got), (int)st);
             print_terms(cases[i].t, cases[i].n);
         }
     }
@@ -799,11 +792,11 @@ static void test_exact_sum_edges(void **state)
     dn_term one = {1, 0, 0};
     float out = 7.0f;
     assert_int_equal(dn_exact_sum(NULL, 1, &out), DN_ERR_INVALID_ARGUMENT);
-    assert_true(f2u(out) == f2u(7.0f));
+    assert_true(tbits(out) == tbits(7.0f));
     assert_int_equal(dn_exact_sum(&one, 1, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_exact_sum(NULL, 0, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_exact_sum(NULL, 0, &out), DN_OK);
-    assert_true(f2u(out) == 0u);
+    assert_true(tbits(out) == 0u);
     if (fails) fail_msg("%zu hand-made dn_exact_sum cases failed", fails);
 }
 
@@ -830,9 +823,9 @@ static void test_exact_sum_full_accumulator(void **state)
                 float got = -1.0f;
                 dn_status st = dn_exact_sum(t, n, &got);
                 uint32_t want = oracle_exact_sum(t, n);
-                if ((st != DN_OK || f2u(got) != want) && fails++ < MAX_REPORTS) {
+                if ((st != DN_OK || tbits(got) != want) && fails++ < MAX_REPORTS) {
                     fprintf(stderr, "  full accumulator: expected 0x%08" PRIx32 ", got 0x%08" PRIx32 "\n", want,
-                            f2u(got));
+                            tbits(got));
                     print_terms(t, n);
                 }
             }
@@ -853,11 +846,11 @@ static void test_scaled_to_f32_random(void **state)
         int32_t e;
         gen_scaled(&r, &v, &e);
         uint32_t want = oracle_scaled(v, e);
-        uint32_t got = f2u(dn_scaled_to_f32(v, e));
+        uint32_t got = tbits(dn_scaled_to_f32(v, e));
         if (got != want && fails++ < MAX_REPORTS)
             fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 ") case %zu: expected 0x%08" PRIx32
-                    " (%a), got 0x%08" PRIx32 " (%a)\n", v, e, i, want, (double)u2f(want), got,
-                    (double)u2f(got));
+                    " (%a), got 0x%08" PRIx32 " (%a)\n", v, e, i, want, (double)tf(want), got,
+                    (double)tf(got));
     }
     /* Every exponent from far below the denormals to past the top, for the
        extreme significands. */
@@ -867,7 +860,7 @@ static void test_scaled_to_f32_random(void **state)
     for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
         for (int64_t e = -280; e <= 140; e++) {
             uint32_t want = oracle_scaled(vs[k], (int32_t)e);
-            uint32_t got = f2u(dn_scaled_to_f32(vs[k], (int32_t)e));
+            uint32_t got = tbits(dn_scaled_to_f32(vs[k], (int32_t)e));
             if (got != want && fails++ < MAX_REPORTS)
                 fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId64 "): expected 0x%08" PRIx32
                         ", got 0x%08" PRIx32 "\n", vs[k], e, want, got);
@@ -876,15 +869,15 @@ static void test_scaled_to_f32_random(void **state)
             int32_t es[2] = {INT32_MIN + d, INT32_MAX - d};
             for (int j = 0; j < 2; j++) {
                 uint32_t want = oracle_scaled(vs[k], es[j]);
-                uint32_t got = f2u(dn_scaled_to_f32(vs[k], es[j]));
+                uint32_t got = tbits(dn_scaled_to_f32(vs[k], es[j]));
                 if (got != want && fails++ < MAX_REPORTS)
                     fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 "): expected 0x%08" PRIx32
                             ", got 0x%08" PRIx32 "\n", vs[k], es[j], want, got);
             }
         }
     }
-    assert_true(f2u(dn_scaled_to_f32(0, INT32_MIN)) == 0u);
-    assert_true(f2u(dn_scaled_to_f32(0, INT32_MAX)) == 0u);
+    assert_true(tbits(dn_scaled_to_f32(0, INT32_MIN)) == 0u);
+    assert_true(tbits(dn_scaled_to_f32(0, INT32_MAX)) == 0u);
     if (fails) fail_msg("dn_scaled_to_f32 differs from the oracle in %zu cases", fails);
 }
 
@@ -916,7 +909,7 @@ static float gen_normal(rng *r, int64_t bexp)
     case 1: frac = 0x7FFFFFu; break;
     default: frac = (uint32_t)rnext(r) & 0x7FFFFFu; break;
     }
-    return u2f((rbool(r) ? 0x80000000u : 0) | ((uint32_t)bexp << 23) | frac);
+    return tf((rbool(r) ? 0x80000000u : 0) | ((uint32_t)bexp << 23) | frac);
 }
 
 /* A case of dn_rne_div (m == 0 possible). */
@@ -927,17 +920,17 @@ static void gen_div(rng *r, float *xo, uint32_t *mo, int32_t *eo)
     int32_t e;
     switch (rbelow(r, 12)) {
     case 0: { /* anything */
-        x = u2f((uint32_t)rnext(r));
+        x = tf((uint32_t)rnext(r));
         e = rbool(r) ? rand_i32(r) : (int32_t)rrange(r, -200, 200);
         break;
     }
     case 1: { /* denormals, zeros, non-finite */
         uint32_t sign = rbool(r) ? 0x80000000u : 0;
         switch (rbelow(r, 4)) {
-        case 0: x = u2f(sign | (uint32_t)rrange(r, 1, 0x7FFFFF)); break;
-        case 1: x = u2f(sign); break;
-        case 2: x = u2f(sign | 0x7F800000u); break;
-        default: x = u2f(sign | 0x7F800000u | (uint32_t)rrange(r, 1, 0x7FFFFF)); break;
+        case 0: x = tf(sign | (uint32_t)rrange(r, 1, 0x7FFFFF)); break;
+        case 1: x = tf(sign); break;
+        case 2: x = tf(sign | 0x7F800000u); break;
+        default: x = tf(sign | 0x7F800000u | (uint32_t)rrange(r, 1, 0x7FFFFF)); break;
         }
         e = rbool(r) ? rand_i32(r) : (int32_t)rrange(r, -200, 200);
         break;
@@ -1034,7 +1027,7 @@ static void test_rne_div_random(void **state)
         if (sg == sw && got == want) continue; /* on error both stay the sentinel */
         if (fails++ < MAX_REPORTS)
             fprintf(stderr, "  dn_rne_div(%a [0x%08" PRIx32 "], %" PRIu32 ", %" PRId32 ") case %zu: expected status %d q %"
-                    PRId64 ", got status %d q %" PRId64 "\n", (double)x, f2u(x), m, e, i, (int)sw, want,
+                    PRId64 ", got status %d q %" PRId64 "\n", (double)x, tbits(x), m, e, i, (int)sw, want,
                     (int)sg, got);
     }
     int64_t q = 0;
@@ -1062,7 +1055,7 @@ static float gen_rne_x(rng *r)
 {
     uint32_t sign = rbool(r) ? 0x80000000u : 0;
     switch (rbelow(r, 8)) {
-    case 0: return u2f((uint32_t)rnext(r));
+    case 0: return tf((uint32_t)rnext(r));
     case 1: { /* k + 1/2, and neighbours */
         float x = (float)rrange(r, 0, (1 << 23) - 1) + 0.5f;
         if (rbelow(r, 3) == 0) x = nextafterf(x, rbool(r) ? INFINITY : 0.0f);
@@ -1073,12 +1066,12 @@ static float gen_rne_x(rng *r)
         int t = (int)rbelow(r, 4);
         if (t == 1) x = nextafterf(x, 0.0f);
         if (t == 2) x = nextafterf(x, INFINITY);
-        if (t == 3) x = u2f(0x5F000000u - (uint32_t)rbelow(r, 1000));
+        if (t == 3) x = tf(0x5F000000u - (uint32_t)rbelow(r, 1000));
         return sign ? -x : x;
     }
-    case 3: return u2f(sign | (uint32_t)rbelow(r, 0x800000u)); /* denormals */
-    case 4: return u2f(sign | (uint32_t)rrange(r, 0x3E800000u, 0x3FC00000u)); /* 0.25 .. 1.5 */
-    default: return u2f(sign | (uint32_t)rrange(r, 0x3F000000u, 0x5F800000u)); /* 0.5 .. 2^64 */
+    case 3: return tf(sign | (uint32_t)rbelow(r, 0x800000u)); /* denormals */
+    case 4: return tf(sign | (uint32_t)rrange(r, 0x3E800000u, 0x3FC00000u)); /* 0.25 .. 1.5 */
+    default: return tf(sign | (uint32_t)rrange(r, 0x3F000000u, 0x5F800000u)); /* 0.5 .. 2^64 */
     }
 }
 
@@ -1096,7 +1089,7 @@ static void test_rne_random(void **state)
         if (sg == sw && got == want) continue;
         if (fails++ < MAX_REPORTS)
             fprintf(stderr, "  dn_rne(%a [0x%08" PRIx32 "]) case %zu: expected status %d q %" PRId64
-                    ", got status %d q %" PRId64 "\n", (double)x, f2u(x), i, (int)sw, want, (int)sg, got);
+                    ", got status %d q %" PRId64 "\n", (double)x, tbits(x), i, (int)sw, want, (int)sg, got);
     }
     assert_int_equal(dn_rne(1.0f, NULL), DN_ERR_INVALID_ARGUMENT);
     if (fails) fail_msg("dn_rne differs from the oracle in %zu of %zu cases", fails, n);

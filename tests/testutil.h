@@ -12,8 +12,10 @@
 
 #include <cmocka.h>
 
-static inline uint32_t tbits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
-static inline float tf(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+#include "bits.h" /* the library's bit casts, src/bits.h */
+
+static inline uint32_t tbits(float x) { return dn_bits(x); }
+static inline float tf(uint32_t u) { return dn_from_bits(u); }
 
 /* Bit-for-bit equality of two floats, shown in hex on failure. */
 #define assert_bits(got, want_bits) assert_int_equal(tbits(got), (uint32_t)(want_bits))
@@ -29,6 +31,40 @@ static inline void test_seed_from_env(uint64_t *seed)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno == 0 && end != s) *seed = (uint64_t)v;
+}
+
+/* The suites' seeded generators. Each suite's inputs, and so the extent of
+   its documented sweeps, are these exact sequences: keep both algorithms. */
+
+/* splitmix64: the next value of the sequence that *s seeds. */
+static inline uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* xorshift64* (test_blocks.c's inputs): *s must not be 0. */
+static inline uint64_t xorshift64s(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+/* Uniform in [lo, hi] from splitmix (the modulo's bias is irrelevant here). */
+static inline int64_t between(uint64_t *s, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(splitmix(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* A little-endian 16-bit store, as the block formats hold their halves. */
+static inline void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
 }
 
 #endif

@@ -13,21 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
 static void compare(dn_check_result *res, const float *want, const float *got, size_t n,
                     const float *in, const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        if (bits_of(want[i]) != bits_of(got[i]))
+        if (dn_bits(want[i]) != dn_bits(got[i]))
             dn_check_mismatch(res, "%s n=%zu i=%zu input 0x%08" PRIx32 ": reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32, what, n, i, in ? bits_of(in[i]) : 0u,
-                              bits_of(want[i]), bits_of(got[i]));
+                              ", kernel 0x%08" PRIx32, what, n, i, in ? dn_bits(in[i]) : 0u,
+                              dn_bits(want[i]), dn_bits(got[i]));
     res->compared += n;
 }
 
