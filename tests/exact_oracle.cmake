@@ -60,8 +60,15 @@ if(DN_ORACLE_OK)
   target_link_libraries(test_exact_oracle PRIVATE
     decodenum_internal ${CMOCKA_LIBRARIES} ${MPFR_LIB} ${GMP_LIB})
   add_test(NAME exact_oracle COMMAND test_exact_oracle)
-  # About 5 s natively and 30 s under qemu-aarch64 at the default scale.
-  set_tests_properties(exact_oracle PROPERTIES TIMEOUT 900)
+  # dn_rne_div and dn_rne, the same way (exact_cases.h is what both share).
+  add_executable(test_exact_rne ${CMAKE_CURRENT_LIST_DIR}/test_exact_rne.c)
+  target_include_directories(test_exact_rne PRIVATE
+    ${CMOCKA_INCLUDE_DIRS} ${GMP_INCLUDE_DIR} ${MPFR_INCLUDE_DIR})
+  target_link_libraries(test_exact_rne PRIVATE
+    decodenum_internal ${CMOCKA_LIBRARIES} ${MPFR_LIB} ${GMP_LIB})
+  add_test(NAME exact_rne COMMAND test_exact_rne)
+  # About 5 s natively and 30 s under qemu-aarch64 at the default scale (both).
+  set_tests_properties(exact_oracle exact_rne PROPERTIES TIMEOUT 900)
 endif()
 
 # test_dot holds the engine's dot product to the same exact model.
