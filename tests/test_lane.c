@@ -519,6 +519,51 @@ static void unreadable_blocks(void **state)
     }
 }
 
+/* A per-block scaling needs activation blocks of the weight block. */
+static void arguments_per_block(dn_lane_block *lb)
+{
+    uint8_t kblk[144] = {0};
+    int16_t kcodes[256] = {0};
+    dn_act_scale ksc[8] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}};
+    dn_act_row kact = {kcodes, ksc, 256, 32, DN_WORDS_ONE};
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 7, lb), DN_OK);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, lb), DN_ERR_INVALID_ARGUMENT);
+    kact.block = 256;
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_OK);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, lb), DN_ERR_INVALID_ARGUMENT);
+}
+
+/* Blocks no delivery makes (lb: a delivered block). */
+static void arguments_bad_blocks(const dn_lane_block *lb)
+{
+    int64_t c, o;
+    float v;
+    assert_int_equal(dn_lane_block_sums(lb, &c, &o), DN_OK);
+    dn_lane_block bent = *lb;
+    bent.w.units[1].sum_q++;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.nwords = 3;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.words[0].weight = 256;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.first = 1;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.words[0].units[0].p = DN_LANE_P_MAX + 1;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.act.m = 0;
+    v = 2.0f;
+    assert_int_equal(dn_lane(&v, &bent), DN_ERR_INVALID_ARGUMENT);
+    assert_same_float(v, 2.0f);
+    assert_int_equal(dn_lane(NULL, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_group(&v, lb, 9), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_group(&v, NULL, 1), DN_ERR_INVALID_ARGUMENT);
+    /* an empty group adds +0 */
+    v = -0.0f;
+    assert_int_equal(dn_lane_group(&v, NULL, 0), DN_OK);
+    assert_same_float(v, 0.0f);
+}
+
 static void arguments(void **state)
 {
     (void)state;
@@ -530,7 +575,6 @@ static void arguments(void **state)
     dn_lane_image w;
     float v = 0.0f;
     size_t bad = 7;
-    int64_t c, o;
 
     assert_int_equal(dn_lane_image_read(DN_TYPE_F16, blk, &w), DN_ERR_UNSUPPORTED_TYPE);
     assert_int_equal(dn_lane_image_read(DN_TYPE_Q4_0, NULL, &w), DN_ERR_INVALID_ARGUMENT);
@@ -541,19 +585,7 @@ static void arguments(void **state)
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, NULL, 64, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_0, blk, 64, &act, 0, 1, &lb), DN_ERR_INVALID_ARGUMENT);
-    /* a per-block scaling needs activation blocks of the weight block */
-    {
-        uint8_t kblk[144] = {0};
-        int16_t kcodes[256] = {0};
-        dn_act_scale ksc[8] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}};
-        dn_act_row kact = {kcodes, ksc, 256, 32, DN_WORDS_ONE};
-        assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 7, &lb), DN_OK);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, &lb), DN_ERR_INVALID_ARGUMENT);
-        kact.block = 256;
-        assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, &lb), DN_OK);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-    }
+    arguments_per_block(&lb);
     /* one word cannot carry 128; two words can */
     codes[5] = 128;
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
@@ -565,30 +597,7 @@ static void arguments(void **state)
     codes[5] = -128;
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, &lb), DN_OK);
 
-    /* blocks no delivery makes */
-    assert_int_equal(dn_lane_block_sums(&lb, &c, &o), DN_OK);
-    dn_lane_block bent = lb;
-    bent.w.units[1].sum_q++;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.nwords = 3;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.words[0].weight = 256;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.first = 1;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.words[0].units[0].p = DN_LANE_P_MAX + 1;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.act.m = 0;
-    v = 2.0f;
-    assert_int_equal(dn_lane(&v, &bent), DN_ERR_INVALID_ARGUMENT);
-    assert_same_float(v, 2.0f);
-    assert_int_equal(dn_lane(NULL, &lb), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_group(&v, &lb, 9), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_group(&v, NULL, 1), DN_ERR_INVALID_ARGUMENT);
-    /* an empty group adds +0 */
-    v = -0.0f;
-    assert_int_equal(dn_lane_group(&v, NULL, 0), DN_OK);
-    assert_same_float(v, 0.0f);
+    arguments_bad_blocks(&lb);
 
     /* whole rows */
     assert_int_equal(dn_lane_dot(DN_TYPE_Q4_0, blk, 64, &act, DN_ACT_SUB32, &v, &bad), DN_OK);
