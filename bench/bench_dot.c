@@ -114,16 +114,10 @@ static double ms(double secs) { return secs * 1e3; }
 
 /* ---- data -------------------------------------------------------------------------- */
 
-static uint32_t lcg(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s;
-}
-
 /* A binary16 of magnitude 2^-12 .. 2^-7, random fraction. */
 static uint16_t typical_f16(uint32_t *s, int negative)
 {
-    uint32_t z = lcg(s);
+    uint32_t z = bench_lcg(s);
     return (uint16_t)((negative ? 0x8000u : 0) | ((3u + (z >> 28) % 5) << 10) | ((z >> 8) & 1023));
 }
 
@@ -134,7 +128,7 @@ static void fill_matrix(dn_type t, uint8_t *w, size_t rows, uint32_t seed)
     for (size_t b = 0; b < blocks; b++) {
         uint8_t *blk = w + b * bb;
         for (size_t i = 0; i < bb; i += 4) {
-            uint32_t z = lcg(&s);
+            uint32_t z = bench_lcg(&s);
             for (size_t k = 0; k < 4 && i + k < bb; k++) blk[i + k] = (uint8_t)(z >> (8 * k));
         }
         uint16_t d = typical_f16(&s, 0), m = typical_f16(&s, 0);

@@ -129,10 +129,7 @@ static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
         size_t m = n - i < CHUNK ? n - i : CHUNK;
         for (size_t j = 0; j < m; j++) {
             int64_t sum = 0;
-            for (int u = 0; u < 4; u++) {
-                s = s * 1664525u + 1013904223u;
-                sum += (int64_t)s - 2147483648LL; /* uniform in [-2^31, 2^31) */
-            }
+            for (int u = 0; u < 4; u++) sum += (int64_t)bench_lcg(&s) - 2147483648LL; /* uniform in [-2^31, 2^31) */
             tmp[j] = (float)sum * 0.5f * scale; /* sum/2 has the variance of one uniform */
         }
         if (dn_f16_from_f32(tmp, w + i, m) != DN_OK) return -1;

@@ -138,7 +138,14 @@ const char *bench_env_or(const char *name, const char *dflt);
 /* `bytes` rounded up to 2 MiB, 2 MiB aligned (MADV_HUGEPAGE on Linux);
    free() it. NULL when out of memory. */
 void *bench_alloc(size_t bytes);
-/* Values in [-1, 1), never denormal, from a fixed LCG. */
+/* The benches' generator: the LCG of Numerical Recipes (1664525, 1013904223);
+   the next state, which is also the value. */
+static inline uint32_t bench_lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s;
+}
+/* Values in [-1, 1), never denormal, from bench_lcg. */
 void bench_fill(float *x, size_t n, uint32_t seed);
 uint32_t bench_bits_of(float f);
 

@@ -25,6 +25,7 @@
 #include "bits.h"
 #include "decodenum.h"
 #include "math_kernels.h"
+#include "testutil.h"
 
 #if defined(DN_SWEEP_MPFR)
 #include <mpfr.h>
@@ -92,8 +93,7 @@ static void *work(void *arg)
         for (size_t i = 0; i < n; i++) {
             uint64_t idx = j->start + (done + i) * j->stride;
             if (j->stride > 1) { /* jitter inside the stride */
-                seed = seed * 6364136223846793005u + 1442695040888963407u;
-                idx += (seed >> 33) % j->stride;
+                idx += (lcg64(&seed) >> 33) % j->stride;
             }
             x[i] = dn_from_bits((uint32_t)idx);
         }

@@ -54,6 +54,14 @@ static inline uint64_t xorshift64s(uint64_t *s)
     return *s * UINT64_C(2685821657736338717);
 }
 
+/* Knuth's MMIX LCG (test_quant.c's and sweep_math.c's inputs): the next
+   state; take the high bits. */
+static inline uint64_t lcg64(uint64_t *s)
+{
+    *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+    return *s;
+}
+
 /* Uniform in [lo, hi] from splitmix (the modulo's bias is irrelevant here). */
 static inline int64_t between(uint64_t *s, int64_t lo, int64_t hi)
 {
