@@ -382,12 +382,7 @@ static void print_threads(dot_run *r)
                bench_gbps(rd, rd->med));
     }
     printf("  read bandwidth over %zu MiB (median / max GB/s):\n", r->wb[2] >> 20);
-    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
-    for (int i = 0; i < r->r2_first - r->r1_first; i++) {
-        const bench_case *a = &g1[r->r1_first + i], *b = &g1[r->r2_first + i];
-        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med), bench_gbps(a, a->best),
-               bench_gbps(b, b->med), bench_gbps(b, b->best));
-    }
+    bench_print_read_pairs(g1, r->r1_first, r->r2_first);
 #ifdef DN_BENCH_GGML
     printf("\nggml measured in this run: %s;\n"
            "its own activation quantization (Q8_K for Q4_K and Q6_K, Q8_0 for Q8_0) in every call, on\n"

@@ -303,12 +303,7 @@ static void print_mat_vec(const f16_run *r, int r1_first, int r2_first, int best
                bench_gbps(c, c->best), rp, rm, rd->impl, bench_gbps(rd, rd->med));
     }
     printf("  read bandwidth over the same %zu MiB (median / max GB/s):\n", w_bytes >> 20);
-    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
-    for (int i = 0; i < r2_first - r1_first; i++) {
-        const bench_case *a = &g1[r1_first + i], *b = &g1[r2_first + i];
-        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med),
-               bench_gbps(a, a->best), bench_gbps(b, b->med), bench_gbps(b, b->best));
-    }
+    bench_print_read_pairs(g1, r1_first, r2_first);
     printf("    best: 1 thread %s %.2f GB/s, 2 threads %s %.2f GB/s\n", g1[best1].impl,
            bench_gbps(&g1[best1], g1[best1].med), g1[best2].impl, bench_gbps(&g1[best2], g1[best2].med));
     fflush(stdout);

@@ -647,6 +647,16 @@ void *bench_alloc(size_t bytes)
     return p;
 }
 
+void bench_print_read_pairs(const bench_case *cs, int first1, int first2)
+{
+    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
+    for (int i = 0; i < first2 - first1; i++) {
+        const bench_case *a = &cs[first1 + i], *b = &cs[first2 + i];
+        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med),
+               bench_gbps(a, a->best), bench_gbps(b, b->med), bench_gbps(b, b->best));
+    }
+}
+
 void bench_fill(float *x, size_t n, uint32_t seed)
 {
     uint32_t s = seed;

@@ -108,6 +108,11 @@ int bench_add_read_cases(bench_case *cs, int at, bench_team *team, const void *p
    median time per byte. */
 int bench_best_case(const bench_case *cs, int first, int end);
 
+/* Prints the table of one read kernel per line, 1 thread cases
+   cs[first1..first2) beside their 2-thread twins from cs[first2..]: the
+   header line, then "name med / max med / max" (GB/s). */
+void bench_print_read_pairs(const bench_case *cs, int first1, int first2);
+
 /* Best-of read bandwidth over p[0..bytes) with `threads` threads: every
    kernel sampled round-robin `samples` times after one warm-up read, the
    kernel with the best median wins. */
