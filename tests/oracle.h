@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bits.h"
+#include "testutil.h" /* tf */
 
 #ifndef DN_ORACLE_DIR
 #define DN_ORACLE_DIR "../shared/oracle"
@@ -54,7 +54,7 @@ static uint16_t oracle_u16(oracle_file *f)
 
 static float oracle_f32(oracle_file *f)
 {
-    return dn_from_bits(oracle_u32(f));
+    return tf(oracle_u32(f));
 }
 
 #endif

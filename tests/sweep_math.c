@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bits.h"
 #include "decodenum.h"
 #include "math_kernels.h"
 #include "testutil.h"
@@ -95,17 +94,17 @@ static void *work(void *arg)
             if (j->stride > 1) { /* jitter inside the stride */
                 idx += (lcg64(&seed) >> 33) % j->stride;
             }
-            x[i] = dn_from_bits((uint32_t)idx);
+            x[i] = tf((uint32_t)idx);
         }
         ref(x, yr, n);
         if (ker) {
             ker(x, yk, n);
             for (size_t i = 0; i < n; i++)
-                if (dn_bits(yr[i]) != dn_bits(yk[i]) && j->mismatched++ == 0) j->first_bad = dn_bits(x[i]);
+                if (tbits(yr[i]) != tbits(yk[i]) && j->mismatched++ == 0) j->first_bad = tbits(x[i]);
             j->compared += n;
         }
         for (size_t i = 0; i < n; i++) {
-            uint32_t u = dn_bits(x[i]);
+            uint32_t u = tbits(x[i]);
             double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
             double err = ulp_err(yr[i], exact_of(j->f, d));
             if (err > j->worst || (isnan(err) && !isnan(j->worst))) { j->worst = err; j->worst_at = u; }
@@ -122,7 +121,7 @@ static double mpfr_err(int f, uint32_t u, float ours)
 {
     mpfr_t x, y, t;
     mpfr_inits2(256, x, y, t, (mpfr_ptr)0);
-    float xf = dn_from_bits(u);
+    float xf = tf(u);
     if ((u & 0x7F800000u) == 0) xf = u >> 31 ? -0.0f : 0.0f;
     mpfr_set_flt(x, xf, MPFR_RNDN);
     switch (f) {
@@ -199,7 +198,7 @@ int main(int argc, char **argv)
             mismatched += jobs[t].mismatched;
             if (jobs[t].worst > worst) { worst = jobs[t].worst; at = jobs[t].worst_at; }
         }
-        float xw = dn_from_bits(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
+        float xw = tf(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
         pick(&dn_math_scalar, f)(&xw, &yw, 1);
         printf("  %-9s %llu inputs, %llu kernel outputs compared, %llu differ", names[f],
                (unsigned long long)total, (unsigned long long)compared, (unsigned long long)mismatched);
