@@ -284,6 +284,14 @@ static void hand_q3_k(dn_coded_row *r)
     EXPECT_EL(*r, 32, 128, 0);
 }
 
+/* The d, dmin and scales of the Q4_K and Q5_K blocks below. */
+static void k_header_by_hand(uint8_t *b)
+{
+    put16(b, 0x3C00);
+    put16(b + 2, 0x0400);
+    b[4 + 0] = 0x3F, b[4 + 4] = 0x45, b[4 + 8] = 0x2A;
+}
+
 /* Q4_K: d = 1.0, dmin = 2^-14 (0x0400: 1024 * 2^-24, the least normal).
    Scales s[] @4: sub-block 0: sc = s[0] & 63 = 63, m = s[4] & 63 = 5;
    sub-block 4: sc = (s[8] & 15) | (s[0] >> 6) << 4 = 10,
@@ -293,9 +301,7 @@ static void hand_q3_k(dn_coded_row *r)
 static void hand_q4_k(dn_coded_row *r)
 {
     uint8_t q4[144] = {0};
-    put16(q4, 0x3C00);
-    put16(q4 + 2, 0x0400);
-    q4[4 + 0] = 0x3F, q4[4 + 4] = 0x45, q4[4 + 8] = 0x2A;
+    k_header_by_hand(q4);
     q4[16 + 0] = 0x7F;
     q4[16 + 64] = 0x03;
     read_one(DN_TYPE_Q4_K, q4, r);
@@ -313,9 +319,7 @@ static void hand_q4_k(dn_coded_row *r)
 static void hand_q5_k(dn_coded_row *r)
 {
     uint8_t q5[176] = {0};
-    put16(q5, 0x3C00);
-    put16(q5 + 2, 0x0400);
-    q5[4 + 0] = 0x3F, q5[4 + 4] = 0x45, q5[4 + 8] = 0x2A;
+    k_header_by_hand(q5);
     q5[16 + 0] = 0x11;
     q5[48 + 0] = 0x7F;
     q5[48 + 64] = 0x03;

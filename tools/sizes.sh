@@ -7,6 +7,7 @@
 #   sh tools/sizes.sh -n 25           the 25 longest
 #   sh tools/sizes.sh -n 0            only what is over the limits
 #   sh tools/sizes.sh tests bench     other folders or files
+#   sh tools/sizes.sh -h              this text
 #
 # Output: `lines file:line signature`, longest first, for the functions, then
 # `lines file` for the files, then every function and file over its limit.
@@ -23,10 +24,11 @@ top=10
 
 set -eu
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = "-n" ]; then
-    top=${2:?"-n needs a number"}
-    shift 2
-fi
+case "${1:-}" in
+-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-n) top=${2:?"-n needs a number"}; shift 2 ;;
+esac
+case "$top" in ''|*[!0-9]*) echo "sizes.sh: -n wants a number, not '$top'" >&2; exit 2 ;; esac
 [ $# -gt 0 ] || set -- src bench tests cli examples
 
 files=$(find "$@" -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | LC_ALL=C sort)
