@@ -163,17 +163,28 @@ void put_q2_k(const float *v, uint8_t *b)
     }
 }
 
+/* The signed sub-block scales of Q3_K, Q6_K and IQ4_XS: scale[j] = the
+   extreme of sub-block j (nsub of len values) over code_lo, the code it maps
+   to; the binary16 d that puts the largest |scale| on sc_max, stored at
+   dh_at. Returns d. */
+static double sub_scales(const float *v, int nsub, int len, int code_lo, int sc_max, double *scale,
+                         uint8_t *dh_at)
+{
+    double smax = 0;
+    for (int j = 0; j < nsub; j++) {
+        scale[j] = extreme(v + len * j, len) / code_lo;
+        smax = fmax(smax, fabs(scale[j]));
+    }
+    uint16_t dh = to_f16(smax / sc_max);
+    put16(dh_at, dh);
+    return from_f16(dh);
+}
+
 /* Q3_K: per 16, w = d*sc*q, q -4..3, sc -32..31 */
 void put_q3_k(const float *v, uint8_t *b)
 {
-    double scale[16], smax = 0;
-    for (int j = 0; j < 16; j++) {
-        scale[j] = extreme(v + 16 * j, 16) / -4;
-        smax = fmax(smax, fabs(scale[j]));
-    }
-    uint16_t dh = to_f16(smax / 31);
-    double d = from_f16(dh);
-    put16(b + 108, dh);
+    double scale[16];
+    double d = sub_scales(v, 16, 16, -4, 31, scale, b + 108);
     uint8_t *hmask = b, *qs = b + 32, *s = b + 96;
     for (int j = 0; j < 16; j++) {
         int sc = quant(scale[j], d, -32, 31), s6 = sc + 32;
@@ -233,14 +244,8 @@ void put_q5_k(const float *v, uint8_t *b) { put_q45_k(v, b, 31); }
 /* Q6_K: per 16, w = d*sc*(q - 32), q 0..63, sc int8 */
 void put_q6_k(const float *v, uint8_t *b)
 {
-    double scale[16], smax = 0;
-    for (int j = 0; j < 16; j++) {
-        scale[j] = extreme(v + 16 * j, 16) / -32;
-        smax = fmax(smax, fabs(scale[j]));
-    }
-    uint16_t dh = to_f16(smax / 127);
-    double d = from_f16(dh);
-    put16(b + 208, dh);
+    double scale[16];
+    double d = sub_scales(v, 16, 16, -32, 127, scale, b + 208);
     uint8_t *ql = b, *qh = b + 128;
     for (int j = 0; j < 16; j++) {
         int sc = quant(scale[j], d, -128, 127);
@@ -257,15 +262,9 @@ void put_q6_k(const float *v, uint8_t *b)
 /* IQ4_XS: per 32, w = d*(ls - 32)*L[idx], ls 0..63 */
 void put_iq4_xs(const float *v, uint8_t *b)
 {
-    double scale[8], smax = 0;
-    for (int j = 0; j < 8; j++) {
-        scale[j] = extreme(v + 32 * j, 32) / -127;
-        smax = fmax(smax, fabs(scale[j]));
-    }
-    uint16_t dh = to_f16(smax / 31);
-    double d = from_f16(dh);
+    double scale[8];
+    double d = sub_scales(v, 8, 32, -127, 31, scale, b);
     unsigned scales_h = 0;
-    put16(b, dh);
     for (int j = 0; j < 8; j++) {
         int ls = quant(scale[j], d, -32, 31);
         double dl = d * ls;
