@@ -54,6 +54,7 @@ static const fmt fmts[] = {
 
 static uint64_t rng_state = 0x1A4E;
 static uint64_t rng(void) { return splitmix(&rng_state); } /* deterministic */
+static int64_t rng_between(int64_t lo, int64_t hi) { return between(&rng_state, lo, hi); }
 
 /* ---- 1. the identities by hand --------------------------------------------- */
 
@@ -228,10 +229,10 @@ static uint16_t random_f16_scale(void)
     switch (rng() % 8) {
     case 0: return (uint16_t)(sign | 30 << 10 | (rng() & 1023));       /* the largest exponent */
     case 1: return (uint16_t)(sign | 1 << 10 | (rng() & 1023));        /* the smallest normal */
-    case 2: return (uint16_t)(sign | between(&rng_state, 1, 1023));                /* subnormal */
+    case 2: return (uint16_t)(sign | rng_between(1, 1023));            /* subnormal */
     case 3: return sign;                                               /* +-0 */
     case 4: return (uint16_t)(sign | 0x7BFF);                          /* +-65504 */
-    default: return (uint16_t)(sign | between(&rng_state, 1, 30) << 10 | (rng() & 1023));
+    default: return (uint16_t)(sign | rng_between(1, 30) << 10 | (rng() & 1023));
     }
 }
 
@@ -259,18 +260,18 @@ static void random_act(size_t n, dn_act_scaling scaling, size_t block, dn_words 
         act->words = words;
         int32_t lo = scaling == DN_ACT_SUB32 ? 8 : 128;
         for (size_t b = 0; b < n / ab; b++)
-            act->scales[b] = (dn_act_scale){(int32_t)between(&rng_state, lo, 2 * lo - 1), (int32_t)between(&rng_state, -200, 100)};
+            act->scales[b] = (dn_act_scale){(int32_t)rng_between(lo, 2 * lo - 1), (int32_t)rng_between(-200, 100)};
         for (size_t i = 0; i < n; i++)
-            act->codes[i] = words == DN_WORDS_ONE ? (int16_t)between(&rng_state, -128, 127)
-                                                  : (int16_t)between(&rng_state, -32768, 32767);
+            act->codes[i] = words == DN_WORDS_ONE ? (int16_t)rng_between(-128, 127)
+                                                  : (int16_t)rng_between(-32768, 32767);
         return;
     }
-    int big = (int)between(&rng_state, -150, 90); /* 2^-150: flushed to zero; 2^120: far up */
+    int big = (int)rng_between(-150, 90); /* 2^-150: flushed to zero; 2^120: far up */
     for (size_t i = 0; i < n; i += 32) {
         int kind = (int)(rng() % 6);
         for (size_t j = i; j < i + 32; j++) {
             float u = (float)((double)(rng() >> 11) * 0x1p-53 * 2.0 - 1.0);
-            x[j] = kind == 0 ? 0.0f : ldexpf(u, big + (kind == 1 ? (int)between(&rng_state, -30, 30) : 0));
+            x[j] = kind == 0 ? 0.0f : ldexpf(u, big + (kind == 1 ? (int)rng_between(-30, 30) : 0));
         }
         if (kind == 2) x[i + rng() % 32] = ldexpf(rng() & 1 ? 1.0f : -1.0f, big + 14); /* an outlier */
     }
@@ -345,7 +346,7 @@ static void one_row(const fmt *f, dn_act_scaling scaling, dn_words words, counts
     static float x[MAXN];
     static dn_segment segs[16];
     static dn_act_scale scales[MAXN / 32];
-    size_t blocks = (size_t)between(&rng_state, 1, 16), n = blocks * f->elements;
+    size_t blocks = (size_t)rng_between(1, 16), n = blocks * f->elements;
     for (size_t b = 0; b < blocks; b++) random_block(f, bytes + b * f->bytes);
     dn_coded_row row = {coef, offs, segs, n, 0};
     assert_int_equal(dn_read_row(f->type, bytes, n, &row, NULL), DN_OK);
