@@ -17,24 +17,11 @@
 #include "exact_model.h"
 #include "testutil.h"
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int64_t between(uint64_t *s, int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(splitmix(s) % (uint64_t)(hi - lo + 1));
-}
-
 /* The engine's add, from the C operator: FTZ on the result, one NaN. The
    pieces added are never denormal (they come from the exact model's FTZ). */
 static float model_fadd(float a, float b)
 {
-    uint32_t u = f2u(a + b);
+    uint32_t u = tbits(a + b);
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) return tf(0x7FC00000u);
     if ((u & 0x7F800000u) == 0) u &= 0x80000000u;
     return tf(u);
@@ -223,7 +210,6 @@ static void scale_offsets(dn_type t, int *d, int *dm)
         if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
 }
 
-static void put16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h, p[1] = (uint8_t)(h >> 8); }
 
 /* Random rows of `type` whose scales are finite binary16 values of either
    sign, exponents 2^-10..2^5. */
@@ -286,7 +272,7 @@ static void mat_vec_is_dot_of_every_row(void **state)
                 for (int p = 0; p < 4; p++) {
                     memset(out, 0xFF, rows * sizeof *out);
                     assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad), DN_OK);
-                    for (size_t r = 0; r < rows; r++) assert_int_equal(f2u(out[r]), f2u(ref[r]));
+                    for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
                 }
                 memset(out, 0xFF, rows * sizeof *out);
                 for (size_t r0 = 0; r0 < rows;) {
@@ -295,7 +281,7 @@ static void mat_vec_is_dot_of_every_row(void **state)
                     assert_int_equal(dn_mat_vec_rows(t, w, rows, n, &act, scaling, r0, r1, out, &bad), DN_OK);
                     r0 = r1;
                 }
-                for (size_t r = 0; r < rows; r++) assert_int_equal(f2u(out[r]), f2u(ref[r]));
+                for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
 
                 /* one block of row 23 made unreadable (an infinite d) */
                 int d, dm;
