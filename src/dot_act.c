@@ -1,7 +1,7 @@
 /*
  * dot_act.c: what the dot kernels of every ISA share: the activation side of
- * a matrix-vector product (computed once per call, O(n)), the fast exact
- * activation scale, and the formats' coefficient bounds.
+ * a matrix-vector product (computed once per call, O(n)) and the formats'
+ * coefficient bounds.
  *
  * The fast path of a piece (docs/dot.md, "Design notes") needs two facts the
  * activation alone decides, per Sub32 group:
@@ -67,21 +67,6 @@ int32_t dn_dot_offs_max(dn_type type)
     case DN_TYPE_Q5_K: return 63;
     default: return 0;
     }
-}
-
-void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s)
-{
-    const double bound = words == DN_WORDS_ONE ? 127.0 : 32767.0;
-    const int p = lo == 8 ? 4 : 8; /* significant bits of m */
-    const unsigned drop = 52 - (unsigned)(p - 1);
-    const uint64_t mask = (UINT64_C(1) << drop) - 1;
-    double q = (double)amax / bound; /* normal, positive */
-    uint64_t u;
-    memcpy(&u, &q, 8);
-    if (u & mask) u = (u | mask) + 1; /* up to the grid; a carry moves to the next binade */
-    int32_t E = (int32_t)(u >> 52) - 1023;
-    s->m = (int32_t)((UINT64_C(1) << (p - 1)) | ((u >> drop) & ((UINT64_C(1) << (p - 1)) - 1)));
-    s->e = E - (p - 1);
 }
 
 dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,

@@ -1,12 +1,13 @@
 /*
- * dot_kernels.h: the activation quantization and quantized dot module's
- * kernel table, and what its kernels share.
+ * dot_kernels.h: the quantized dot module's kernel table, and what its
+ * kernels share.
  *
- * dn_dot_scalar holds the references: src/quant.c's quantization and
- * src/dot.c's row-by-row read + dot (the definitions). dn_dot_avx2 and
- * dn_dot_neon reproduce them bit for bit. The public functions validate
- * their arguments, then call the table of dn_isa_active(); a kernel may
- * assume arguments the public function accepted (see each entry).
+ * dn_dot_scalar holds the reference: src/dot.c's row-by-row read + dot (the
+ * definition). dn_dot_avx2 and dn_dot_neon reproduce it bit for bit. The
+ * public functions (src/dot_api.c) validate their arguments, then call the
+ * table of dn_isa_active(); a kernel may assume arguments the public
+ * function accepted (see each entry). The activation quantizer's table is
+ * src/quant_kernels.h.
  *
  * How a kernel keeps the reference's bits (docs/dot.md, "Design notes"):
  * the integer sums are exact whatever instructions compute them; a piece
@@ -31,12 +32,6 @@ typedef dn_status (*dn_dot_rows_act_fn)(dn_type type, const uint8_t *w, size_t r
                                         float *out, size_t *bad);
 
 typedef struct dn_dot_kernels {
-    /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
-       with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
-       dn_wide_scale): the reference is src/quant.c's quantize_per. The
-       arguments are valid (row->n == n, buffers present when n > 0). */
-    dn_status (*quantize)(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                          dn_act_row *row, size_t *bad);
     /* dn_mat_vec_rows with arguments dn_mat_vec_rows accepted: dn_reads(type),
        act->n == n, n % block elements == 0, row_begin < row_end <= rows,
        w and out present, and act fits the type and scaling
@@ -50,9 +45,7 @@ typedef struct dn_dot_kernels {
     dn_dot_rows_act_fn mat_vec_rows_act;
 } dn_dot_kernels;
 
-/* The references (src/quant.c, src/dot.c). */
-dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                          dn_act_row *row, size_t *bad);
+/* The reference (src/dot.c). */
 dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                               const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                               size_t row_end, float *out, size_t *bad);
@@ -69,6 +62,13 @@ const dn_dot_kernels *dn_dot_kernels_for(dn_isa isa);
 const dn_dot_kernels *dn_dot_active(void);
 
 /* ---- what the reference exposes to the kernels ------------------------------ */
+
+/* The checks both row-range forms make (the reference and dn_mat_vec_rows):
+   DN_OK with *empty set when there is nothing to compute, else a status;
+   *row_bytes is a row's size in bytes. */
+dn_status dn_dot_rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                           const dn_act_row *act, size_t row_begin, size_t row_end,
+                           const float *out, size_t *row_bytes, int *empty);
 
 /* 1 when an activation row fits a matrix of blocks of `block_elements` under
    `scaling` as dn_dot requires (block sizes, scale ranges), else 0. */
@@ -92,15 +92,6 @@ float dn_dot_piece_of_bytes(dn_type type, const uint8_t *bytes, const dn_act_row
 float dn_dot_chain(const float *p, size_t count);
 
 /* ---- what the kernels share ------------------------------------------------- */
-
-/* dn_block_scale / dn_wide_scale (lo 8 / 128) for a finite, positive, normal
-   amax, by one double division: amax / bound rounded up to the grid of
-   log2(2 lo) significant bits. Equal to the reference's integer search
-   (check_dot holds it to it): the double quotient is within 2^-53 of the
-   exact one, and the exact quotient is either on the grid or at least
-   2^-39 relatively away from every grid value, so rounding up the double
-   gives the same grid value. */
-void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
 
 /* The activation side of a matrix-vector product, computed once per call
    (O(n)) and shared by every row. */

@@ -1,7 +1,7 @@
 /*
- * Activation quantization and the quantized dot / matrix-vector product on
- * AArch64 NEON (Advanced SIMD of ARMv8.0: no SDOT): bit for bit the
- * references of src/quant.c and src/dot.c (dot_kernels.h, docs/dot.md).
+ * The quantized dot / matrix-vector product on AArch64 NEON (Advanced SIMD
+ * of ARMv8.0: no SDOT): bit for bit the reference of src/dot.c
+ * (dot_kernels.h, docs/dot.md).
  *
  * Per row and per 16 elements, the block's digits are decoded to bytes in a
  * register and multiplied with the activation codes exactly: one-word codes
@@ -22,73 +22,6 @@
 #include <string.h>
 
 #define AI static inline __attribute__((always_inline))
-
-/* ---- quantization -------------------------------------------------------------- */
-
-static size_t first_non_finite(const float *x, size_t n)
-{
-    const uint32x4_t exp = vdupq_n_u32(0x7F800000u);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        uint32x4_t u = vreinterpretq_u32_f32(vld1q_f32(x + i));
-        if (vmaxvq_u32(vceqq_u32(vandq_u32(u, exp), exp))) break;
-    }
-    for (; i < n; i++)
-        if ((dn_bits(x[i]) & DN_EXP_BITS) == DN_EXP_BITS) return i;
-    return n;
-}
-
-/* Two codes, exactly rne_div (the argument of dot_avx2.c's codes4). */
-AI int32x2_t codes2(float32x2_t x, float64x2_t md, float64x2_t rcp)
-{
-    float64x2_t xd = vcvt_f64_f32(x);
-    float64x2_t q0 = vrndnq_f64(vmulq_f64(xd, rcp));
-    float64x2_t r = vsubq_f64(xd, vmulq_f64(q0, md));
-    float64x2_t t = vabsq_f64(vaddq_f64(r, r));
-    float64x2_t h = vmulq_f64(q0, vdupq_n_f64(0.5));
-    uint64x2_t odd = vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(vrndq_f64(h), h))));
-    uint64x2_t adj = vorrq_u64(vcgtq_f64(t, md), vandq_u64(vceqq_f64(t, md), odd));
-    float64x2_t step = vbslq_f64(vcltzq_f64(r), vdupq_n_f64(-1.0), vdupq_n_f64(1.0));
-    float64x2_t q = vaddq_f64(q0, vreinterpretq_f64_u64(vandq_u64(adj, vreinterpretq_u64_f64(step))));
-    return vmovn_s64(vcvtq_s64_f64(q));
-}
-
-static dn_status neon_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                               dn_act_row *row, size_t *bad)
-{
-    size_t nf = first_non_finite(x, n);
-    if (nf < n) {
-        if (bad) *bad = nf;
-        return DN_ERR_NON_FINITE;
-    }
-    row->block = (uint32_t)block;
-    row->words = words;
-    const float32x4_t fmin = vdupq_n_f32(0x1p-126f);
-    for (size_t b = 0; b < n / block; b++) {
-        const float *xb = x + b * block;
-        int16_t *cb = row->codes + b * block;
-        float32x4_t m = vdupq_n_f32(0.0f);
-        for (size_t i = 0; i < block; i += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(xb + i)));
-        float amax = vmaxvq_f32(m);
-        dn_act_scale *sc = &row->scales[b];
-        if (amax < 0x1p-126f) {
-            sc->m = lo;
-            sc->e = 0;
-            memset(cb, 0, block * sizeof *cb);
-            continue;
-        }
-        dn_dot_fast_scale(amax, lo, words, sc);
-        const float64x2_t md = vdupq_n_f64(ldexp((double)sc->m, sc->e));
-        const float64x2_t rcp = vdupq_n_f64(1.0 / ldexp((double)sc->m, sc->e));
-        for (size_t i = 0; i < block; i += 4) {
-            float32x4_t v = vld1q_f32(xb + i);
-            v = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */
-            int32x4_t q = vcombine_s32(codes2(vget_low_f32(v), md, rcp), codes2(vget_high_f32(v), md, rcp));
-            vst1_s16(cb + i, vmovn_s32(q));
-        }
-    }
-    return DN_OK;
-}
 
 /* ---- the weight digits of 16 elements ------------------------------------------- */
 
@@ -304,7 +237,6 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
 DN_DOT_MV_ENTRIES(neon, mv_rows)
 
 const dn_dot_kernels dn_dot_neon = {
-    .quantize = neon_quantize,
     .mat_vec_rows = neon_mat_vec_rows,
     .mat_vec_rows_act = neon_mat_vec_rows_act,
 };

@@ -1,0 +1,51 @@
+/*
+ * quant_kernels.h: the activation quantization module's kernel table, and
+ * what its kernels share.
+ *
+ * dn_quant_scalar holds the reference (src/quant.c's dn_ref_quantize, the
+ * definition); dn_quant_avx2 and dn_quant_neon reproduce it bit for bit.
+ * The public functions (src/quant_api.c) validate their arguments, then call
+ * the table of dn_isa_active(); a kernel may assume arguments the public
+ * function accepted.
+ */
+#ifndef DN_QUANT_KERNELS_H
+#define DN_QUANT_KERNELS_H
+
+#include "decodenum/quant.h"
+
+typedef struct dn_quant_kernels {
+    /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
+       with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
+       dn_wide_scale): the reference is dn_ref_quantize. The arguments are
+       valid (row->n == n, buffers present when n > 0). */
+    dn_status (*quantize)(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                          dn_act_row *row, size_t *bad);
+} dn_quant_kernels;
+
+/* The reference (src/quant.c). */
+dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                          dn_act_row *row, size_t *bad);
+
+extern const dn_quant_kernels dn_quant_scalar;
+#if defined(DN_HAVE_AVX2)
+extern const dn_quant_kernels dn_quant_avx2;
+#endif
+#if defined(DN_HAVE_NEON)
+extern const dn_quant_kernels dn_quant_neon;
+#endif
+
+const dn_quant_kernels *dn_quant_kernels_for(dn_isa isa);
+const dn_quant_kernels *dn_quant_active(void);
+
+/* ---- what the kernels share ------------------------------------------------- */
+
+/* dn_block_scale / dn_wide_scale (lo 8 / 128) for a finite, positive, normal
+   amax, by one double division: amax / bound rounded up to the grid of
+   log2(2 lo) significant bits. Equal to the reference's integer search
+   (check_dot holds it to it): the double quotient is within 2^-53 of the
+   exact one, and the exact quotient is either on the grid or at least
+   2^-39 relatively away from every grid value, so rounding up the double
+   gives the same grid value. */
+void dn_quant_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
+
+#endif
