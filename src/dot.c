@@ -8,6 +8,7 @@
 #include "decodenum/fp32.h"
 #include "dot_kernels.h"
 #include "isa.h"
+#include "sizes.h"
 
 #include <stdlib.h>
 
@@ -174,9 +175,13 @@ dn_status dn_dot_rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n
         return DN_ERR_INVALID_ARGUMENT;
     *empty = row_begin == row_end;
     if (*empty) return DN_OK;
-    if (!w || !out) return DN_ERR_INVALID_ARGUMENT;
-    *row_bytes = n / be * bb;
-    if (rows > SIZE_MAX / (*row_bytes ? *row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    /* n past dn_read_row's limit, a matrix or an output larger than memory:
+       refused before anything is allocated (the working rows are 4n bytes) */
+    size_t matrix_bytes, out_bytes;
+    if (!w || !out || n > UINT32_MAX || !dn_size_mul(n / be, bb, row_bytes) ||
+        !dn_size_mul(rows, *row_bytes, &matrix_bytes) ||
+        !dn_size_mul(row_end, sizeof *out, &out_bytes))
+        return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
 }
 
@@ -190,6 +195,7 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
     if (st0 != DN_OK || empty) return st0;
     size_t blocks = n / dn_type_block_elements(type);
 
+    /* n <= UINT32_MAX (dn_dot_rows_args): the sizes below fit */
     int16_t *ints = malloc(2 * n * sizeof *ints + 1);
     dn_segment *segs = malloc(blocks * sizeof *segs + 1);
     if (!ints || !segs) {

@@ -8,6 +8,7 @@
 #include "decodenum/dot.h"
 #include "dot_kernels.h"
 #include "pool.h"
+#include "sizes.h"
 
 #include <stdlib.h>
 
@@ -51,7 +52,7 @@ typedef struct mv_job {
 static void mv_task(size_t t, void *ctx)
 {
     const mv_job *j = ctx;
-    size_t r0 = t * j->chunk, r1 = r0 + j->chunk < j->rows ? r0 + j->chunk : j->rows;
+    size_t r0 = t * j->chunk, r1 = j->rows - r0 > j->chunk ? r0 + j->chunk : j->rows;
     j->status[t] = j->a ? j->kern->mat_vec_rows_act(j->type, j->w, j->rows, j->n, j->act, j->scaling,
                                                     j->a, r0, r1, j->out, &j->bad[t])
                         : dn_mat_vec_rows(j->type, j->w, j->rows, j->n, j->act, j->scaling, r0, r1,
@@ -61,13 +62,22 @@ static void mv_task(size_t t, void *ctx)
 dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, const dn_act_row *act,
                      dn_act_scaling scaling, float *out, dn_pool *pool, size_t *bad)
 {
-    size_t threads = dn_pool_threads(pool);
-    size_t chunk = (rows + threads * 4 - 1) / (threads * 4);
-    if (chunk == 0) chunk = 1;
-    size_t tasks = rows ? (rows + chunk - 1) / chunk : 0;
+    /* The arguments first, as every task would find them: nothing is
+       allocated for a request that names more memory than exists. */
+    size_t row_bytes = 0;
+    int empty;
+    dn_status st0 = dn_dot_rows_args(type, w, rows, n, act, 0, rows, out, &row_bytes, &empty);
+    if (st0 != DN_OK || empty) return st0;
+    size_t threads = dn_pool_threads(pool), parts, status_bytes, where_bytes;
+    if (!dn_size_mul(threads ? threads : 1, 4, &parts)) parts = SIZE_MAX;
+    size_t chunk = dn_size_div_up(rows, parts);
+    size_t tasks = dn_size_div_up(rows, chunk); /* at most parts */
     if (tasks <= 1) return dn_mat_vec_rows(type, w, rows, n, act, scaling, 0, rows, out, bad);
-    dn_status *status = malloc(tasks * sizeof *status);
-    size_t *where = malloc(tasks * sizeof *where);
+    if (!dn_size_mul(tasks, sizeof(dn_status), &status_bytes) ||
+        !dn_size_mul(tasks, sizeof(size_t), &where_bytes))
+        return DN_ERR_OUT_OF_MEMORY;
+    dn_status *status = malloc(status_bytes);
+    size_t *where = malloc(where_bytes);
     if (!status || !where) {
         free(status);
         free(where);
@@ -77,11 +87,8 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
     /* Kernels that prepare the activation side do it once for all tasks
        (O(n) each time: 2% of an 8192-row Q4_K product on two threads). */
     dn_dot_act a;
-    size_t row_bytes = 0;
-    int empty = 1, prepared = 0;
-    if (j.kern->mat_vec_rows_act &&
-        dn_dot_rows_args(type, w, rows, n, act, 0, rows, out, &row_bytes, &empty) == DN_OK && !empty &&
-        kernels_take(type, n, act, scaling)) {
+    int prepared = 0;
+    if (j.kern->mat_vec_rows_act && kernels_take(type, n, act, scaling)) {
         if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) {
             free(status);
             free(where);

@@ -316,6 +316,44 @@ static void mat_vec_is_dot_of_every_row(void **state)
     for (int p = 1; p < 4; p++) dn_pool_destroy(pools[p]);
 }
 
+/* Counts whose sizes do not fit are refused before anything is allocated:
+   rows near SIZE_MAX (dn_mat_vec's split into tasks once wrapped
+   rows + threads * 4 - 1 and answered DN_ERR_OUT_OF_MEMORY) and n past
+   UINT32_MAX (dn_read_row's limit; dn_mat_vec_rows once allocated its
+   working rows first). */
+static void huge_counts_are_invalid(void **state)
+{
+    (void)state;
+    static int16_t codes[256];
+    dn_act_scale sc[8];
+    for (int k = 0; k < 8; k++) sc[k] = (dn_act_scale){8, 0};
+    dn_act_row act = {codes, sc, 256, 32, DN_WORDS_ONE};
+    static uint8_t w[144];
+    float out[1];
+    dn_pool *pool = dn_pool_create(2);
+    assert_non_null(pool);
+    const size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 6, SIZE_MAX / 2};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, NULL, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, pool, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, 0, 1, out, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+    }
+#if SIZE_MAX > UINT32_MAX
+    const size_t long_n[] = {(size_t)1 << 40, ((size_t)UINT32_MAX + 1) * 256};
+    for (size_t i = 0; i < sizeof long_n / sizeof long_n[0]; i++) {
+        dn_act_row wide = {codes, sc, long_n[i], 32, DN_WORDS_ONE};
+        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, 0, 1, out, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, out, pool, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+    }
+#endif
+    dn_pool_destroy(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +362,7 @@ int main(void)
         cmocka_unit_test(sub32_groups_are_exact),
         cmocka_unit_test(blocks_are_exact),
         cmocka_unit_test(mat_vec_is_dot_of_every_row),
+        cmocka_unit_test(huge_counts_are_invalid),
     };
     return cmocka_run_group_tests_name("dot", tests, model_setup, model_teardown);
 }
