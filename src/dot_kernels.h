@@ -154,52 +154,15 @@ typedef struct dn_mv_ctx {
     const dn_dot_act *a;
 } dn_mv_ctx;
 
-/* Every format, as X(type, name, a, b) with the caller's a and b. */
-#define DN_DOT_FORMATS(X, a, b)                                                                 \
-    X(DN_TYPE_Q4_0, q4_0, a, b) X(DN_TYPE_Q4_1, q4_1, a, b) X(DN_TYPE_Q5_0, q5_0, a, b)        \
-    X(DN_TYPE_Q5_1, q5_1, a, b) X(DN_TYPE_Q8_0, q8_0, a, b) X(DN_TYPE_Q2_K, q2_k, a, b)        \
-    X(DN_TYPE_Q3_K, q3_k, a, b) X(DN_TYPE_Q4_K, q4_k, a, b) X(DN_TYPE_Q5_K, q5_k, a, b)        \
-    X(DN_TYPE_Q6_K, q6_k, a, b) X(DN_TYPE_IQ4_NL, iq4_nl, a, b) X(DN_TYPE_IQ4_XS, iq4_xs, a, b)
-
-#define DN_DOT_MV_ONE_FORMAT_(T, name, isa, rows_fn)                                           \
-    static dn_status isa##_mv_##name(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,      \
-                                     size_t *bad)                                               \
-    {                                                                                           \
-        return rows_fn(c, T, r0, r1, out, bad);                                                 \
-    }
-#define DN_DOT_MV_CASE_(T, name, isa, unused)                                                  \
-    case T: f = isa##_mv_##name; break;
-
-/* A SIMD table's two matrix-vector entries from its file's always-inline
-   row loop `rows_fn(const dn_mv_ctx *, dn_type, r0, r1, out, bad)`: the loop
-   instantiated once per format with the format a constant (isa_mv_q4_0,
-   ...), isa_mat_vec_rows_act dispatching on the type (the reference where
-   the activation side is not usable), isa_mat_vec_rows preparing that side
-   for its call alone. */
-#define DN_DOT_MV_ENTRIES(isa, rows_fn)                                                           \
-    DN_DOT_FORMATS(DN_DOT_MV_ONE_FORMAT_, isa, rows_fn)                                           \
-    static dn_status isa##_mat_vec_rows_act(dn_type type, const uint8_t *w, size_t rows, size_t n, \
-                                            const dn_act_row *act, dn_act_scaling scaling,         \
-                                            const dn_dot_act *a, size_t r0, size_t r1, float *out, \
-                                            size_t *bad)                                           \
-    {                                                                                              \
-        dn_status (*f)(const dn_mv_ctx *, size_t, size_t, float *, size_t *);                      \
-        switch (type) {                                                                            \
-            DN_DOT_FORMATS(DN_DOT_MV_CASE_, isa, 0)                                                \
-        default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);     \
-        }                                                                                          \
-        if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad); \
-        size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);                  \
-        dn_mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};                        \
-        return f(&c, r0, r1, out, bad);                                                            \
-    }                                                                                              \
-    static dn_status isa##_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,     \
-                                        const dn_act_row *act, dn_act_scaling scaling, size_t r0,  \
-                                        size_t r1, float *out, size_t *bad)                        \
-    {                                                                                              \
-        return dn_dot_rows_own_act(isa##_mat_vec_rows_act, type, w, rows, n, act, scaling, r0, r1, \
-                                   out, bad);                                                      \
-    }
+/* The row loop's context for a product's arguments (a prepared for them). */
+static inline dn_mv_ctx dn_mv_ctx_of(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                     const dn_act_row *act, dn_act_scaling scaling,
+                                     const dn_dot_act *a)
+{
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    dn_mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};
+    return c;
+}
 
 /* A table's mat_vec_rows from its mat_vec_rows_act: the activation side
    prepared for this call alone. */
