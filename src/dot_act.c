@@ -1,7 +1,6 @@
 /*
  * dot_act.c: what the dot kernels of every ISA share: the activation side of
- * a matrix-vector product (computed once per call, O(n)) and the formats'
- * coefficient bounds.
+ * a matrix-vector product, computed once per call (O(n)).
  *
  * The fast path of a piece (docs/dot.md, "Design notes") needs two facts the
  * activation alone decides, per Sub32 group:
@@ -31,43 +30,13 @@
  *
  * The rest (the weight side) is checked per row by the kernels.
  */
+#include "block_format.h"
 #include "dot_kernels.h"
 #include "bits.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int32_t dn_dot_coef_max(dn_type type)
-{
-    switch (type) {
-    case DN_TYPE_Q4_0: return 8;
-    case DN_TYPE_Q4_1: return 15;
-    case DN_TYPE_Q5_0: return 16;
-    case DN_TYPE_Q5_1: return 31;
-    case DN_TYPE_Q8_0: return 128;
-    case DN_TYPE_Q2_K: return 45;
-    case DN_TYPE_Q3_K: return 128;
-    case DN_TYPE_Q4_K: return 945;
-    case DN_TYPE_Q5_K: return 1953;
-    case DN_TYPE_Q6_K: return 4096;
-    case DN_TYPE_IQ4_NL: return 127;
-    case DN_TYPE_IQ4_XS: return 4064;
-    default: return DN_COEF_BOUND;
-    }
-}
-
-int32_t dn_dot_offs_max(dn_type type)
-{
-    switch (type) {
-    case DN_TYPE_Q4_1:
-    case DN_TYPE_Q5_1: return 1;
-    case DN_TYPE_Q2_K: return 15;
-    case DN_TYPE_Q4_K:
-    case DN_TYPE_Q5_K: return 63;
-    default: return 0;
-    }
-}
 
 dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
                           dn_act_scaling scaling)
@@ -174,8 +143,8 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     /* Sub32 groups: the spread, the static exactness of A and B (256-element
        formats), glim and gfac. */
     const int big = dn_type_block_elements(type) == 256;
-    const unsigned __int128 cm = (unsigned __int128)32 * (unsigned)dn_dot_coef_max(type);
-    const unsigned __int128 om = (unsigned __int128)32 * (unsigned)dn_dot_offs_max(type);
+    const unsigned __int128 cm = (unsigned __int128)32 * (unsigned)dn_block_formats[type].coef_max;
+    const unsigned __int128 om = (unsigned __int128)32 * (unsigned)dn_block_formats[type].offs_max;
     for (size_t g = 0; g < ngroups; g++) {
         size_t k0 = g * 8, k1 = k0 + 8 < a->nblk ? k0 + 8 : a->nblk;
         int32_t emin = 0, emax = 0, mmax = 1;

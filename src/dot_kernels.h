@@ -178,19 +178,6 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
     return st;
 }
 
-/* The largest |coef| and |offs| of a format's coded rows (for the bounds). */
-int32_t dn_dot_coef_max(dn_type type);
-int32_t dn_dot_offs_max(dn_type type);
-
-/* The f16 value of a stored scale as a double (exact); whether it is
-   readable (not infinite or NaN). */
-static inline double dn_dot_f16(uint16_t h)
-{
-    int32_t e = (h >> 10) & 31, f = h & 1023;
-    double v = e ? (double)(1024 + f) * (double)(1 << e) * 0x1p-25 : (double)f * 0x1p-24;
-    return (h & 0x8000u) ? -v : v;
-}
-
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
    else the neighbour of RN(a + b) on the exact sum's side whose last bit is
    odd. Rounding that to f32 gives RN32(a + b) (round-to-odd with 29 spare

@@ -25,8 +25,6 @@
 
 /* ---- the weight digits of 16 elements ------------------------------------------- */
 
-AI int signed_digits(dn_type t) { return t == DN_TYPE_Q8_0 || t == DN_TYPE_IQ4_NL || t == DN_TYPE_IQ4_XS; }
-
 /* 16 bytes, 0xFF where bit i of the 16-bit x is set. */
 AI uint8x16_t bits16(uint32_t x)
 {
@@ -37,8 +35,7 @@ AI uint8x16_t bits16(uint32_t x)
 
 AI int8x16_t iq4_levels(uint8x16_t idx)
 {
-    static const int8_t lv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-    return vqtbl1q_s8(vld1q_s8(lv), idx);
+    return vqtbl1q_s8(vld1q_s8(dn_iq4_levels), idx);
 }
 
 /* Digits of elements [16u, 16u + 16) of the block at blk (u < 2 for
@@ -119,7 +116,7 @@ AI int32_t dot16_narrow(int8x16_t q, const int8_t *c8)
 AI int32_t dot16_wide(dn_type t, int8x16_t q, const int16_t *c16)
 {
     int16x8_t q0, q1;
-    if (signed_digits(t)) {
+    if (dn_signed_digits(t)) {
         q0 = vmovl_s8(vget_low_s8(q));
         q1 = vmovl_high_s8(q);
     } else {
@@ -168,7 +165,7 @@ AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
         const double *S = a->S + (sub32 || !big ? g / 32 : gi);
         int32_t raw[16];
         if (big) {
-            uint16_t dh = dn_ld16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_ld16(blk + dn_m_at(t)) : 0;
+            uint16_t dh = dn_load_u16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_load_u16(blk + dn_m_at(t)) : 0;
             if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
             int ok = 0;
             if (!sub32 || a->gok[gi]) {
@@ -176,11 +173,11 @@ AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
                 raw16(c, t, blk, 8, g, raw);
                 dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
                 if (sub32) {
-                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
                 } else {
                     int64_t Ct = 0, Ot = 0;
                     for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
-                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_f16_double(dh), dn_f16_double(mh), &p);
                 }
             }
             if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
@@ -191,10 +188,10 @@ AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
         double d[8] = {0}, m[8] = {0};
         int64_t C[8];
         for (int k = 0; k < G; k++) {
-            uint16_t dh = dn_ld16(blk + k * bb), mh = has_o ? dn_ld16(blk + k * bb + 2) : 0;
+            uint16_t dh = dn_load_u16(blk + k * bb), mh = has_o ? dn_load_u16(blk + k * bb + 2) : 0;
             if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
-            d[k] = dn_dot_f16(dh);
-            m[k] = dn_dot_f16(mh);
+            d[k] = dn_f16_double(dh);
+            m[k] = dn_f16_double(mh);
         }
         raw16(c, t, blk, G, g, raw);
         const int z = dn_zero_point(t);

@@ -86,19 +86,11 @@ AI __m256i bits32(uint32_t x)
 
 AI __m256i iq4_levels(__m256i idx)
 {
-    const __m256i t = _mm256_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69,
-                                       89, 113, -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25,
-                                       38, 53, 69, 89, 113);
+    const __m256i t = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)dn_iq4_levels));
     return _mm256_shuffle_epi8(t, idx);
 }
 
 /* ---- the weight digits of a 32-element chunk ------------------------------------ */
-
-/* Digits are unsigned (0..63) but for Q8_0, IQ4_NL and IQ4_XS (int8 levels). */
-AI int signed_digits(dn_type t)
-{
-    return t == DN_TYPE_Q8_0 || t == DN_TYPE_IQ4_NL || t == DN_TYPE_IQ4_XS;
-}
 
 /* Chunk c of the block at blk: for 32-element formats the block itself
    (c ignored), for 256-element formats elements [32c, 32c + 32). */
@@ -163,7 +155,7 @@ AI __m256i pairs8(dn_type t, __m256i q, const int8_t *c8, int lo)
 {
     __m256i c = load32(c8);
     if (lo) return _mm256_maddubs_epi16(c, q); /* unsigned codes 0..255, digits <= 63: <= 32130 */
-    if (signed_digits(t)) return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
+    if (dn_signed_digits(t)) return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
     return _mm256_maddubs_epi16(q, c);
 }
 
@@ -272,7 +264,7 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
             continue;
         }
         if (t == DN_TYPE_IQ4_XS) {
-            uint16_t h = dn_ld16(blk[q] + 2);
+            uint16_t h = dn_load_u16(blk[q] + 2);
             uint32_t l;
             memcpy(&l, blk[q] + 4, 4);
             /* ls_j = (scales_l nibble j) | (2 bits j of scales_h) << 4 */
@@ -383,8 +375,8 @@ AI __m256i small_wide16(dn_type t, const uint8_t *blk, size_t bb, int G, const i
         }
         __m256i q = digits(t, blk + c * bb, 0);
         __m128i q0 = _mm256_castsi256_si128(q), q1 = _mm256_extracti128_si256(q, 1);
-        __m256i w0 = signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
-        __m256i w1 = signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
+        __m256i w0 = dn_signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
+        __m256i w1 = dn_signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
         v[c] = _mm256_add_epi32(_mm256_madd_epi16(w0, load32(c16 + 32 * c)),
                                 _mm256_madd_epi16(w1, load32(c16 + 32 * c + 16)));
     }
@@ -401,8 +393,8 @@ AI __m256i small_wide16(dn_type t, const uint8_t *blk, size_t bb, int G, const i
 AI void pairs16(dn_type t, __m256i q, const int16_t *c16, __m256i *lo, __m256i *hi)
 {
     __m128i q0 = _mm256_castsi256_si128(q), q1 = _mm256_extracti128_si256(q, 1);
-    __m256i w0 = signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
-    __m256i w1 = signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
+    __m256i w0 = dn_signed_digits(t) ? _mm256_cvtepi8_epi16(q0) : _mm256_cvtepu8_epi16(q0);
+    __m256i w1 = dn_signed_digits(t) ? _mm256_cvtepi8_epi16(q1) : _mm256_cvtepu8_epi16(q1);
     *lo = _mm256_madd_epi16(w0, load32(c16));
     *hi = _mm256_madd_epi16(w1, load32(c16 + 16));
 }
@@ -507,8 +499,8 @@ AI __m128 round_sum(__m256d a, __m256d b)
    mask of unreadable ones in *bad. */
 AI __m256d scales4(const uint8_t *const blk[4], int at, int *bad)
 {
-    __m128i h = _mm_setr_epi16((short)dn_ld16(blk[0] + at), (short)dn_ld16(blk[1] + at),
-                               (short)dn_ld16(blk[2] + at), (short)dn_ld16(blk[3] + at), 0, 0, 0, 0);
+    __m128i h = _mm_setr_epi16((short)dn_load_u16(blk[0] + at), (short)dn_load_u16(blk[1] + at),
+                               (short)dn_load_u16(blk[2] + at), (short)dn_load_u16(blk[3] + at), 0, 0, 0, 0);
     const __m128i e = _mm_set1_epi16(0x7C00);
     *bad |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e)) & 0xFF;
     return _mm256_cvtps_pd(_mm_cvtph_ps(h));
@@ -869,7 +861,7 @@ AI int row_wide(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
         int32_t raw[16];
         float p;
         if (big) {
-            uint16_t dh = dn_ld16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_ld16(blk + dn_m_at(t)) : 0;
+            uint16_t dh = dn_load_u16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_load_u16(blk + dn_m_at(t)) : 0;
             if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
             int ok = 0;
             if (!sub32 || a->gok[gi]) {
@@ -877,11 +869,11 @@ AI int row_wide(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
                 raw16_wide(t, blk, bb, 8, c->act->codes + g, raw);
                 dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
                 if (sub32) {
-                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
                 } else {
                     int64_t Ct = 0, Ot = 0;
                     for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
-                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_dot_f16(dh), dn_dot_f16(mh), &p);
+                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_f16_double(dh), dn_f16_double(mh), &p);
                 }
             }
             if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
