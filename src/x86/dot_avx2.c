@@ -694,13 +694,197 @@ AI int small_scales(dn_type t, const uint8_t *blk, size_t bb, int G, __m256 *d, 
     return bad;
 }
 
+/* Four row streams: each a few hundred bytes ahead into L1, and the same
+   place four rows on (the next batch, whose row starts no stream would
+   otherwise have fetched) into L2: a constant count of lines per group, a
+   prefetch never faults. */
+AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
+{
+    for (int r = 0; r < 4; r++)
+        for (size_t o = 0; o < (dn_big(t) ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
+            _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
+}
+
+/* Q4_K, Q5_K under Sub32 with the group's factors small integers (fok):
+   the four rows' pieces from big_k_factored. */
+AI __m128 big_group_factored(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4],
+                             size_t g, __m256d d, __m256d dm, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    __m256i C[4], O[4];
+    big_k_factored(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
+    const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+    __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
+    __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
+    return big_sub32_AB(A, B, dn_has_offs(t), a->glim[gi], d, dm, need);
+}
+
+/* The four rows' pieces of a 256-element group, narrow codes. */
+AI __m128 big_group_narrow(const dn_dot_act *a, dn_type t, int sub32, const uint8_t *const blk[4],
+                           size_t g, const double *S, int mins, __m256d d, __m256d dm, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    const int has_o = dn_has_offs(t);
+    __m256i C[4], O[4];
+    for (int r = 0; r < 4; r++) O[r] = _mm256_setzero_si256();
+    for (int r = 0; r < 4; r += narrow_rows(t))
+        big_narrow(t, narrow_rows(t), blk + r, a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
+                   C + r, O + r);
+    if (mins) {
+        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
+        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+        return big_sub32_AB(rows_dot_S(C, S0, S1), B, has_o, a->glim[gi], d, dm, need);
+    }
+    return sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, need)
+                 : big_block_4(C, O, has_o, S[0], d, dm);
+}
+
+/* The same for wide codes (digits unsigned): two byte planes. */
+AI __m128 big_group_planes(const dn_dot_act *a, dn_type t, int sub32, const uint8_t *const blk[4],
+                           size_t g, const double *S, int mins, __m256d d, __m256d dm, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    const int has_o = dn_has_offs(t);
+    __m256i C[4], O[4], Cl[4], Ol[4];
+    for (int r = 0; r < 4; r++) O[r] = Ol[r] = _mm256_setzero_si256();
+    for (int r = 0; r < 4; r += narrow_rows(t)) {
+        big_narrow(t, narrow_rows(t), blk + r, a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
+                   C + r, O + r);
+        big_narrow(t, narrow_rows(t), blk + r, (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
+                   mins ? NULL : a->bs32lo + g / 32, 1, Cl + r, Ol + r);
+    }
+    if (mins) {
+        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
+        __m256d A = _mm256_fmadd_pd(rows_dot_S(C, S0, S1), _mm256_set1_pd(256.0), rows_dot_S(Cl, S0, S1));
+        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+        return big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, need);
+    }
+    return sub32 ? big_sub32_planes(C, O, Cl, Ol, has_o, S, a->glim[gi], d, dm, need)
+                 : big_block_planes(C, O, Cl, Ol, has_o, S[0], d, dm, need);
+}
+
+/* The four rows' pieces of a 256-element group into *p (lanes in *need to
+   be computed by the reference); -1 when a block is unreadable, else 0. */
+AI int big_group(const dn_dot_act *a, dn_type t, int sub32, const uint8_t *const blk[4], size_t g,
+                 const double *S, int planes, __m128 *p, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    int bad = 0;
+    __m256d d, dm = _mm256_setzero_pd();
+    if (dn_m_at(t) == dn_d_at(t) + 2) scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+    else d = scales4(blk, dn_d_at(t), &bad);
+    if (bad) return -1;
+    if (sub32 && !a->gok[gi]) {
+        *p = _mm_setzero_ps();
+        *need = 15;
+        return 0;
+    }
+    /* Q4_K, Q5_K under Sub32: B = -sum_k m_k (bs32_k S_k), from the mins and
+       the activation's products P (the same exact terms) */
+    const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
+    if (!planes && mins && a->fok[gi]) *p = big_group_factored(a, t, blk, g, d, dm, need);
+    else if (!planes) *p = big_group_narrow(a, t, sub32, blk, g, S, mins, d, dm, need);
+    else *p = big_group_planes(a, t, sub32, blk, g, S, mins, d, dm, need);
+    return 0;
+}
+
+/* The four rows' chunk sums C of G 32-element blocks: planes 0 narrow
+   codes, 1 two byte planes, 2 int16 products (wide codes). */
+AI void small_group_chunks(const dn_dot_act *a, const int16_t *codes, dn_type t, size_t bb,
+                           const uint8_t *const blk[4], size_t g, int G, int planes, __m256i C[4])
+{
+    if (!planes && G == 8) {
+        small_narrow_2rows(t, blk, bb, a->c8 + g, a->bs32 + g / 32, C);
+        small_narrow_2rows(t, blk + 2, bb, a->c8 + g, a->bs32 + g / 32, C + 2);
+    }
+    for (int r = 0; r < 4; r++) {
+        if (!planes) {
+            if (G < 8) C[r] = small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
+        } else if (planes == 2) { /* wide codes: int16 products */
+            C[r] = small_wide16(t, blk[r], bb, G, codes + g, a->bs32 + g / 32);
+        } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
+            __m256i h = small_narrow(t, blk[r], bb, G, a->hi8 + g, a->bs32hi + g / 32, 0);
+            __m256i l = small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
+            C[r] = _mm256_add_epi32(_mm256_slli_epi32(h, 8), l);
+        }
+    }
+}
+
+/* Per-block scaling: each row's G pieces of the group added to its lane of
+   acc in block order (rows to columns), the rows meeting a tiny piece
+   marked in *tiny. */
+AI __m128 small_group_blocks(const dn_dot_act *a, dn_type t, const __m256i C[4], const __m256 d[4],
+                             const __m256 m[4], size_t g, int G, __m128 acc, __m256i *tiny)
+{
+    const double *S = a->S + g / 32;
+    __m256 q[4];
+    for (int r = 0; r < 4; r++) {
+        q[r] = small_block_8(C[r], d[r], m[r], a->bs32 + g / 32, dn_has_offs(t), S);
+        *tiny = _mm256_or_si256(*tiny, _mm256_and_si256(tiny8(q[r]), _mm256_set1_epi32(1 << r)));
+    }
+    __m256 t0 = _mm256_unpacklo_ps(q[0], q[1]), t1 = _mm256_unpackhi_ps(q[0], q[1]);
+    __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m128 col[8] = {_mm256_castps256_ps128(u0), _mm256_castps256_ps128(u1),
+                     _mm256_castps256_ps128(u2), _mm256_castps256_ps128(u3),
+                     _mm256_extractf128_ps(u0, 1), _mm256_extractf128_ps(u1, 1),
+                     _mm256_extractf128_ps(u2, 1), _mm256_extractf128_ps(u3, 1)};
+    for (int k = 0; k < G; k++) acc = _mm_add_ps(acc, col[k]);
+    return acc;
+}
+
+/* The four rows' pieces of a group of G 32-element blocks: under Sub32 into
+   *p (lanes in *need for the reference), returning 0; per block added to
+   *acc directly, returning 1; -1 when a block is unreadable. */
+AI int small_group(const dn_dot_act *a, const int16_t *codes, dn_type t, int sub32, size_t bb,
+                   const uint8_t *const blk[4], size_t g, int G, int planes, __m128 *acc,
+                   __m256i *tiny, __m128 *p, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    __m256 d[4], m[4];
+    __m256i C[4];
+    int bad = 0;
+    for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    small_group_chunks(a, codes, t, bb, blk, g, G, planes, C);
+    if (bad) return -1;
+    if (!sub32) {
+        *acc = small_group_blocks(a, t, C, d, m, g, G, *acc, tiny);
+        return 1;
+    }
+    if (!a->gok[gi]) {
+        *p = _mm_setzero_ps();
+        *need = 15;
+    } else {
+        *p = small_sub32_4(C, d, m, a->bs32 + g / 32, dn_has_offs(t), a->S + g / 32, a->Sinf + g / 32,
+                           a->gfac[gi], need);
+    }
+    return 0;
+}
+
+/* The lanes of p in `need`: the reference's own pieces of [g, to). */
+AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], size_t g,
+                           size_t to, __m128 p, int need)
+{
+    float f[4];
+    _mm_storeu_ps(f, p);
+    for (int r = 0; r < 4; r++)
+        if (need >> r & 1) f[r] = dn_dot_piece_of_bytes(t, blk[r], c->act, c->scaling, g, to);
+    return _mm_loadu_ps(f);
+}
+
 /* Four rows (row pointers may repeat for a short batch), narrow codes: the
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). */
 AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4], int planes)
 {
     const dn_dot_act *a = c->a;
-    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const int16_t *codes = c->act->codes;
+    const int big = dn_big(t), sub32 = c->scaling == DN_ACT_SUB32;
     const size_t n = c->n, bb = c->bb;
     __m128 acc = _mm_setzero_ps();
     __m256i tiny = _mm256_setzero_si256();
@@ -709,127 +893,18 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
         for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
-        /* Four row streams: each a few hundred bytes ahead into L1, and the
-           same place four rows on (the next batch, whose row starts no
-           stream would otherwise have fetched) into L2: a constant count of
-           lines per group, a prefetch never faults. */
-        for (int r = 0; r < 4; r++)
-            for (size_t o = 0; o < (big ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
-                _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
-                _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
-            }
-        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        prefetch_group(c, t, blk);
         __m128 p;
         int need = 0;
         if (big) {
-            int bad = 0;
-            __m256d d, dm = _mm256_setzero_pd();
-            if (dn_m_at(t) == dn_d_at(t) + 2) scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
-            else d = scales4(blk, dn_d_at(t), &bad);
-            if (bad) return -1;
-            if (sub32 && !a->gok[gi]) {
-                p = _mm_setzero_ps();
-                need = 15;
-            } else {
-                __m256i C[4], O[4];
-                /* Q4_K, Q5_K under Sub32: B = -sum_k m_k (bs32_k S_k), from the
-                   mins and the activation's products P (the same exact terms) */
-                const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
-                if (!planes && mins && a->fok[gi]) {
-                    big_k_factored(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
-                    const __m256d s = _mm256_set1_pd(a->g2e[gi]);
-                    __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
-                    __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
-                    p = big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, &need);
-                } else if (!planes) {
-                    for (int r = 0; r < 4; r++) O[r] = _mm256_setzero_si256();
-                    for (int r = 0; r < 4; r += narrow_rows(t))
-                        big_narrow(t, narrow_rows(t), blk + r, a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
-                                   C + r, O + r);
-                    if (mins) {
-                        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-                        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
-                        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-                        p = big_sub32_AB(rows_dot_S(C, S0, S1), B, has_o, a->glim[gi], d, dm, &need);
-                    } else {
-                        p = sub32 ? big_sub32_4(C, O, has_o, S, a->glim[gi], d, dm, &need)
-                                  : big_block_4(C, O, has_o, S[0], d, dm);
-                    }
-                } else { /* wide codes, digits unsigned: two byte planes */
-                    __m256i Cl[4], Ol[4];
-                    for (int r = 0; r < 4; r++) O[r] = Ol[r] = _mm256_setzero_si256();
-                    for (int r = 0; r < 4; r += narrow_rows(t)) {
-                        big_narrow(t, narrow_rows(t), blk + r, a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
-                                   C + r, O + r);
-                        big_narrow(t, narrow_rows(t), blk + r, (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
-                                   mins ? NULL : a->bs32lo + g / 32, 1, Cl + r, Ol + r);
-                    }
-                    if (mins) {
-                        __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-                        __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
-                        __m256d A = _mm256_fmadd_pd(rows_dot_S(C, S0, S1), _mm256_set1_pd(256.0), rows_dot_S(Cl, S0, S1));
-                        __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-                        p = big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, &need);
-                    } else {
-                        p = sub32 ? big_sub32_planes(C, O, Cl, Ol, has_o, S, a->glim[gi], d, dm, &need)
-                                  : big_block_planes(C, O, Cl, Ol, has_o, S[0], d, dm, &need);
-                    }
-                }
-            }
+            if (big_group(a, t, sub32, blk, g, a->S + (sub32 ? g / 32 : gi), planes, &p, &need) < 0)
+                return -1;
         } else {
-            __m256 d[4], m[4];
-            __m256i C[4];
-            int bad = 0;
-            for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
-            if (!planes && G == 8) {
-                small_narrow_2rows(t, blk, bb, a->c8 + g, a->bs32 + g / 32, C);
-                small_narrow_2rows(t, blk + 2, bb, a->c8 + g, a->bs32 + g / 32, C + 2);
-            }
-            for (int r = 0; r < 4; r++) {
-                if (!planes) {
-                    if (G < 8) C[r] = small_narrow(t, blk[r], bb, G, a->c8 + g, a->bs32 + g / 32, 0);
-                } else if (planes == 2) { /* wide codes: int16 products */
-                    C[r] = small_wide16(t, blk[r], bb, G, c->act->codes + g, a->bs32 + g / 32);
-                } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
-                    __m256i h = small_narrow(t, blk[r], bb, G, a->hi8 + g, a->bs32hi + g / 32, 0);
-                    __m256i l = small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
-                    C[r] = _mm256_add_epi32(_mm256_slli_epi32(h, 8), l);
-                }
-            }
-            if (bad) return -1;
-            if (!sub32) {
-                /* eight pieces per row, added in block order: rows to columns */
-                __m256 q[4];
-                for (int r = 0; r < 4; r++) {
-                    q[r] = small_block_8(C[r], d[r], m[r], a->bs32 + g / 32, has_o, S);
-                    tiny = _mm256_or_si256(tiny, _mm256_and_si256(tiny8(q[r]), _mm256_set1_epi32(1 << r)));
-                }
-                __m256 t0 = _mm256_unpacklo_ps(q[0], q[1]), t1 = _mm256_unpackhi_ps(q[0], q[1]);
-                __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
-                __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-                __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-                __m128 col[8] = {_mm256_castps256_ps128(u0), _mm256_castps256_ps128(u1),
-                                 _mm256_castps256_ps128(u2), _mm256_castps256_ps128(u3),
-                                 _mm256_extractf128_ps(u0, 1), _mm256_extractf128_ps(u1, 1),
-                                 _mm256_extractf128_ps(u2, 1), _mm256_extractf128_ps(u3, 1)};
-                for (int k = 0; k < G; k++) acc = _mm_add_ps(acc, col[k]);
-                continue;
-            }
-            if (!a->gok[gi]) {
-                p = _mm_setzero_ps();
-                need = 15;
-            } else {
-                p = small_sub32_4(C, d, m, a->bs32 + g / 32, has_o, S, a->Sinf + g / 32, a->gfac[gi], &need);
-            }
+            int done = small_group(a, codes, t, sub32, bb, blk, g, G, planes, &acc, &tiny, &p, &need);
+            if (done < 0) return -1;
+            if (done) continue;
         }
-        if (need) { /* lanes the fast path cannot prove: the reference's piece */
-            float f[4];
-            _mm_storeu_ps(f, p);
-            size_t to = big ? g + 256 : g + 32 * (size_t)G;
-            for (int r = 0; r < 4; r++)
-                if (need >> r & 1) f[r] = dn_dot_piece_of_bytes(t, blk[r], c->act, c->scaling, g, to);
-            p = _mm_loadu_ps(f);
-        }
+        if (need) p = reference_pieces(c, t, blk, g, big ? g + 256 : g + 32 * (size_t)G, p, need);
         tiny = _mm256_or_si256(tiny, _mm256_and_si256(tiny8(_mm256_castps128_ps256(p)),
                                                       _mm256_setr_epi32(1, 2, 4, 8, 0, 0, 0, 0)));
         acc = _mm_add_ps(acc, p);
