@@ -171,4 +171,79 @@ static inline float dn_chain_result(float acc)
     return acc;
 }
 
+/* ---- one row's pieces from its integer sums ----------------------------------- */
+
+/* A 256-element block's binary16 scales d and dm (0 where the format has
+   none); 0 when one of them is unreadable. */
+static inline int dn_big_scales16(dn_type t, const uint8_t *blk, uint16_t *dh, uint16_t *mh)
+{
+    *dh = dn_load_u16(blk + dn_d_at(t));
+    *mh = dn_m_at(t) >= 0 ? dn_load_u16(blk + dn_m_at(t)) : 0;
+    return !dn_f16_bad(*dh) && !dn_f16_bad(*mh);
+}
+
+/* 1 when the pieces of the group at g may come from its integer sums (else
+   the reference's piece function computes them). */
+static inline int dn_group_fast(const dn_mv_ctx *c, size_t g)
+{
+    return c->scaling != DN_ACT_SUB32 || c->a->gok[g / DN_GROUP];
+}
+
+/* One row's piece of the 256-element group at g (its block blk, readable
+   scales dh, mh) from the block's raw per-16 sums; raw NULL (the group is
+   not dn_group_fast) or a sum the double arithmetic cannot prove: the
+   reference's piece. */
+static inline float dn_big_group_piece(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, size_t g,
+                                       const int32_t *raw, uint16_t dh, uint16_t mh)
+{
+    const dn_dot_act *a = c->a;
+    const int has_o = dn_has_offs(t);
+    const size_t gi = g / DN_GROUP;
+    float p = 0.0f;
+    int ok = 0;
+    if (raw) {
+        int64_t C[8], O[8];
+        dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
+        if (c->scaling == DN_ACT_SUB32) {
+            ok = dn_piece_big_sub32(C, O, has_o, a->S + g / 32, a->glim[gi], dn_f16_double(dh),
+                                    dn_f16_double(mh), &p);
+        } else {
+            int64_t Ct = 0, Ot = 0;
+            for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
+            ok = dn_piece_big_block(Ct, Ot, has_o, a->S[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
+        }
+    }
+    if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+    return p;
+}
+
+/* One row's pieces of the group of G 32-element blocks at g (its first
+   block blk) from the blocks' chunk sums C (zero point applied) and scales
+   d, m: added to *acc in order (one piece under Sub32, one per block
+   otherwise); 1 when one of them is tiny (dn_piece_tiny). */
+static inline int dn_small_group_add(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, size_t g,
+                                     int G, const int64_t C[8], const double d[8],
+                                     const double m[8], float *acc)
+{
+    const dn_dot_act *a = c->a;
+    const int has_o = dn_has_offs(t);
+    const size_t gi = g / DN_GROUP;
+    const double *S = a->S + g / 32;
+    float p;
+    if (c->scaling == DN_ACT_SUB32) {
+        if (!a->gok[gi] ||
+            !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
+            p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
+        *acc += p;
+        return dn_piece_tiny(p);
+    }
+    int tiny = 0;
+    for (int k = 0; k < G; k++) {
+        p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
+        tiny |= dn_piece_tiny(p);
+        *acc += p;
+    }
+    return tiny;
+}
+
 #endif

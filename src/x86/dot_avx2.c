@@ -924,34 +924,20 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
 AI int row_wide(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
 {
     const dn_dot_act *a = c->a;
-    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const int big = dn_big(t);
     const size_t n = c->n, bb = c->bb;
     float acc = 0.0f;
     int tiny = 0;
     for (size_t g = 0; g < n; g += DN_GROUP) {
-        const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32);
-        const uint8_t *blk = row + (big ? gi * bb : (g / 32) * bb);
-        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        const uint8_t *blk = row + (big ? g / DN_GROUP * bb : (g / 32) * bb);
         int32_t raw[16];
-        float p;
         if (big) {
-            uint16_t dh = dn_load_u16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_load_u16(blk + dn_m_at(t)) : 0;
-            if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
-            int ok = 0;
-            if (!sub32 || a->gok[gi]) {
-                int64_t C[8], O[8];
-                raw16_wide(t, blk, bb, 8, c->act->codes + g, raw);
-                dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
-                if (sub32) {
-                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
-                } else {
-                    int64_t Ct = 0, Ot = 0;
-                    for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
-                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_f16_double(dh), dn_f16_double(mh), &p);
-                }
-            }
-            if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+            uint16_t dh, mh;
+            if (!dn_big_scales16(t, blk, &dh, &mh)) return -1;
+            const int fast = dn_group_fast(c, g);
+            if (fast) raw16_wide(t, blk, bb, 8, c->act->codes + g, raw);
+            float p = dn_big_group_piece(c, t, blk, g, fast ? raw : NULL, dh, mh);
             tiny |= dn_piece_tiny(p);
             acc += p;
             continue;
@@ -970,18 +956,7 @@ AI int row_wide(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
             m[k] = mf[k];
             C[k] = (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k];
         }
-        if (sub32) {
-            if (!a->gok[gi] || !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
-                p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
-            tiny |= dn_piece_tiny(p);
-            acc += p;
-            continue;
-        }
-        for (int k = 0; k < G; k++) {
-            p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
-            tiny |= dn_piece_tiny(p);
-            acc += p;
-        }
+        tiny |= dn_small_group_add(c, t, blk, g, G, C, d, m, &acc);
     }
     *v = acc;
     return tiny;
