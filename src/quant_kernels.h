@@ -13,6 +13,9 @@
 
 #include "decodenum/quant.h"
 
+#include <math.h>
+#include <string.h>
+
 typedef struct dn_quant_kernels {
     /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
        with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
@@ -47,5 +50,38 @@ const dn_quant_kernels *dn_quant_active(void);
    2^-39 relatively away from every grid value, so rounding up the double
    gives the same grid value. */
 void dn_quant_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
+
+/* A kernel's start: nf, the first non-finite index of x (n when there is
+   none), reported as the reference reports it; else the row's block and
+   words set and DN_OK. */
+static inline dn_status dn_quant_start(size_t nf, size_t n, size_t block, dn_words words,
+                                       dn_act_row *row, size_t *bad)
+{
+    if (nf < n) {
+        if (bad) *bad = nf;
+        return DN_ERR_NON_FINITE;
+    }
+    row->block = (uint32_t)block;
+    row->words = words;
+    return DN_OK;
+}
+
+/* A block's scale from its largest magnitude: below 2^-126 every element
+   reads as zero (FTZ), so the block gets the canonical scale lo * 2^0 and
+   zero codes (0 returned); else dn_quant_fast_scale's, with *md = m 2^e
+   (exact in double), and 1. */
+static inline int dn_quant_block_scale(float amax, int32_t lo, dn_words words, size_t block,
+                                       int16_t *codes, dn_act_scale *sc, double *md)
+{
+    if (amax < 0x1p-126f) {
+        sc->m = lo;
+        sc->e = 0;
+        memset(codes, 0, block * sizeof *codes);
+        return 0;
+    }
+    dn_quant_fast_scale(amax, lo, words, sc);
+    *md = ldexp((double)sc->m, sc->e);
+    return 1;
+}
 
 #endif

@@ -43,13 +43,8 @@ AI int32x2_t codes2(float32x2_t x, float64x2_t md, float64x2_t rcp)
 static dn_status quantize_neon(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
                                dn_act_row *row, size_t *bad)
 {
-    size_t nf = first_non_finite(x, n);
-    if (nf < n) {
-        if (bad) *bad = nf;
-        return DN_ERR_NON_FINITE;
-    }
-    row->block = (uint32_t)block;
-    row->words = words;
+    dn_status st = dn_quant_start(first_non_finite(x, n), n, block, words, row, bad);
+    if (st != DN_OK) return st;
     const float32x4_t fmin = vdupq_n_f32(0x1p-126f);
     for (size_t b = 0; b < n / block; b++) {
         const float *xb = x + b * block;
@@ -58,15 +53,9 @@ static dn_status quantize_neon(const float *x, size_t n, size_t block, int32_t l
         for (size_t i = 0; i < block; i += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(xb + i)));
         float amax = vmaxvq_f32(m);
         dn_act_scale *sc = &row->scales[b];
-        if (amax < 0x1p-126f) {
-            sc->m = lo;
-            sc->e = 0;
-            memset(cb, 0, block * sizeof *cb);
-            continue;
-        }
-        dn_quant_fast_scale(amax, lo, words, sc);
-        const float64x2_t md = vdupq_n_f64(ldexp((double)sc->m, sc->e));
-        const float64x2_t rcp = vdupq_n_f64(1.0 / ldexp((double)sc->m, sc->e));
+        double s;
+        if (!dn_quant_block_scale(amax, lo, words, block, cb, sc, &s)) continue;
+        const float64x2_t md = vdupq_n_f64(s), rcp = vdupq_n_f64(1.0 / s);
         for (size_t i = 0; i < block; i += 4) {
             float32x4_t v = vld1q_f32(xb + i);
             v = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */

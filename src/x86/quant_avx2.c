@@ -51,13 +51,8 @@ AI __m128i codes4(__m128 x, __m256d md, __m256d rcp)
 static dn_status quantize_avx2(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
                                dn_act_row *row, size_t *bad)
 {
-    size_t nf = first_non_finite(x, n);
-    if (nf < n) {
-        if (bad) *bad = nf;
-        return DN_ERR_NON_FINITE;
-    }
-    row->block = (uint32_t)block;
-    row->words = words;
+    dn_status st = dn_quant_start(first_non_finite(x, n), n, block, words, row, bad);
+    if (st != DN_OK) return st;
     const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     const __m256 fmin = _mm256_set1_ps(0x1p-126f);
     for (size_t b = 0; b < n / block; b++) {
@@ -74,15 +69,9 @@ static dn_status quantize_avx2(const float *x, size_t n, size_t block, int32_t l
         m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
         float amax = _mm_cvtss_f32(m4);
         dn_act_scale *sc = &row->scales[b];
-        if (amax < 0x1p-126f) { /* every element zero or denormal: FTZ makes them 0 */
-            sc->m = lo;
-            sc->e = 0;
-            memset(cb, 0, block * sizeof *cb);
-            continue;
-        }
-        dn_quant_fast_scale(amax, lo, words, sc);
-        const __m256d md = _mm256_set1_pd(ldexp((double)sc->m, sc->e));
-        const __m256d rcp = _mm256_set1_pd(1.0 / ldexp((double)sc->m, sc->e));
+        double s;
+        if (!dn_quant_block_scale(amax, lo, words, block, cb, sc, &s)) continue;
+        const __m256d md = _mm256_set1_pd(s), rcp = _mm256_set1_pd(1.0 / s);
         for (size_t i = 0; i < block; i += 8) {
             __m256 v = _mm256_loadu_ps(xb + i);
             v = _mm256_and_ps(v, _mm256_cmp_ps(_mm256_and_ps(v, absmask), fmin, _CMP_GE_OQ)); /* FTZ */
