@@ -17,6 +17,7 @@
  * environment.
  */
 #include "block_format.h"
+#include "sizes.h"
 #include "decodenum/lane.h"
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
@@ -332,7 +333,9 @@ static dn_status row_ok(dn_type type, const uint8_t *row, size_t n, const dn_act
     size_t block = dn_type_block_elements(type);
     if (row == NULL || act == NULL || out == NULL || act->codes == NULL || act->scales == NULL)
         return DN_ERR_INVALID_ARGUMENT;
-    if (n % block != 0 || b >= n / block || act->n != n || act->block != act_block)
+    size_t row_bytes; /* a row that would not fit in memory */
+    if (n % block != 0 || b >= n / block || act->n != n || act->block != act_block ||
+        !dn_size_mul(n / block, dn_type_block_bytes(type), &row_bytes))
         return DN_ERR_INVALID_ARGUMENT;
     if (act->words != DN_WORDS_ONE && act->words != DN_WORDS_TWO) return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
