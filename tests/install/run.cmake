@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Installs the build into a fresh prefix and uses it the ways a consumer
 # does: pkg-config, find_package with the shared library and with the static
-# one, and the installed decodenum program. Checks what the libraries export
-# (the public dn_* functions only, each under a DECODENUM_0.x version; every
-# DN_API function of the installed headers), the SONAME, and the install
-# components. Run with cmake -P; see tests/CMakeLists.txt.
+# one, examples/ as a standalone project, and the installed decodenum
+# program. Checks what the libraries export (the public dn_* functions only,
+# each under a DECODENUM_0.x version; every DN_API function of the installed
+# headers), the SONAME, and the install components. Run with cmake -P; see tests/CMakeLists.txt.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -119,6 +119,26 @@ if(EXISTS ${archive})
   run(${WORK_DIR}/consumer-cmake-static/consumer)
   message(STATUS "find_package consumer (static): ${out}")
 endif()
+
+# examples/ as a standalone project against the installed tree, with the
+# shared and with the static library.
+foreach(kind shared static)
+  if(kind STREQUAL "static" AND NOT EXISTS ${archive})
+    continue()
+  endif()
+  set(use_static OFF)
+  if(kind STREQUAL "static")
+    set(use_static ON)
+  endif()
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples -B ${WORK_DIR}/examples-${kind}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DDECODENUM_USE_STATIC=${use_static})
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/examples-${kind})
+  run(${WORK_DIR}/examples-${kind}/decodenum_usage)
+  if(NOT out MATCHES "dot 0x1p-2 .* argmax 2 .* code 6 ")
+    message(FATAL_ERROR "examples (${kind}) printed: ${out}")
+  endif()
+  message(STATUS "examples/ against the install (${kind}): ${out}")
+endforeach()
 
 # The installed program tests the installed library.
 if(EXISTS ${prefix}/bin/decodenum)
