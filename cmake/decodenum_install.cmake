@@ -8,6 +8,13 @@
 # decodenum::shared and/or decodenum::static, and decodenum::decodenum, the
 # shared one unless the consumer asks for static (decodenumConfig.cmake.in).
 
+# One release number: project(VERSION) and the header's DN_VERSION_STRING
+# (tools/release.sh writes both).
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/decodenum/common.h _dn_vs REGEX "^#define DN_VERSION_STRING ")
+if(NOT _dn_vs MATCHES "\"${PROJECT_VERSION}\"")
+  message(FATAL_ERROR "project(VERSION ${PROJECT_VERSION}) differs from include/decodenum/common.h: ${_dn_vs}")
+endif()
+
 if(BUILD_SHARED_LIBS AND DECODENUM_BUILD_STATIC)
   add_library(decodenum_static STATIC ${DN_STATIC_OBJECT})
   target_include_directories(decodenum_static PUBLIC
