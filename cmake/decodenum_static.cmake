@@ -6,7 +6,11 @@
 # tables) cannot collide with a program's. ctest install_consumers checks
 # the installed archive with nm.
 set(DN_STATIC_OBJECT ${PROJECT_BINARY_DIR}/decodenum_static/decodenum.o)
-find_program(DN_OBJCOPY NAMES ${CMAKE_OBJCOPY} objcopy REQUIRED)
+if(CMAKE_OBJCOPY)
+  set(DN_OBJCOPY ${CMAKE_OBJCOPY}) # the toolchain's (aarch64-linux-gnu-objcopy when crossing)
+else()
+  find_program(DN_OBJCOPY objcopy REQUIRED)
+endif()
 add_custom_command(OUTPUT ${DN_STATIC_OBJECT}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/decodenum_static
   COMMAND ${CMAKE_C_COMPILER} -r -nostdlib -o ${DN_STATIC_OBJECT}.partial $<TARGET_OBJECTS:decodenum_objects>
