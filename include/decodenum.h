@@ -16,6 +16,7 @@
  *                       block's value, bit for bit as dn_dot
  *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
  *                       softmax, rmsnorm, l2norm, rope, hadamard
+ *   decodenum/selftest.h the library holding its kernels to its references
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
@@ -29,5 +30,6 @@
 #include "decodenum/dot.h"
 #include "decodenum/lane.h"
 #include "decodenum/math.h"
+#include "decodenum/selftest.h"
 
 #endif /* DECODENUM_H */

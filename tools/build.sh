@@ -12,6 +12,12 @@
 #                                `native`) and run the F16 and dot benches against it
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
+#   sh tools/build.sh werror     build everything with -Werror in GCC and in Clang 14
+#                                (-Wall -Wextra -Wshadow; no tests run)
+#   sh tools/build.sh abi        the ABI against abi/ (tools/abi.sh check), and that the
+#                                check fails on a removed and a changed function
+#   sh tools/build.sh deb        the Debian packages (dpkg-buildpackage -us -uc -b, tests
+#                                included) and lintian, no error or warning (tools/deb.sh)
 #
 # Set DN_NO_APT=1 to skip the package installs. Build trees go to build/<what>.
 set -eu
@@ -126,8 +132,31 @@ fuzz)
     # under 500 bytes: one 256-element row with a float activation is 1.2 KB)
     run_fuzz mat_vec -max_len=8192 -len_control=0
     ;;
+werror)
+    # The project's warnings (CMakeLists.txt) as errors, in both compilers,
+    # with the distribution's flags and build type (dpkg-buildflags: -O2 and
+    # the hardening options, CMAKE_BUILD_TYPE=None).
+    apt_install $base $testing clang-14 dpkg-dev
+    flags="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+    for cc in gcc clang-14; do
+        echo "== $cc -Werror"
+        cmake -S . -B "build/werror-$cc" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
+            -DCMAKE_C_FLAGS="$flags -Werror" -DDECODENUM_BUILD_TESTS=ON
+        cmake --build "build/werror-$cc" -j "$jobs"
+    done
+    ;;
+abi)
+    apt_install $base abigail-tools
+    sh tools/abi.sh map
+    sh tools/abi.sh check
+    sh tools/abi.sh selftest
+    ;;
+deb)
+    apt_install $base $testing build-essential debhelper dpkg-dev lintian pkgconf fakeroot
+    sh tools/deb.sh
+    ;;
 *)
-    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz" >&2
+    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
     exit 2
     ;;
 esac

@@ -38,6 +38,20 @@ extern "C" {
     (DN_VERSION_MAJOR * 10000 + DN_VERSION_MINOR * 100 + DN_VERSION_PATCH)
 #define DN_VERSION_STRING "0.1.0"
 
+/* The modules this header set has, for #if tests (each defined to the
+   DN_VERSION_NUMBER of the release that first shipped it); a program that
+   may run on an older library compares dn_version() with the same number
+   before calling into the module. */
+#define DN_HAVE_FP32 100     /* decodenum/fp32.h */
+#define DN_HAVE_POOL 200     /* decodenum/pool.h */
+#define DN_HAVE_F16 200      /* decodenum/f16.h */
+#define DN_HAVE_BLOCKS 200   /* decodenum/blocks.h */
+#define DN_HAVE_QUANT 200    /* decodenum/quant.h */
+#define DN_HAVE_DOT 200      /* decodenum/dot.h */
+#define DN_HAVE_LANE 200     /* decodenum/lane.h */
+#define DN_HAVE_MATH 200     /* decodenum/math.h */
+#define DN_HAVE_SELFTEST 200 /* decodenum/selftest.h */
+
 /* The DN_VERSION_NUMBER of the library actually linked (which may be newer
    than the header a program was compiled with). Cost: O(1). */
 DN_API unsigned dn_version(void);
