@@ -28,7 +28,6 @@
 #include <arm_neon.h>
 #endif
 
-static volatile float g_sink_f;
 static volatile uint64_t g_sink_u;
 
 /* ---- timing ------------------------------------------------------------- */

@@ -185,14 +185,14 @@ static inline double dn_dot_sum_odd(double a, double b)
     double s = a + b;
     double bb = s - a;
     double err = (a - (s - bb)) + (b - bb);
-    if (err != 0) {
-        uint64_t u, ue;
-        __builtin_memcpy(&u, &s, 8);
-        __builtin_memcpy(&ue, &err, 8);
-        if (!(u & 1)) u += ((u ^ ue) >> 63) ? (uint64_t)-1 : 1u;
-        __builtin_memcpy(&s, &u, 8);
-    }
-    return s;
+    if (err == 0) return s;
+    uint64_t u, ue;
+    __builtin_memcpy(&u, &s, 8);
+    __builtin_memcpy(&ue, &err, 8);
+    if (!(u & 1)) u += ((u ^ ue) >> 63) ? (uint64_t)-1 : 1u;
+    double odd;
+    __builtin_memcpy(&odd, &u, 8);
+    return odd;
 }
 
 #endif

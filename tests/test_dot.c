@@ -206,6 +206,8 @@ static void misaligned_inputs_are_refused(void **state)
    (-1: none). */
 static void scale_offsets(dn_type t, int *d, int *dm)
 {
+    *d = 0;
+    *dm = -1;
     for (size_t i = 0; i < NBLOCK_SCALES; i++)
         if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
 }
