@@ -1,9 +1,303 @@
 /*
  * The attention module on AVX2 (+F16C): each kernel reproduces its reference
- * in src/attention.c bit for bit. Entries left NULL run the reference.
+ * in src/attention.c bit for bit (docs/numerics.md 13.7 says why).
+ *
+ * - scores_avx2: per position, per query head, the lanes of fdot as the fp32
+ *   kernels keep them (lane l is lane l % 8 of acc<l / 8>), the row widened
+ *   in registers (F16C for binary16, a shift for bfloat16), under the
+ *   DAZ-only MXCSR; a tail updates only the lanes it has elements for.
+ * - weighted_avx2: 32 lane accumulators per output element, a tile of 32
+ *   elements at a time and up to four heads sharing each value row's load;
+ *   the lanes fold with the tree as 32 vectors, element by element.
+ * - scores_int8_avx2: integer chunk sums by _mm256_madd_epi16, combined in
+ *   binary64 under the query's fast plan (exact), else the reference.
+ * - weighted_int8_avx2: the shared block step (weights, power-of-two scale,
+ *   codes), then pairs of positions by _mm256_madd_epi16 in int32.
  */
 #include "../attention_kernels.h"
+#include "../bits.h"
+#include "decodenum/fp32.h"
+#include "avx2_common.h"
+
+#include <string.h>
+
+/* ---- widening cached elements -------------------------------------------------------- */
+
+static inline __m256 load8(uint32_t type, const void *row, size_t i)
+{
+    if (type == DN_KV_F16)
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)row + i)));
+    if (type == DN_KV_BF16) {
+        __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)row + i));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    return _mm256_loadu_ps((const float *)row + i);
+}
+
+/* The first `count` (< 8) elements from i, the rest +0; never reads past them. */
+static inline __m256 load_part(uint32_t type, const void *row, size_t i, size_t count)
+{
+    uint16_t h[8] = {0};
+    float f[8] = {0};
+    if (type == DN_KV_F32) {
+        memcpy(f, (const float *)row + i, count * sizeof(float));
+        return _mm256_loadu_ps(f);
+    }
+    memcpy(h, (const uint16_t *)row + i, count * sizeof(uint16_t));
+    return load8(type, h, 0);
+}
+
+/* ---- scores --------------------------------------------------------------------------- */
+
+/* acc + q[i..]*row[i..] over `left` elements (8 or more: all 8), only the
+   lanes with elements changed. */
+static inline __m256 lane_add(__m256 acc, uint32_t type, const float *q, const void *row, size_t i,
+                              size_t left)
+{
+    if (left >= 8) return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
+    if (left == 0) return acc;
+    float qt[8] = {0};
+    memcpy(qt, q + i, left * sizeof(float));
+    __m256 sum = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(qt), load_part(type, row, i, left)));
+    return _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(dn_avx2_tail_mask(left)));
+}
+
+static inline __attribute__((always_inline)) float dot_row(uint32_t type, const float *q,
+                                                          const void *row, size_t d)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(q + i + 8), load8(type, row, i + 8)));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q + i + 16), load8(type, row, i + 16)));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q + i + 24), load8(type, row, i + 24)));
+    }
+    if (i < d) {
+        size_t left = d - i;
+        a0 = lane_add(a0, type, q, row, i, left);
+        a1 = lane_add(a1, type, q, row, i + 8, left > 8 ? left - 8 : 0);
+        a2 = lane_add(a2, type, q, row, i + 16, left > 16 ? left - 16 : 0);
+        a3 = lane_add(a3, type, q, row, i + 24, left > 24 ? left - 24 : 0);
+    }
+    return dn_avx2_tree32(a0, a1, a2, a3);
+}
+
+static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, const float *q,
+                                                                size_t heads, size_t d,
+                                                                const void *k, size_t stride,
+                                                                size_t n, float scale, float *s)
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2;
+    for (size_t j = 0; j < n; j++) {
+        const void *row = (const char *)k + j * stride * es;
+        if (j + 4 < n) _mm_prefetch((const char *)k + (j + 4) * stride * es, _MM_HINT_T0);
+        for (size_t g = 0; g < heads; g++) {
+            /* DAZ reads a denormal tree result as the zero the reference
+               stores; the product is flushed as the reference's fmul is. */
+            float r = dot_row(type, q + g * d, row, d) * scale;
+            s[g * n + j] = r;
+        }
+    }
+}
+
+static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
+                        size_t stride, size_t n, float scale, float *s)
+{
+    unsigned csr = dn_avx2_enter();
+    if (type == DN_KV_F16) scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else if (type == DN_KV_BF16) scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
+}
+
+/* ---- the weighted sum ------------------------------------------------------------------ */
+
+#define TILE 32 /* elements per pass */
+#define HEADS 4 /* heads sharing a value row's load */
+
+/* Element i0.. (w <= TILE) of n value rows into the lanes of up to HEADS heads. */
+static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p,
+                                                            size_t hn, size_t n, const void *v,
+                                                            size_t stride, size_t i0, size_t w,
+                                                            float acc[HEADS][DN_LANES][TILE])
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2, full = w / 8;
+    for (size_t j = 0; j < n; j++) {
+        const void *row = (const char *)v + j * stride * es;
+        __m256 x[TILE / 8];
+        for (size_t c = 0; c < TILE / 8; c++)
+            x[c] = c < full ? load8(type, row, i0 + 8 * c)
+                 : c * 8 < w ? load_part(type, row, i0 + 8 * c, w - 8 * c) : _mm256_setzero_ps();
+        for (size_t g = 0; g < hn; g++) {
+            __m256 pj = _mm256_broadcast_ss(&p[g * n + j]);
+            float *a = acc[g][j % DN_LANES];
+            for (size_t c = 0; c < TILE / 8; c++)
+                _mm256_store_ps(a + 8 * c, _mm256_add_ps(_mm256_load_ps(a + 8 * c), _mm256_mul_ps(pj, x[c])));
+        }
+    }
+}
+
+/* The tree over the 32 lanes of 8 elements at once (vertical adds in the
+   tree's order), flushed, into out. */
+static void fold8(float lanes[DN_LANES][TILE], size_t c, float *out, size_t count)
+{
+    __m256 l[DN_LANES];
+    for (size_t i = 0; i < DN_LANES; i++) l[i] = _mm256_load_ps(lanes[i] + 8 * c);
+    for (size_t width = DN_LANES; width > 1; width /= 2)
+        for (size_t i = 0; i < width / 2; i++) l[i] = _mm256_add_ps(l[2 * i], l[2 * i + 1]);
+    float r[8];
+    _mm256_storeu_ps(r, l[0]);
+    for (size_t i = 0; i < count; i++) out[i] = r[i];
+}
+
+static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
+                          size_t stride, size_t d, float *out)
+{
+    static _Thread_local float acc[HEADS][DN_LANES][TILE] __attribute__((aligned(32)));
+    unsigned csr = dn_avx2_enter();
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
+        for (size_t i0 = 0; i0 < d; i0 += TILE) {
+            size_t w = d - i0 < TILE ? d - i0 : TILE;
+            memset(acc, 0, sizeof acc);
+            if (type == DN_KV_F16) weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else if (type == DN_KV_BF16) weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            for (size_t g = 0; g < hn; g++)
+                for (size_t c = 0; c * 8 < w; c++)
+                    fold8(acc[g], c, out + (g0 + g) * d + i0 + 8 * c, w - 8 * c < 8 ? w - 8 * c : 8);
+        }
+    }
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+}
+
+/* ---- int8 scores ------------------------------------------------------------------------ */
+
+/* T = sum_c f[c] * (codes of chunk c . key chunk c), exact under the plan. */
+static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, const int8_t *key,
+                              size_t d)
+{
+    __m256d t = _mm256_setzero_pd();
+    size_t full = d / 32;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (plan->f[c] == 0.0) continue;
+        __m256i k0, k1;
+        if (c < full) {
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
+        } else {
+            int8_t tmp[32] = {0};
+            memcpy(tmp, key + 32 * c, d - 32 * c);
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
+        }
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
+        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
+        /* |q * k| <= 32767 * 128, a pair below 2^24, eight pairs below 2^27 */
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        __m256d f = _mm256_set1_pd(plan->f[c]);
+        t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
+        t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1))));
+    }
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
+                             size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
+                             float scale, float *s)
+{
+    static _Thread_local dn_attn_plan plans[HEADS];
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
+        for (size_t g = 0; g < hn; g++) dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
+        for (size_t j = 0; j < n; j++) {
+            const int8_t *row = k + j * stride;
+            if (j + 4 < n) _mm_prefetch((const char *)(k + (j + 4) * stride), _MM_HINT_T0);
+            for (size_t g = 0; g < hn; g++) {
+                const dn_act_row *qg = &q[g0 + g];
+                float r = plans[g].fast
+                              ? dn_attn_round_score(int8_dot(&plans[g], qg->codes, row, d),
+                                                    plans[g].emin, ks[j * scale_stride])
+                              : dn_attn_int8_score1(qg, d, ks[j * scale_stride], row);
+                s[(g0 + g) * n + j] = dn_fmul(r, scale);
+            }
+        }
+    }
+}
+
+/* ---- the int8 weighted sum ------------------------------------------------------------- */
+
+/* out[0..16) += the block's pieces for elements i..i+16 of the rows. */
+static inline void block16(const int8_t *v, size_t stride, size_t m, const int16_t *c, int32_t e,
+                           size_t i, float *out)
+{
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+    for (size_t j = 0; j < m; j += 2) {
+        __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + j * stride + i)));
+        __m256i b = j + 1 < m ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
+                              : _mm256_setzero_si256();
+        /* pairs (v_j, v_j+1) against (c_j, c_j+1): |sum| <= 2 * 127 * 128 */
+        __m256i cc = _mm256_set1_epi32((int32_t)(((uint32_t)(uint16_t)c[j + 1] << 16) | (uint16_t)c[j]));
+        __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(lo, cc));
+        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(hi, cc));
+    }
+    /* unpack interleaves within 128-bit halves: s0 holds elements 0-3 and
+       8-11, s1 elements 4-7 and 12-15 */
+    __m256i e0 = _mm256_permute2x128_si256(s0, s1, 0x20), e1 = _mm256_permute2x128_si256(s0, s1, 0x31);
+    uint64_t pb = (uint64_t)(1023 + e) << 52;
+    double pw;
+    memcpy(&pw, &pb, 8);
+    __m256d p2 = _mm256_set1_pd(pw);
+    __m256i parts[2] = {e0, e1};
+    for (int h = 0; h < 2; h++) {
+        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
+        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
+        __m256 piece = dn_avx2_flush(_mm256_set_m128(hi, lo));
+        __m256 o = _mm256_loadu_ps(out + 8 * h);
+        _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
+    }
+}
+
+static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
+                              const uint16_t *vs, size_t scale_stride, size_t d, float *out)
+{
+    int bad = 0;
+    for (size_t g = 0; g < heads; g++) {
+        float *o = out + g * d;
+        memset(o, 0, d * sizeof(float));
+        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
+            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
+            int16_t c[DN_VALUE_BLOCK + 1] = {0};
+            int32_t e;
+            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
+                bad = 1;
+                for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
+                continue;
+            }
+            const int8_t *vb = v + j0 * stride;
+            size_t i = 0;
+            /* the pieces are exact unless they leave binary32's normal range */
+            if (e > -100 && e < 100)
+                for (; i + 16 <= d; i += 16) block16(vb, stride, m, c, e, i, o + i);
+            for (; i < d; i++) {
+                int32_t sum = 0;
+                for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
+                o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
+            }
+        }
+        for (size_t i = 0; i < d; i++) o[i] = dn_result(o[i]);
+    }
+    return bad;
+}
 
 const dn_attention_kernels dn_attention_avx2 = {
-    .scores = NULL,
+    .scores = scores_avx2,
+    .weighted = weighted_avx2,
+    .scores_int8 = scores_int8_avx2,
+    .weighted_int8 = weighted_int8_avx2,
 };
