@@ -83,6 +83,42 @@ static inline __attribute__((always_inline)) float dot_row(uint32_t type, const 
     return dn_avx2_tree32(a0, a1, a2, a3);
 }
 
+/* Two heads' dots with one row, each in its own four accumulators: the
+   row's chunks are widened once for both. */
+static inline __attribute__((always_inline)) void dot_row2(uint32_t type, const float *q0,
+                                                          const float *q1, const void *row,
+                                                          size_t d, float *r0, float *r1)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        __m256 k0 = load8(type, row, i), k1 = load8(type, row, i + 8);
+        __m256 k2 = load8(type, row, i + 16), k3 = load8(type, row, i + 24);
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(q0 + i), k0));
+        b0 = _mm256_add_ps(b0, _mm256_mul_ps(_mm256_loadu_ps(q1 + i), k0));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 8), k1));
+        b1 = _mm256_add_ps(b1, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 8), k1));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 16), k2));
+        b2 = _mm256_add_ps(b2, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 16), k2));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 24), k3));
+        b3 = _mm256_add_ps(b3, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 24), k3));
+    }
+    if (i < d) {
+        size_t left = d - i;
+        a0 = lane_add(a0, type, q0, row, i, left);
+        a1 = lane_add(a1, type, q0, row, i + 8, left > 8 ? left - 8 : 0);
+        a2 = lane_add(a2, type, q0, row, i + 16, left > 16 ? left - 16 : 0);
+        a3 = lane_add(a3, type, q0, row, i + 24, left > 24 ? left - 24 : 0);
+        b0 = lane_add(b0, type, q1, row, i, left);
+        b1 = lane_add(b1, type, q1, row, i + 8, left > 8 ? left - 8 : 0);
+        b2 = lane_add(b2, type, q1, row, i + 16, left > 16 ? left - 16 : 0);
+        b3 = lane_add(b3, type, q1, row, i + 24, left > 24 ? left - 24 : 0);
+    }
+    *r0 = dn_avx2_tree32(a0, a1, a2, a3);
+    *r1 = dn_avx2_tree32(b0, b1, b2, b3);
+}
+
 static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, const float *q,
                                                                 size_t heads, size_t d,
                                                                 const void *k, size_t stride,
@@ -91,13 +127,19 @@ static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, 
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
         const void *row = (const char *)k + j * stride * es;
-        if (j + 4 < n) _mm_prefetch((const char *)k + (j + 4) * stride * es, _MM_HINT_T0);
-        for (size_t g = 0; g < heads; g++) {
-            /* DAZ reads a denormal tree result as the zero the reference
-               stores; the product is flushed as the reference's fmul is. */
-            float r = dot_row(type, q + g * d, row, d) * scale;
-            s[g * n + j] = r;
+        if (j + 8 < n)
+            for (size_t b = 0; b < d * es; b += 64)
+                _mm_prefetch((const char *)k + (j + 8) * stride * es + b, _MM_HINT_T0);
+        /* DAZ reads a denormal tree result as the zero the reference
+           stores; the product is flushed afterwards as fmul's is. */
+        size_t g = 0;
+        for (; g + 2 <= heads; g += 2) {
+            float r0, r1;
+            dot_row2(type, q + g * d, q + (g + 1) * d, row, d, &r0, &r1);
+            s[g * n + j] = r0 * scale;
+            s[(g + 1) * n + j] = r1 * scale;
         }
+        if (g < heads) s[g * n + j] = dot_row(type, q + g * d, row, d) * scale;
     }
 }
 
@@ -117,24 +159,49 @@ static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, c
 #define TILE 32 /* elements per pass */
 #define HEADS 4 /* heads sharing a value row's load */
 
-/* Element i0.. (w <= TILE) of n value rows into the lanes of up to HEADS heads. */
-static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p,
-                                                            size_t hn, size_t n, const void *v,
-                                                            size_t stride, size_t i0, size_t w,
+/* lanes a[0..32) += p * x0..x3 */
+static inline __attribute__((always_inline)) void lane_update(float *a, __m256 p, __m256 x0, __m256 x1,
+                                                             __m256 x2, __m256 x3)
+{
+    _mm256_store_ps(a, _mm256_add_ps(_mm256_load_ps(a), _mm256_mul_ps(p, x0)));
+    _mm256_store_ps(a + 8, _mm256_add_ps(_mm256_load_ps(a + 8), _mm256_mul_ps(p, x1)));
+    _mm256_store_ps(a + 16, _mm256_add_ps(_mm256_load_ps(a + 16), _mm256_mul_ps(p, x2)));
+    _mm256_store_ps(a + 24, _mm256_add_ps(_mm256_load_ps(a + 24), _mm256_mul_ps(p, x3)));
+}
+
+/* The value row's elements i0..i0+w (w <= TILE) widened, +0 past w. */
+static inline __attribute__((always_inline)) void load_tile(uint32_t type, const void *row, size_t i0,
+                                                           size_t w, __m256 x[TILE / 8])
+{
+    if (w == TILE) {
+        for (size_t c = 0; c < TILE / 8; c++) x[c] = load8(type, row, i0 + 8 * c);
+        return;
+    }
+    for (size_t c = 0; c < TILE / 8; c++)
+        x[c] = 8 * c + 8 <= w ? load8(type, row, i0 + 8 * c)
+             : 8 * c < w ? load_part(type, row, i0 + 8 * c, w - 8 * c) : _mm256_setzero_ps();
+}
+
+/* Elements i0.. (w <= TILE) of n value rows into the lanes of HN heads
+   (position j in lane j % 32). */
+static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p, size_t hn,
+                                                            size_t n, const void *v, size_t stride,
+                                                            size_t i0, size_t w,
                                                             float acc[HEADS][DN_LANES][TILE])
 {
-    size_t es = type == DN_KV_F32 ? 4 : 2, full = w / 8;
+    size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
-        const void *row = (const char *)v + j * stride * es;
+        const char *row = (const char *)v + j * stride * es;
+        if (j + 8 < n)
+            for (size_t b = 0; b < w * es; b += 64) _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
         __m256 x[TILE / 8];
-        for (size_t c = 0; c < TILE / 8; c++)
-            x[c] = c < full ? load8(type, row, i0 + 8 * c)
-                 : c * 8 < w ? load_part(type, row, i0 + 8 * c, w - 8 * c) : _mm256_setzero_ps();
-        for (size_t g = 0; g < hn; g++) {
-            __m256 pj = _mm256_broadcast_ss(&p[g * n + j]);
-            float *a = acc[g][j % DN_LANES];
-            for (size_t c = 0; c < TILE / 8; c++)
-                _mm256_store_ps(a + 8 * c, _mm256_add_ps(_mm256_load_ps(a + 8 * c), _mm256_mul_ps(pj, x[c])));
+        load_tile(type, row, i0, w, x);
+        size_t l = j % DN_LANES;
+        switch (hn) {
+        case 4: lane_update(acc[3][l], _mm256_broadcast_ss(&p[3 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        case 3: lane_update(acc[2][l], _mm256_broadcast_ss(&p[2 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        case 2: lane_update(acc[1][l], _mm256_broadcast_ss(&p[n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        default: lane_update(acc[0][l], _mm256_broadcast_ss(&p[j]), x[0], x[1], x[2], x[3]);
         }
     }
 }
@@ -155,7 +222,7 @@ static void fold8(float lanes[DN_LANES][TILE], size_t c, float *out, size_t coun
 static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
                           size_t stride, size_t d, float *out)
 {
-    static _Thread_local float acc[HEADS][DN_LANES][TILE] __attribute__((aligned(32)));
+    float acc[HEADS][DN_LANES][TILE] __attribute__((aligned(32)));
     unsigned csr = dn_avx2_enter();
     for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
         size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
