@@ -277,7 +277,7 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
                              size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
                              float scale, float *s)
 {
-    static _Thread_local dn_attn_plan plans[HEADS];
+    dn_attn_plan plans[HEADS];
     for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
         size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
         for (size_t g = 0; g < hn; g++) dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
