@@ -11,7 +11,7 @@
  *   the lanes fold with the tree as 32 vectors, element by element.
  * - scores_int8_avx2: integer chunk sums by _mm256_madd_epi16, combined in
  *   binary64 under the query's fast plan (exact), else the reference.
- * - weighted_int8_avx2: the shared block step (weights, power-of-two scale,
+ * - weighted_int8_avx2: the block step (weights, power-of-two scale,
  *   codes), then pairs of positions by _mm256_madd_epi16 in int32.
  */
 #include "../attention_kernels.h"
@@ -273,24 +273,105 @@ static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, co
     return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
+/* When every chunk factor and the whole sum fit int32 (Gaussian-like
+   queries: the block exponents lie within a few places), the chunk sums are
+   scaled by their factors in int32 lanes and totalled once: fi[c] = f[c],
+   and sum_c f[c] * 128 * sum |codes of c| < 2^31 bounds every partial sum. */
+static int int32_factors(const dn_attn_plan *plan, const int16_t *codes, int32_t *fi)
+{
+    double bound = 0.0;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (plan->f[c] > 0x1p30) return 0;
+        fi[c] = (int32_t)plan->f[c];
+        int32_t mag = 0;
+        for (size_t i = 0; i < 32; i++) mag += codes[32 * c + i] < 0 ? -codes[32 * c + i] : codes[32 * c + i];
+        bound += plan->f[c] * 128.0 * (double)mag;
+    }
+    return bound < 0x1p31;
+}
+
+static inline double int8_dot32(const dn_attn_plan *plan, const int32_t *fi, const int16_t *codes,
+                                const int8_t *key, size_t d)
+{
+    __m256i t = _mm256_setzero_si256();
+    size_t full = d / 32;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (fi[c] == 0) continue;
+        __m256i k0, k1;
+        if (c < full) {
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
+        } else {
+            int8_t tmp[32] = {0};
+            memcpy(tmp, key + 32 * c, d - 32 * c);
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
+        }
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
+        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        t = _mm256_add_epi32(t, fi[c] == 1 ? s : _mm256_mullo_epi32(s, _mm256_set1_epi32(fi[c])));
+    }
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+    return (double)_mm_cvtsi128_si32(h);
+}
+
+/* A key's binary16 scale as the exact double sig * 2^exp; NaN for an
+   infinite or NaN scale (its scores are NaN). */
+static inline double key_scale(uint16_t h)
+{
+    uint32_t e = (h >> 10) & 31u, f = h & 1023u;
+    if (e == 31) return __builtin_nan("");
+    double v = e ? (double)(1024 + f) * (double)(1u << e) * 0x1p-25 : (double)f * 0x1p-24;
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* fmul(RN32(t * key * 2^emin), scale) for an exact integer t (|t * sig| <
+   2^53): every binary64 step is exact, the conversion rounds once, and an
+   exact zero is +0 as dn_exact_sum gives. scale is already flushed. */
+static inline float finish(double t, double key, double pow_emin, float scale)
+{
+    double v = t * key * pow_emin;
+    float r = v == 0.0 ? 0.0f : dn_result((float)v);
+    return dn_result(r * scale);
+}
+
+static double pow2(int32_t e)
+{
+    uint64_t b = (uint64_t)(1023 + e) << 52;
+    double p;
+    memcpy(&p, &b, 8);
+    return p;
+}
+
 static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
                              size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
                              float scale, float *s)
 {
     dn_attn_plan plans[HEADS];
+    int32_t fi[HEADS][DN_ATTN_MAX_HEAD_DIM / 32];
+    int narrow[HEADS];
+    double pe[HEADS];
+    float sc = dn_flush(scale);
     for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
         size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
-        for (size_t g = 0; g < hn; g++) dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
+        for (size_t g = 0; g < hn; g++) {
+            dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
+            narrow[g] = plans[g].fast && int32_factors(&plans[g], q[g0 + g].codes, fi[g]);
+            pe[g] = plans[g].fast ? pow2(plans[g].emin) : 0.0;
+        }
         for (size_t j = 0; j < n; j++) {
             const int8_t *row = k + j * stride;
             if (j + 4 < n) _mm_prefetch((const char *)(k + (j + 4) * stride), _MM_HINT_T0);
+            double key = key_scale(ks[j * scale_stride]);
             for (size_t g = 0; g < hn; g++) {
                 const dn_act_row *qg = &q[g0 + g];
-                float r = plans[g].fast
-                              ? dn_attn_round_score(int8_dot(&plans[g], qg->codes, row, d),
-                                                    plans[g].emin, ks[j * scale_stride])
-                              : dn_attn_int8_score1(qg, d, ks[j * scale_stride], row);
-                s[(g0 + g) * n + j] = dn_fmul(r, scale);
+                float *out = &s[(g0 + g) * n + j];
+                if (narrow[g]) *out = finish(int8_dot32(&plans[g], fi[g], qg->codes, row, d), key, pe[g], sc);
+                else if (plans[g].fast) *out = finish(int8_dot(&plans[g], qg->codes, row, d), key, pe[g], sc);
+                else *out = dn_fmul(dn_attn_int8_score1(qg, d, ks[j * scale_stride], row), scale);
             }
         }
     }
@@ -330,6 +411,32 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, const int16
     }
 }
 
+/* dn_attn_value_block's step with the same results: w_j by the engine's
+   fmul (F16C widens the scale exactly), the codes as the nearest integers of
+   w_j * 2^-e, exact in binary64 (ties to even in the default rounding), in
+   place of dn_rne_div's integer division. A non-finite weight takes the
+   shared step, which reports it. */
+static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride, size_t m,
+                            int16_t c[DN_VALUE_BLOCK], int32_t *e)
+{
+    float w[DN_VALUE_BLOCK];
+    uint32_t amax = 0;
+    for (size_t j = 0; j < m; j++) {
+        w[j] = dn_result(dn_flush(p[j]) * _cvtsh_ss(vs[j * scale_stride]));
+        uint32_t u = dn_bits(w[j]) & 0x7FFFFFFFu;
+        if (u >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
+        if (u > amax) amax = u;
+    }
+    *e = 0;
+    if (amax) {
+        uint32_t M = (amax & DN_FRAC_BITS) | 0x00800000u;
+        *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
+    }
+    double inv = pow2(-*e);
+    for (size_t j = 0; j < DN_VALUE_BLOCK; j++) c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
+    return 0;
+}
+
 static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
                               const uint16_t *vs, size_t scale_stride, size_t d, float *out)
 {
@@ -341,7 +448,7 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
             int16_t c[DN_VALUE_BLOCK + 1] = {0};
             int32_t e;
-            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
+            if (value_block_avx2(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
                 bad = 1;
                 for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
                 continue;
