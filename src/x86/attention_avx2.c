@@ -379,29 +379,12 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
 
 /* ---- the int8 weighted sum ------------------------------------------------------------- */
 
-/* out[0..16) += the block's pieces for elements i..i+16 of the rows. */
-static inline void block16(const int8_t *v, size_t stride, size_t m, const int16_t *c, int32_t e,
-                           size_t i, float *out)
+/* out[0..16) = fadd(out, S * 2^e) for the block sums s0 (elements 0-3,
+   8-11) and s1 (4-7, 12-15) as unpack leaves them. */
+static inline void add_pieces(__m256i s0, __m256i s1, int32_t e, float *out)
 {
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
-    for (size_t j = 0; j < m; j += 2) {
-        __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + j * stride + i)));
-        __m256i b = j + 1 < m ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
-                              : _mm256_setzero_si256();
-        /* pairs (v_j, v_j+1) against (c_j, c_j+1): |sum| <= 2 * 127 * 128 */
-        __m256i cc = _mm256_set1_epi32((int32_t)(((uint32_t)(uint16_t)c[j + 1] << 16) | (uint16_t)c[j]));
-        __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
-        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(lo, cc));
-        s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(hi, cc));
-    }
-    /* unpack interleaves within 128-bit halves: s0 holds elements 0-3 and
-       8-11, s1 elements 4-7 and 12-15 */
-    __m256i e0 = _mm256_permute2x128_si256(s0, s1, 0x20), e1 = _mm256_permute2x128_si256(s0, s1, 0x31);
-    uint64_t pb = (uint64_t)(1023 + e) << 52;
-    double pw;
-    memcpy(&pw, &pb, 8);
-    __m256d p2 = _mm256_set1_pd(pw);
-    __m256i parts[2] = {e0, e1};
+    __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31)};
+    __m256d p2 = _mm256_set1_pd(pow2(e));
     for (int h = 0; h < 2; h++) {
         __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
         __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
@@ -409,6 +392,32 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, const int16
         __m256 o = _mm256_loadu_ps(out + 8 * h);
         _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
     }
+}
+
+/* Elements i..i+16 of a block's m rows for hn (<= HEADS) heads: each pair
+   of rows (v_j, v_j+1) is widened and interleaved once, then multiplied by
+   each head's code pair (c_j, c_j+1) (|sum| <= 2 * 127 * 128, 32 rows below
+   2^20); out[g] + i gets head g's pieces. */
+static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
+                           const int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], const int32_t *e,
+                           size_t i, float *const out[HEADS])
+{
+    __m256i s0[HEADS], s1[HEADS];
+    for (size_t g = 0; g < HEADS; g++) s0[g] = s1[g] = _mm256_setzero_si256();
+    for (size_t j = 0; j < m; j += 2) {
+        __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + j * stride + i)));
+        __m256i b = j + 1 < m ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
+                              : _mm256_setzero_si256();
+        __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+#pragma GCC unroll 4
+        for (size_t g = 0; g < HEADS; g++) {
+            if (g >= hn) break;
+            __m256i cc = _mm256_set1_epi32(pairs[g][j / 2]);
+            s0[g] = _mm256_add_epi32(s0[g], _mm256_madd_epi16(lo, cc));
+            s1[g] = _mm256_add_epi32(s1[g], _mm256_madd_epi16(hi, cc));
+        }
+    }
+    for (size_t g = 0; g < hn; g++) add_pieces(s0[g], s1[g], e[g], out[g] + i);
 }
 
 /* dn_attn_value_block's step with the same results: w_j by the engine's
@@ -437,35 +446,59 @@ static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_str
     return 0;
 }
 
+/* One head's block by the reference's order, element by element: a block
+   whose pieces may leave binary32's normal range, or a head's tail. */
+static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e, size_t i0,
+                         size_t d, float *o)
+{
+    for (size_t i = i0; i < d; i++) {
+        int32_t sum = 0;
+        for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
+        o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
+    }
+}
+
 static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
                               const uint16_t *vs, size_t scale_stride, size_t d, float *out)
 {
     int bad = 0;
-    for (size_t g = 0; g < heads; g++) {
-        float *o = out + g * d;
-        memset(o, 0, d * sizeof(float));
+    memset(out, 0, heads * d * sizeof(float));
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
         for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
             size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
-            int16_t c[DN_VALUE_BLOCK + 1] = {0};
-            int32_t e;
-            if (value_block_avx2(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
-                bad = 1;
-                for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
-                continue;
-            }
             const int8_t *vb = v + j0 * stride;
-            size_t i = 0;
-            /* the pieces are exact unless they leave binary32's normal range */
-            if (e > -100 && e < 100)
-                for (; i + 16 <= d; i += 16) block16(vb, stride, m, c, e, i, o + i);
-            for (; i < d; i++) {
-                int32_t sum = 0;
-                for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
-                o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
+            int16_t c[HEADS][DN_VALUE_BLOCK + 1];
+            int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
+            float *vec_out[HEADS];
+            size_t nv = 0;
+            for (size_t g = 0; g < hn; g++) {
+                float *o = out + (g0 + g) * d;
+                c[g][DN_VALUE_BLOCK] = 0;
+                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m, c[g],
+                                     &e[g])) {
+                    bad = 1;
+                    for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
+                    continue;
+                }
+                /* the pieces are exact unless they leave binary32's normal range */
+                if (e[g] <= -100 || e[g] >= 100 || d < 16) {
+                    block_scalar(vb, stride, m, c[g], e[g], 0, d, o);
+                    continue;
+                }
+                for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
+                    pairs[nv][j / 2] = (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
+                e[nv] = e[g];
+                if (nv != g) memcpy(c[nv], c[g], sizeof c[g]);
+                vec_out[nv++] = o;
             }
+            if (!nv) continue;
+            size_t i = 0;
+            for (; i + 16 <= d; i += 16) block16(vb, stride, m, nv, pairs, e, i, vec_out);
+            for (size_t g = 0; g < nv && i < d; g++) block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
         }
-        for (size_t i = 0; i < d; i++) o[i] = dn_result(o[i]);
     }
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
     return bad;
 }
 
