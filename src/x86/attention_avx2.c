@@ -364,7 +364,8 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
         }
         for (size_t j = 0; j < n; j++) {
             const int8_t *row = k + j * stride;
-            if (j + 4 < n) _mm_prefetch((const char *)(k + (j + 4) * stride), _MM_HINT_T0);
+            if (j + 8 < n)
+                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
             double key = key_scale(ks[j * scale_stride]);
             for (size_t g = 0; g < hn; g++) {
                 const dn_act_row *qg = &q[g0 + g];
@@ -468,6 +469,9 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
         for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
             size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
             const int8_t *vb = v + j0 * stride;
+            /* the next block's rows: the value rows stream at the cache's stride */
+            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
+                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(v + j * stride + b), _MM_HINT_T0);
             int16_t c[HEADS][DN_VALUE_BLOCK + 1];
             int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
             float *vec_out[HEADS];
