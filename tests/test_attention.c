@@ -436,7 +436,8 @@ static void layer_matches_heads(void **state)
 
 /* ---- bad input --------------------------------------------------------------------------- */
 
-static void bad_input(void **state)
+/* NULLs, shapes, strides, parameters. */
+static void bad_shapes(void **state)
 {
     (void)state;
     enum { D = 4, KVH = 2, QH = 4, CAP = 3 };
@@ -478,6 +479,17 @@ static void bad_input(void **state)
     assert_int_equal(dn_attend(&c, &bp, q, out, NULL, 0, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_attend_heads(&c, &p, q, 3, 2, out, NULL, 0), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_attend_heads(&c, &p, q, 0, QH + 1, out, NULL, 0), DN_ERR_INVALID_ARGUMENT);
+}
+
+/* Non-finite queries, zero positions, int8 parameters, the one-head forms,
+   appending. */
+static void bad_values(void **state)
+{
+    (void)state;
+    enum { D = 4, KVH = 2, QH = 4, CAP = 3 };
+    float k[CAP * KVH * D] = {0}, v[CAP * KVH * D] = {0}, q[QH * D] = {0}, out[QH * D];
+    dn_kv_cache c = {k, v, NULL, NULL, D, KVH, KVH * D, D, 1, 1, DN_KV_F32, 0};
+    dn_attn_params p = {QH, 0, CAP, 0.5f, 0, 1}, bp;
     /* a non-finite query: nothing written */
     for (int i = 0; i < QH * D; i++) out[i] = 7.0f;
     q[5] = INFINITY;
@@ -556,7 +568,8 @@ int main(void)
         cmocka_unit_test(attend_vector_one_position_and_non_finite_rows),
         cmocka_unit_test(attend_int8_is_its_pieces),
         cmocka_unit_test(layer_matches_heads),
-        cmocka_unit_test(bad_input),
+        cmocka_unit_test(bad_shapes),
+        cmocka_unit_test(bad_values),
         cmocka_unit_test(append_converts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
