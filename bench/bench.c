@@ -110,27 +110,41 @@ static void usage(const char *argv0)
            argv0);
 }
 
-int main(int argc, char **argv)
+/* The plan (samples per case, seconds per small-n sample), the cases and
+   where each one the summary compares sits (-1: absent). */
+typedef struct run {
+    int quick;
+    int small_samples, large_samples, large_scalar_samples;
+    double small_target, small_warm;
+    double ghz, t_start;
+    float *big, *sa, *sb;
+    const char *vec_name; /* the SIMD ISA, if any */
+    bench_case small[16], large[32];
+    int ns, nl;
+    int s_vec_dot, s_blas, l_vec_dot, l_blas, l_first_read;
+    int s_ref_dot, l_ref_dot, s_ref_sum, l_ref_sum;
+    int s_vec_sum, l_vec_sum, s_l1;
+} run;
+
+static void plan(run *r, int quick)
 {
-    int quick = 0;
-    int rc = bench_parse_args(argc, argv, &quick, usage);
-    if (rc >= 0) return rc;
-    double t_start = now_s();
+    r->quick = quick;
+    r->small_samples = quick ? 11 : 41;
+    r->small_target = quick ? 2e-3 : 10e-3;
+    r->small_warm = quick ? 0.02 : 0.1;
+    r->large_samples = quick ? 5 : 25;
+    r->large_scalar_samples = quick ? 1 : 3;
+}
 
-    /* Plan: samples per case and seconds per small-n sample. */
-    const int small_samples = quick ? 11 : 41;
-    const double small_target = quick ? 2e-3 : 10e-3;
-    const double small_warm = quick ? 0.02 : 0.1;
-    const int large_samples = quick ? 5 : 25;
-    const int large_scalar_samples = quick ? 1 : 3;
-
-    /* The command, as run. */
+/* The command, as run, the machine and the peer. */
+static void print_header(run *r, int argc, char **argv)
+{
     static const char *const envs[] = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
                                        "OPENBLAS_NUM_THREADS", "DECODENUM_ISA"};
     bench_print_command("decodenum-bench", argc, argv, envs, sizeof envs / sizeof envs[0]);
 
-    double ghz = bench_clock_ghz(quick ? 0.05 : 0.2);
-    bench_print_machine(ghz);
+    r->ghz = bench_clock_ghz(r->quick ? 0.05 : 0.2);
+    bench_print_machine(r->ghz);
     printf("env: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n", bench_env_or("OPENBLAS_CORETYPE", "(unset)"),
            bench_env_or("OPENBLAS_L2_SIZE", "(unset)"));
 #if defined(DN_BENCH_OPENBLAS)
@@ -141,88 +155,104 @@ int main(int argc, char **argv)
     printf("openblas: not found\n");
 #endif
     fflush(stdout);
+}
 
-    /* Buffers. big = a | b at n = 2^26, and the read-bandwidth buffer. */
-    float *big = bench_alloc(BW_FLOATS * sizeof(float));
-    float *sa = bench_alloc(SMALL_N * sizeof(float)), *sb = bench_alloc(SMALL_N * sizeof(float));
-    if (!big || !sa || !sb) {
+/* Buffers. big = a | b at n = 2^26, and the read-bandwidth buffer. */
+static int alloc_buffers(run *r)
+{
+    r->big = bench_alloc(BW_FLOATS * sizeof(float));
+    r->sa = bench_alloc(SMALL_N * sizeof(float)), r->sb = bench_alloc(SMALL_N * sizeof(float));
+    if (!r->big || !r->sa || !r->sb) {
         fprintf(stderr, "decodenum-bench: out of memory (needs 512 MiB)\n");
-        return 1;
+        return -1;
     }
-    bench_fill(big, BW_FLOATS, 1u);
-    bench_fill(sa, SMALL_N, 2u);
-    bench_fill(sb, SMALL_N, 3u);
-    float *la = big, *lb = big + LARGE_N;
+    bench_fill(r->big, BW_FLOATS, 1u);
+    bench_fill(r->sa, SMALL_N, 2u);
+    bench_fill(r->sb, SMALL_N, 3u);
+    return 0;
+}
 
-    /* The ISAs this build and CPU run. */
+/* fdot and fsum of every ISA this build and CPU run, at both sizes. */
+static void add_isa_cases(run *r)
+{
     static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
     const dn_fp32_kernels *kt[3];
     for (int i = 0; i < 3; i++) kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->fp32 : NULL;
     const dn_fp32_kernels *vec = kt[1] ? kt[1] : kt[2]; /* the SIMD table, if any */
-    const char *vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
-
-    static bench_case small[16], large[32];
-    int ns = 0, nl = 0;
-    int s_vec_dot = -1, s_blas = -1, l_vec_dot = -1, l_blas = -1, l_first_read = -1;
-    int s_ref_dot = -1, l_ref_dot = -1, s_ref_sum = -1, l_ref_sum = -1;
-    int s_vec_sum = -1, l_vec_sum = -1, s_l1 = -1;
+    r->vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
+    const float *sa = r->sa, *sb = r->sb, *la = r->big, *lb = r->big + LARGE_N;
+    bench_case *small = r->small, *large = r->large;
 
     for (int i = 0; i < 3; i++) {
         if (!kt[i]) continue;
         const char *name = dn_isa_name(isas[i]);
         int is_ref = isas[i] == DN_ISA_SCALAR;
-        if (is_ref) s_ref_dot = ns; else if (kt[i] == vec) s_vec_dot = ns;
-        small[ns++] = mk("fdot", name, call_fdot, kt[i], sa, sb, SMALL_N, 8.0 * SMALL_N, small_samples);
-        if (is_ref) s_ref_sum = ns; else if (kt[i] == vec) s_vec_sum = ns;
-        small[ns++] = mk("fsum", name, call_fsum, kt[i], sa, NULL, SMALL_N, 4.0 * SMALL_N, small_samples);
-        int want = is_ref ? large_scalar_samples : large_samples;
-        if (is_ref) l_ref_dot = nl; else if (kt[i] == vec) l_vec_dot = nl;
-        large[nl++] = mk("fdot", name, call_fdot, kt[i], la, lb, LARGE_N, 8.0 * LARGE_N, want);
-        if (is_ref) l_ref_sum = nl; else if (kt[i] == vec) l_vec_sum = nl;
-        large[nl++] = mk("fsum", name, call_fsum, kt[i], la, NULL, LARGE_N, 4.0 * LARGE_N, want);
+        if (is_ref) r->s_ref_dot = r->ns; else if (kt[i] == vec) r->s_vec_dot = r->ns;
+        small[r->ns++] = mk("fdot", name, call_fdot, kt[i], sa, sb, SMALL_N, 8.0 * SMALL_N, r->small_samples);
+        if (is_ref) r->s_ref_sum = r->ns; else if (kt[i] == vec) r->s_vec_sum = r->ns;
+        small[r->ns++] = mk("fsum", name, call_fsum, kt[i], sa, NULL, SMALL_N, 4.0 * SMALL_N, r->small_samples);
+        int want = is_ref ? r->large_scalar_samples : r->large_samples;
+        if (is_ref) r->l_ref_dot = r->nl; else if (kt[i] == vec) r->l_vec_dot = r->nl;
+        large[r->nl++] = mk("fdot", name, call_fdot, kt[i], la, lb, LARGE_N, 8.0 * LARGE_N, want);
+        if (is_ref) r->l_ref_sum = r->nl; else if (kt[i] == vec) r->l_vec_sum = r->nl;
+        large[r->nl++] = mk("fsum", name, call_fsum, kt[i], la, NULL, LARGE_N, 4.0 * LARGE_N, want);
     }
+}
+
+/* OpenBLAS, the L1 load ceiling and the read kernels. */
+static void add_peer_cases(run *r)
+{
+    const float *sa = r->sa, *sb = r->sb;
+    bench_case *small = r->small, *large = r->large;
 #if defined(DN_BENCH_OPENBLAS)
-    s_blas = ns;
-    small[ns++] = mk("sdot", "openblas", call_blas_sdot, NULL, sa, sb, SMALL_N, 8.0 * SMALL_N, small_samples);
-    small[ns++] = mk("sasum", "openblas", call_blas_sasum, NULL, sa, NULL, SMALL_N, 4.0 * SMALL_N, small_samples);
-    l_blas = nl;
-    large[nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N, large_samples);
-    large[nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N, 4.0 * LARGE_N, large_samples);
+    const float *la = r->big, *lb = r->big + LARGE_N;
+    r->s_blas = r->ns;
+    small[r->ns++] = mk("sdot", "openblas", call_blas_sdot, NULL, sa, sb, SMALL_N, 8.0 * SMALL_N, r->small_samples);
+    small[r->ns++] = mk("sasum", "openblas", call_blas_sasum, NULL, sa, NULL, SMALL_N, 4.0 * SMALL_N, r->small_samples);
+    r->l_blas = r->nl;
+    large[r->nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N, r->large_samples);
+    large[r->nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N, 4.0 * LARGE_N, r->large_samples);
 #endif
     /* The L1 load ceiling of the SIMD kernels' vector width at n = 4096. */
-    for (int i = 0; vec_name && i < bench_read_kernel_count(); i++) {
+    for (int i = 0; r->vec_name && i < bench_read_kernel_count(); i++) {
         char want[16];
-        snprintf(want, sizeof want, "%s-int", vec_name);
+        snprintf(want, sizeof want, "%s-int", r->vec_name);
         if (strcmp(bench_read_kernel_name(i), want)) continue;
-        s_l1 = ns;
-        small[ns] = mk("read", bench_read_kernel_name(i), call_l1_read, NULL, sa, sb, SMALL_N,
-                       8.0 * SMALL_N, small_samples);
-        small[ns++].rd = bench_read_kernel(i);
+        r->s_l1 = r->ns;
+        small[r->ns] = mk("read", bench_read_kernel_name(i), call_l1_read, NULL, sa, sb, SMALL_N,
+                          8.0 * SMALL_N, r->small_samples);
+        small[r->ns++].rd = bench_read_kernel(i);
     }
     /* Read kernels over the whole 512 MiB buffer. */
-    l_first_read = nl;
-    nl = bench_add_read_cases(large, nl, NULL, big, BW_FLOATS * sizeof(float), large_samples);
+    r->l_first_read = r->nl;
+    r->nl = bench_add_read_cases(large, r->nl, NULL, r->big, BW_FLOATS * sizeof(float), r->large_samples);
+}
 
+static void measure(run *r)
+{
     /* Small n: warm-up and calibration, then round-robin samples. */
-    for (int i = 0; i < ns; i++) bench_calibrate(&small[i], small_warm, small_target);
-    bench_run_group(small, ns);
+    for (int i = 0; i < r->ns; i++) bench_calibrate(&r->small[i], r->small_warm, r->small_target);
+    bench_run_group(r->small, r->ns);
     /* Large n: one call per sample; the full run warms each case up with one
        call first (the buffer is already faulted in by fill, so --quick skips
        that and relies on the median). */
-    if (!quick)
-        for (int i = 0; i < nl; i++) bench_calibrate(&large[i], 0.0, 0.0);
-    bench_run_group(large, nl);
+    if (!r->quick)
+        for (int i = 0; i < r->nl; i++) bench_calibrate(&r->large[i], 0.0, 0.0);
+    bench_run_group(r->large, r->nl);
+}
 
-    /* Checks: every SIMD table's bits against the scalar reference. */
+/* The table; checks: every SIMD table's bits against the scalar reference. */
+static void print_table(const run *r)
+{
     char chk[80];
     printf("\n  %-5s %-9s %9s %10s %8s %8s %8s %8s  %s\n", "op", "impl", "n", "us/call", "GB/s",
            "GB/s-max", "ns/elem", "cyc/elem", "check");
     for (int pass = 0; pass < 2; pass++) {
-        bench_case *cs = pass ? large : small;
-        int count = pass ? l_first_read : ns;
-        int ref_dot = pass ? l_ref_dot : s_ref_dot, ref_sum = pass ? l_ref_sum : s_ref_sum;
+        const bench_case *cs = pass ? r->large : r->small;
+        int count = pass ? r->l_first_read : r->ns;
+        int ref_dot = pass ? r->l_ref_dot : r->s_ref_dot, ref_sum = pass ? r->l_ref_sum : r->s_ref_sum;
         for (int i = 0; i < count; i++) {
-            bench_case *c = &cs[i];
+            const bench_case *c = &cs[i];
             chk[0] = 0;
             int ref = !strcmp(c->op, "fdot") ? ref_dot : !strcmp(c->op, "fsum") ? ref_sum : -1;
             if (ref >= 0 && ref != i)
@@ -234,58 +264,89 @@ int main(int argc, char **argv)
                          fabs((double)c->result - exact) / scale,
                          fabs((double)cs[ref_dot].result - exact) / scale);
             }
-            print_row(c, ghz, chk);
+            print_row(c, r->ghz, chk);
         }
         if (!pass) printf("\n");
     }
+}
 
+/* The read kernels' bandwidth; the best one's index. */
+static int print_bandwidth(const run *r)
+{
     printf("\n  read bandwidth, single thread, %zu MiB buffer (median GB/s, max GB/s):\n",
            BW_FLOATS * sizeof(float) >> 20);
-    int best_read;
-    for (int i = l_first_read; i < nl; i++) {
-        printf("    %-10s %7.2f %7.2f\n", large[i].impl, bench_gbps(&large[i], large[i].med),
-               bench_gbps(&large[i], large[i].best));
+    for (int i = r->l_first_read; i < r->nl; i++) {
+        printf("    %-10s %7.2f %7.2f\n", r->large[i].impl, bench_gbps(&r->large[i], r->large[i].med),
+               bench_gbps(&r->large[i], r->large[i].best));
     }
-    best_read = bench_best_case(large, l_first_read, nl);
-    double bw = bench_gbps(&large[best_read], large[best_read].med);
-    printf("    best: %s, %.2f GB/s\n", large[best_read].impl, bw);
+    int best_read = bench_best_case(r->large, r->l_first_read, r->nl);
+    printf("    best: %s, %.2f GB/s\n", r->large[best_read].impl,
+           bench_gbps(&r->large[best_read], r->large[best_read].med));
+    return best_read;
+}
 
+static void print_summary(const run *r, int best_read)
+{
+    const bench_case *small = r->small, *large = r->large;
+    const char *vec_name = r->vec_name;
+    double bw = bench_gbps(&large[best_read], large[best_read].med);
     printf("\nsummary: throughput ratios, >1 = the first is faster. 'paired' is the median of\n"
            "the per-round ratios (both sampled back to back, robust to load drifting over\n"
            "the run); 'medians' divides the two medians.\n");
     double rm, rp;
-    if (s_vec_dot >= 0 && s_blas >= 0) {
-        bench_ratio(&small[s_vec_dot], &small[s_blas], &rm, &rp);
+    if (r->s_vec_dot >= 0 && r->s_blas >= 0) {
+        bench_ratio(&small[r->s_vec_dot], &small[r->s_blas], &rm, &rp);
         printf("  %s fdot / openblas sdot, n=4096 : paired %.3f, medians %.3f  (target >= 0.8: %s)\n",
                vec_name, rp, rm, rp >= 0.8 ? "met" : "MISSED");
-        if (s_l1 >= 0) {
+        if (r->s_l1 >= 0) {
             double cm, cp;
-            bench_ratio(&small[s_l1], &small[s_blas], &cm, &cp);
+            bench_ratio(&small[r->s_l1], &small[r->s_blas], &cm, &cp);
             printf("  %s L1 read / openblas sdot, n=4096 : paired %.3f, medians %.3f  (the ceiling of\n"
                    "      any kernel that loads both inputs %s-wide; fdot reaches %.2f of it)\n",
                    vec_name, cp, cm, vec_name, rp / cp);
         }
-        bench_ratio(&large[l_vec_dot], &large[l_blas], &rm, &rp);
+        bench_ratio(&large[r->l_vec_dot], &large[r->l_blas], &rm, &rp);
         printf("  %s fdot / openblas sdot, n=2^26 : paired %.3f, medians %.3f\n", vec_name, rp, rm);
     } else {
-        printf("  fdot / openblas sdot: %s\n", s_blas < 0 ? "openblas not found" : "no SIMD fdot");
+        printf("  fdot / openblas sdot: %s\n", r->s_blas < 0 ? "openblas not found" : "no SIMD fdot");
     }
-    if (l_vec_dot >= 0) {
-        bench_ratio(&large[l_vec_dot], &large[best_read], &rm, &rp);
+    if (r->l_vec_dot >= 0) {
+        bench_ratio(&large[r->l_vec_dot], &large[best_read], &rm, &rp);
         printf("  %s fdot n=2^26 / read bandwidth : paired %.3f, medians %.3f  (%.2f vs %.2f GB/s; "
                "target >= 0.9: %s)\n",
-               vec_name, rp, rm, bench_gbps(&large[l_vec_dot], large[l_vec_dot].med), bw, rp >= 0.9 ? "met" : "MISSED");
+               vec_name, rp, rm, bench_gbps(&large[r->l_vec_dot], large[r->l_vec_dot].med), bw,
+               rp >= 0.9 ? "met" : "MISSED");
     }
-    if (l_vec_sum >= 0) {
-        bench_ratio(&large[l_vec_sum], &large[best_read], &rm, &rp);
+    if (r->l_vec_sum >= 0) {
+        bench_ratio(&large[r->l_vec_sum], &large[best_read], &rm, &rp);
         printf("  %s fsum n=2^26 / read bandwidth : paired %.3f, medians %.3f\n", vec_name, rp, rm);
     }
-    (void)s_vec_sum;
     printf("  samples: %d per case at n=4096 (~%.0f ms each), %d at n=2^26 (scalar %d); run took %.1f s\n",
-           small_samples, small_target * 1e3, large_samples, large_scalar_samples, now_s() - t_start);
+           r->small_samples, r->small_target * 1e3, r->large_samples, r->large_scalar_samples,
+           now_s() - r->t_start);
+}
 
-    free(big);
-    free(sa);
-    free(sb);
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    static run r;
+    r.t_start = now_s();
+    r.s_vec_dot = r.s_blas = r.l_vec_dot = r.l_blas = r.l_first_read = -1;
+    r.s_ref_dot = r.l_ref_dot = r.s_ref_sum = r.l_ref_sum = -1;
+    r.s_vec_sum = r.l_vec_sum = r.s_l1 = -1;
+    plan(&r, quick);
+    print_header(&r, argc, argv);
+    if (alloc_buffers(&r)) return 1;
+    add_isa_cases(&r);
+    add_peer_cases(&r);
+    measure(&r);
+    print_table(&r);
+    int best_read = print_bandwidth(&r);
+    print_summary(&r, best_read);
+    free(r.big);
+    free(r.sa);
+    free(r.sb);
     return 0;
 }

@@ -22,7 +22,7 @@
  *    call), sampled round-robin with ours and paired round by round;
  *  - the other scalings and word counts on 1 thread: per-block scales (one
  *    word) and Sub32 with two words, quantization included;
- *  - per ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows called
+ *  - per ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows called
  *    directly on the first 512 rows: scalar (the reference) against avx2 or
  *    neon, bits checked equal.
  * Every figure is the median of CLOCK_MONOTONIC samples after a warm-up;
@@ -43,7 +43,7 @@
 #include "common.h"
 #include "decodenum/dot.h"
 #include "decodenum/pool.h"
-#include "dot_kernels.h"
+#include "dispatch.h"
 #ifdef DN_BENCH_GGML
 #include "ggml_peer.h"
 #endif
@@ -114,16 +114,10 @@ static double ms(double secs) { return secs * 1e3; }
 
 /* ---- data -------------------------------------------------------------------------- */
 
-static uint32_t lcg(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s;
-}
-
 /* A binary16 of magnitude 2^-12 .. 2^-7, random fraction. */
 static uint16_t typical_f16(uint32_t *s, int negative)
 {
-    uint32_t z = lcg(s);
+    uint32_t z = bench_lcg(s);
     return (uint16_t)((negative ? 0x8000u : 0) | ((3u + (z >> 28) % 5) << 10) | ((z >> 8) & 1023));
 }
 
@@ -134,7 +128,7 @@ static void fill_matrix(dn_type t, uint8_t *w, size_t rows, uint32_t seed)
     for (size_t b = 0; b < blocks; b++) {
         uint8_t *blk = w + b * bb;
         for (size_t i = 0; i < bb; i += 4) {
-            uint32_t z = lcg(&s);
+            uint32_t z = bench_lcg(&s);
             for (size_t k = 0; k < 4 && i + k < bb; k++) blk[i + k] = (uint8_t)(z >> (8 * k));
         }
         uint16_t d = typical_f16(&s, 0), m = typical_f16(&s, 0);
@@ -239,119 +233,156 @@ static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const produ
 static const dn_type ftypes[3] = {DN_TYPE_Q4_K, DN_TYPE_Q6_K, DN_TYPE_Q8_0};
 static const char *const fnames[3] = {"Q4_K", "Q6_K", "Q8_0"};
 
-int main(int argc, char **argv)
-{
-    int quick = 0;
-    int rc = bench_parse_args(argc, argv, &quick, usage);
-    if (rc >= 0) return rc;
-    double t_start = now_s();
-    const int samples = quick ? 7 : 21;
-    const double warm = quick ? 0.0 : 0.05;
-    const int isa_samples = quick ? 3 : 7;
-    const int b2b_samples = quick ? 5 : 11;
-    const double b2b_target = 0.06; /* seconds per sample: 5 to 10 calls */
+/* The plan, the data and the cases of one run. */
+typedef struct dot_run {
+    int quick, samples, isa_samples, b2b_samples;
+    double warm, b2b_target, t_start;
+    uint8_t *w[3];        /* the matrices, ftypes[] */
+    size_t wb[3];         /* their bytes */
+    float *x;             /* the activation */
+    int16_t *codes;
+    dn_act_scale *scales;
+    float *out;           /* every case's output rows */
+    dn_act_row acts[16];
+    dn_pool *pool1, *pool2;
+    bench_team *team2;
+#ifdef DN_BENCH_GGML
+    ggml_peer *gp[12];
+#endif
+    product mv[6];        /* the three formats on 1 and 2 threads */
+    bench_case g1[64];    /* mv's cases, ggml's, the read kernels' */
+    int n1, r1_first, r2_first, best1, best2;
+    peer_cases peers;
+    int ggml_ok;          /* the peer's products look computed (no peer: trivially) */
+} dot_run;
 
+static void plan(dot_run *r, int quick)
+{
+    r->quick = quick;
+    r->samples = quick ? 7 : 21;
+    r->warm = quick ? 0.0 : 0.05;
+    r->isa_samples = quick ? 3 : 7;
+    r->b2b_samples = quick ? 5 : 11;
+    r->b2b_target = 0.06; /* seconds per sample: 5 to 10 calls */
+    r->ggml_ok = 1;
+}
+
+static void print_header(const dot_run *r, int argc, char **argv)
+{
     static const char *const envs[] = {"DECODENUM_ISA"};
     bench_print_command("decodenum-bench-dot", argc, argv, envs, 1);
-    bench_print_machine(bench_clock_ghz(quick ? 0.05 : 0.2));
+    bench_print_machine(bench_clock_ghz(r->quick ? 0.05 : 0.2));
     bench_print_load();
     printf("dot: the public API runs the %s kernels\n", dn_isa_name(dn_isa_active()));
     printf("data: blocks of random digits and sub-block scales, binary16 scales 2^-12..2^-7;\n"
            "      activations uniform in [-1, 1), every 64th x30; quantized in every call\n");
     fflush(stdout);
+}
 
-    uint8_t *w[3];
-    size_t wb[3];
+/* The matrices, the activation, the buffers, the pools. */
+static int setup(dot_run *r)
+{
     for (int f = 0; f < 3; f++) {
-        wb[f] = ROWS * row_bytes(ftypes[f]);
-        w[f] = bench_alloc(wb[f]);
-        if (!w[f]) {
+        r->wb[f] = ROWS * row_bytes(ftypes[f]);
+        r->w[f] = bench_alloc(r->wb[f]);
+        if (!r->w[f]) {
             fprintf(stderr, "decodenum-bench-dot: out of memory (needs ~320 MiB)\n");
-            return 1;
+            return -1;
         }
-        fill_matrix(ftypes[f], w[f], ROWS, 7u + (uint32_t)f);
+        fill_matrix(ftypes[f], r->w[f], ROWS, 7u + (uint32_t)f);
     }
-    float *x = bench_alloc(COLS * sizeof *x);
-    int16_t *codes = bench_alloc(COLS * sizeof *codes * 16);
-    dn_act_scale *scales = bench_alloc(COLS / 32 * sizeof *scales * 16);
-    float *out = bench_alloc(ROWS * 44 * sizeof *out); /* 16 + 9 kernel cases; 12 ggml from 32 */
-    if (!x || !codes || !scales || !out) {
+    r->x = bench_alloc(COLS * sizeof *r->x);
+    r->codes = bench_alloc(COLS * sizeof *r->codes * 16);
+    r->scales = bench_alloc(COLS / 32 * sizeof *r->scales * 16);
+    r->out = bench_alloc(ROWS * 44 * sizeof *r->out); /* 16 + 9 kernel cases; 12 ggml from 32 */
+    if (!r->x || !r->codes || !r->scales || !r->out) {
         fprintf(stderr, "decodenum-bench-dot: out of memory\n");
-        return 1;
+        return -1;
     }
-    fill_activation(x, COLS);
-    dn_act_row acts[16];
-    for (int i = 0; i < 16; i++) acts[i] = (dn_act_row){codes + i * COLS, scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
+    fill_activation(r->x, COLS);
+    for (int i = 0; i < 16; i++)
+        r->acts[i] = (dn_act_row){r->codes + i * COLS, r->scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
 
-    dn_pool *pool1 = dn_pool_create(1), *pool2 = dn_pool_create(2);
-    bench_team *team2 = bench_team_create(2);
-    if (!pool1 || !pool2 || !team2) {
+    r->pool1 = dn_pool_create(1), r->pool2 = dn_pool_create(2);
+    r->team2 = bench_team_create(2);
+    if (!r->pool1 || !r->pool2 || !r->team2) {
         fprintf(stderr, "decodenum-bench-dot: cannot create threads\n");
-        return 1;
+        return -1;
     }
+    return 0;
+}
 
-    int ggml_ok = 1; /* the peer's products look computed (no peer: trivially) */
-
-    /* ---- the three formats on 1 and 2 threads, with the read bandwidth ---- */
-    product mv[6];
-    static bench_case g1[64];
-    int n1 = 0;
+/* Ours: the three formats on 1 and 2 threads. */
+static void add_thread_cases(dot_run *r)
+{
     for (int f = 0; f < 3; f++)
         for (int t = 0; t < 2; t++) {
             int i = 2 * f + t;
-            mv[i] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, x, &acts[i],
-                              out + i * ROWS, t ? pool2 : pool1, NULL};
-            g1[n1++] = mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &mv[i], samples);
+            r->mv[i] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, r->x, &r->acts[i],
+                                 r->out + i * ROWS, t ? r->pool2 : r->pool1, NULL};
+            r->g1[r->n1++] = mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &r->mv[i], r->samples);
         }
-    peer_cases peers = {.cases = n1};
+    r->peers = (peer_cases){.cases = r->n1};
+}
+
 #ifdef DN_BENCH_GGML
-    /* ggml's cases follow ours */
-    ggml_peer *gp[12] = {0};
+/* ggml's cases follow ours */
+static int add_ggml_cases(dot_run *r)
+{
     for (int j = 0; j < 12; j++) {
         int i = j % 6, rp = j >= 6;
-        gp[j] = ggml_peer_create((int)ftypes[i / 2], w[i / 2], ROWS, COLS, x, 1, ggml_out(out, rp, i), i % 2 + 1, rp);
-        if (!gp[j]) {
+        r->gp[j] = ggml_peer_create((int)ftypes[i / 2], r->w[i / 2], ROWS, COLS, r->x, 1, ggml_out(r->out, rp, i),
+                                    i % 2 + 1, rp);
+        if (!r->gp[j]) {
             fprintf(stderr, "decodenum-bench-dot: ggml_peer_create failed\n");
-            return 1;
+            return -1;
         }
-        if (rp && !ggml_peer_repacked(gp[j])) {
-            peers.repacked[i] = -1;
+        if (rp && !ggml_peer_repacked(r->gp[j])) {
+            r->peers.repacked[i] = -1;
             continue;
         }
-        (rp ? peers.repacked : peers.plain)[i] = n1;
-        g1[n1] = mk(fnames[i / 2], rp ? "ggml repacked" : "ggml", ggml_peer_call, &mv[i], samples);
-        g1[n1++].ctx = gp[j];
+        (rp ? r->peers.repacked : r->peers.plain)[i] = r->n1;
+        r->g1[r->n1] = mk(fnames[i / 2], rp ? "ggml repacked" : "ggml", ggml_peer_call, &r->mv[i], r->samples);
+        r->g1[r->n1++].ctx = r->gp[j];
     }
-    peers.cases = n1;
+    r->peers.cases = r->n1;
+    return 0;
+}
 #endif
-    /* read bandwidth over the largest matrix (Q8_0's) */
-    int r1_first = n1;
-    n1 = bench_add_read_cases(g1, n1, NULL, w[2], wb[2] & ~(size_t)4095, samples);
-    int r2_first = n1;
-    n1 = bench_add_read_cases(g1, n1, team2, w[2], wb[2] & ~(size_t)4095, samples);
-    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], warm, 0.0);
-    bench_run_group_shuffled(g1, n1);
-    int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
 
+/* The read bandwidth over the largest matrix (Q8_0's) on 1 and 2 threads,
+   added to ours (and ggml's), all sampled together. */
+static void measure_threads(dot_run *r)
+{
+    bench_case *g1 = r->g1;
+    size_t bytes = r->wb[2] & ~(size_t)4095;
+    r->r1_first = r->n1;
+    r->n1 = bench_add_read_cases(g1, r->n1, NULL, r->w[2], bytes, r->samples);
+    r->r2_first = r->n1;
+    r->n1 = bench_add_read_cases(g1, r->n1, r->team2, r->w[2], bytes, r->samples);
+    for (int i = 0; i < r->n1; i++) bench_calibrate(&g1[i], r->warm, 0.0);
+    bench_run_group_shuffled(g1, r->n1);
+    r->best1 = bench_best_case(g1, r->r1_first, r->r2_first);
+    r->best2 = bench_best_case(g1, r->r2_first, r->n1);
+}
+
+static void print_threads(dot_run *r)
+{
+    const bench_case *g1 = r->g1;
     printf("\n%zu x %zu mat_vec, Sub32 scales, one word: dn_quantize + dn_mat_vec, %d samples of 1 call:\n",
-           ROWS, COLS, samples);
+           ROWS, COLS, r->samples);
     printf("  %-5s %-9s %7s %8s %8s %8s   %s\n", "type", "threads", "MiB", "ms/call", "GB/s", "GB/s-max",
            "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 6; i++) {
-        const bench_case *c = &g1[i], *r = &g1[i % 2 ? best2 : best1];
+        const bench_case *c = &g1[i], *rd = &g1[i % 2 ? r->best2 : r->best1];
         double rm, rp;
-        bench_ratio(c, r, &rm, &rp);
+        bench_ratio(c, rd, &rm, &rp);
         printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n", c->op, c->impl,
-               wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med), bench_gbps(c, c->best), rp, rm, r->impl,
-               bench_gbps(r, r->med));
+               r->wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med), bench_gbps(c, c->best), rp, rm, rd->impl,
+               bench_gbps(rd, rd->med));
     }
-    printf("  read bandwidth over %zu MiB (median / max GB/s):\n", wb[2] >> 20);
-    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
-    for (int i = 0; i < r2_first - r1_first; i++) {
-        const bench_case *a = &g1[r1_first + i], *b = &g1[r2_first + i];
-        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med), bench_gbps(a, a->best),
-               bench_gbps(b, b->med), bench_gbps(b, b->best));
-    }
+    printf("  read bandwidth over %zu MiB (median / max GB/s):\n", r->wb[2] >> 20);
+    bench_print_read_pairs(g1, r->r1_first, r->r2_first);
 #ifdef DN_BENCH_GGML
     printf("\nggml measured in this run: %s;\n"
            "its own activation quantization (Q8_K for Q4_K and Q6_K, Q8_0 for Q8_0) in every call, on\n"
@@ -361,61 +392,71 @@ int main(int argc, char **argv)
            ggml_peer_build());
 #endif
     printf("\nthe same products, sampled round-robin (1 call per sample):\n");
-    print_vs_ggml(g1, &peers, mv, out, &ggml_ok);
+    print_vs_ggml(g1, &r->peers, r->mv, r->out, &r->ggml_ok);
+}
 
-    /* ---- back to back: each sample a run of consecutive calls ---- */
-    /* The regime of ggml's own timing loops: the same product again and
-       again, threads awake, the weights partly in the L3 from the last call.
-       The same cases as above (ours and ggml's, at the same indices). */
+/* Back to back: each sample a run of consecutive calls. The regime of
+   ggml's own timing loops: the same product again and again, threads
+   awake, the weights partly in the L3 from the last call. The same cases
+   as above (ours and ggml's, at the same indices). */
+static void back_to_back(dot_run *r)
+{
     static bench_case g4[64];
-    for (int i = 0; i < peers.cases; i++) {
-        g4[i] = g1[i];
-        g4[i].want = b2b_samples;
+    for (int i = 0; i < r->peers.cases; i++) {
+        g4[i] = r->g1[i];
+        g4[i].want = r->b2b_samples;
         g4[i].have = 0;
-        bench_calibrate(&g4[i], 0.0, b2b_target);
+        bench_calibrate(&g4[i], 0.0, r->b2b_target);
     }
-    bench_run_group_shuffled(g4, peers.cases);
+    bench_run_group_shuffled(g4, r->peers.cases);
     printf("\nback to back: each sample %.0f ms of consecutive calls of one case (the regime of ggml's own\n"
            "timing loops: threads awake, the weights partly in the L3 from the call before), %d samples:\n",
-           b2b_target * 1e3, b2b_samples);
-    print_vs_ggml(g4, &peers, mv, out, &ggml_ok);
+           r->b2b_target * 1e3, r->b2b_samples);
+    print_vs_ggml(g4, &r->peers, r->mv, r->out, &r->ggml_ok);
     fflush(stdout);
+}
 
-    /* ---- the other scalings and word counts, 1 thread ---- */
+/* The other scalings and word counts, 1 thread. */
+static void other_scalings(dot_run *r)
+{
     product ov[6];
     static bench_case g2[6];
     for (int f = 0; f < 3; f++) {
-        ov[2 * f] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_PER_BLOCK, DN_WORDS_ONE, x, &acts[6 + 2 * f],
-                              out + (6 + 2 * f) * ROWS, pool1, NULL};
-        ov[2 * f + 1] = (product){ftypes[f], w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_TWO, x, &acts[7 + 2 * f],
-                                  out + (7 + 2 * f) * ROWS, pool1, NULL};
-        g2[2 * f] = mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], samples / 2 + 1);
-        g2[2 * f + 1] = mk(fnames[f], "Sub32, two words", call_mat_vec, &ov[2 * f + 1], samples / 2 + 1);
+        ov[2 * f] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_PER_BLOCK, DN_WORDS_ONE, r->x,
+                              &r->acts[6 + 2 * f], r->out + (6 + 2 * f) * ROWS, r->pool1, NULL};
+        ov[2 * f + 1] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_TWO, r->x,
+                                  &r->acts[7 + 2 * f], r->out + (7 + 2 * f) * ROWS, r->pool1, NULL};
+        g2[2 * f] = mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], r->samples / 2 + 1);
+        g2[2 * f + 1] = mk(fnames[f], "Sub32, two words", call_mat_vec, &ov[2 * f + 1], r->samples / 2 + 1);
     }
-    for (int i = 0; i < 6; i++) bench_calibrate(&g2[i], warm, 0.0);
+    for (int i = 0; i < 6; i++) bench_calibrate(&g2[i], r->warm, 0.0);
     bench_run_group_shuffled(g2, 6);
     printf("\nthe other scalings and word counts, 1 thread, quantization included:\n");
     printf("  %-5s %-20s %8s %8s   %s\n", "type", "scaling", "ms/call", "GB/s", "/ Sub32 one word 1 thread (medians)");
     for (int i = 0; i < 6; i++) {
         const bench_case *c = &g2[i];
         printf("  %-5s %-20s %8.2f %8.2f   %.3f\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med),
-               g1[2 * (i / 2)].med / c->med);
+               r->g1[2 * (i / 2)].med / c->med);
     }
     fflush(stdout);
+}
 
-    /* ---- per ISA, the kernel tables directly ---- */
+/* Per ISA, the kernel tables directly; 1 when every ISA's bits are the
+   scalar reference's. */
+static int per_isa(dot_run *r)
+{
     product kp[9];
     static bench_case g3[9];
     int n3 = 0, isa_of[9], fmt_of[9];
     for (int f = 0; f < 3; f++) {
-        dn_act_row *a = &acts[12 + f];
-        if (dn_quantize(x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK) fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
+        dn_act_row *a = &r->acts[12 + f];
+        if (dn_quantize(r->x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK) fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
         for (int i = 0; i < 3; i++) {
-            const dn_dot_kernels *k = dn_dot_kernels_for(isas[i]);
+            const dn_dot_kernels *k = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->dot : NULL;
             if (!k) continue;
-            kp[n3] = (product){ftypes[f], w[f], ISA_ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, x, a,
-                               out + (16 + n3) * ROWS, NULL, k};
-            g3[n3] = mk(fnames[f], dn_isa_name(isas[i]), call_kern, &kp[n3], isa_samples);
+            kp[n3] = (product){ftypes[f], r->w[f], ISA_ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, r->x, a,
+                               r->out + (16 + n3) * ROWS, NULL, k};
+            g3[n3] = mk(fnames[f], dn_isa_name(isas[i]), call_kern, &kp[n3], r->isa_samples);
             isa_of[n3] = i;
             fmt_of[n3] = f;
             n3++;
@@ -423,46 +464,74 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], 0.0, 0.02);
     bench_run_group_shuffled(g3, n3);
-    printf("\nper ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows, %zu x %zu, Sub32 one word\n"
-           "(activation quantized beforehand), %d samples:\n", ISA_ROWS, COLS, isa_samples);
+    printf("\nper ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows, %zu x %zu, Sub32 one word\n"
+           "(activation quantized beforehand), %d samples:\n", ISA_ROWS, COLS, r->isa_samples);
     printf("  %-5s %-7s %9s %8s   %s\n", "type", "isa", "ms/call", "GB/s", "check");
     int isa_ok = 1;
     for (int i = 0; i < n3; i++) {
         const bench_case *c = &g3[i];
         const char *chk = "";
+        int j = i;
+        while (j > 0 && fmt_of[j - 1] == fmt_of[i]) j--; /* the scalar case of this format */
         if (isa_of[i] != 0) {
-            int j = i;
-            while (j > 0 && fmt_of[j - 1] == fmt_of[i]) j--; /* the scalar case of this format */
             int same = memcmp(kp[i].out, kp[j].out, ISA_ROWS * sizeof(float)) == 0;
             isa_ok &= same;
             chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
         }
         printf("  %-5s %-7s %9.3f %8.2f   %s\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med), chk);
-        if (isa_of[i] != 0) {
-            int j = i;
-            while (j > 0 && fmt_of[j - 1] == fmt_of[i]) j--;
-            printf("        speed-up over scalar: %.1fx\n", g3[j].med / c->med);
-        }
+        if (isa_of[i] != 0) printf("        speed-up over scalar: %.1fx\n", g3[j].med / c->med);
     }
+    return isa_ok;
+}
 
+/* 1 when the outputs of 1 and 2 threads are bit-identical, each format. */
+static int print_thread_bits(const dot_run *r)
+{
     int threads_ok = 1;
     for (int f = 0; f < 3; f++)
-        threads_ok &= memcmp(mv[2 * f].out, mv[2 * f + 1].out, ROWS * sizeof(float)) == 0;
+        threads_ok &= memcmp(r->mv[2 * f].out, r->mv[2 * f + 1].out, ROWS * sizeof(float)) == 0;
     printf("\nbits: %s (1 / 2 threads, each format)\n",
            threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
-    printf("run took %.1f s\n", now_s() - t_start);
-    bench_print_load();
+    return threads_ok;
+}
 
+static void teardown(dot_run *r)
+{
 #ifdef DN_BENCH_GGML
-    for (int j = 0; j < 12; j++) ggml_peer_destroy(gp[j]);
+    for (int j = 0; j < 12; j++) ggml_peer_destroy(r->gp[j]);
 #endif
-    bench_team_destroy(team2);
-    dn_pool_destroy(pool1);
-    dn_pool_destroy(pool2);
-    for (int f = 0; f < 3; f++) free(w[f]);
-    free(x);
-    free(codes);
-    free(scales);
-    free(out);
-    return threads_ok && isa_ok && ggml_ok ? 0 : 1;
+    bench_team_destroy(r->team2);
+    dn_pool_destroy(r->pool1);
+    dn_pool_destroy(r->pool2);
+    for (int f = 0; f < 3; f++) free(r->w[f]);
+    free(r->x);
+    free(r->codes);
+    free(r->scales);
+    free(r->out);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    static dot_run r;
+    r.t_start = now_s();
+    plan(&r, quick);
+    print_header(&r, argc, argv);
+    if (setup(&r)) return 1;
+    add_thread_cases(&r);
+#ifdef DN_BENCH_GGML
+    if (add_ggml_cases(&r)) return 1;
+#endif
+    measure_threads(&r);
+    print_threads(&r);
+    back_to_back(&r);
+    other_scalings(&r);
+    int isa_ok = per_isa(&r);
+    int threads_ok = print_thread_bits(&r);
+    printf("run took %.1f s\n", now_s() - r.t_start);
+    bench_print_load();
+    teardown(&r);
+    return threads_ok && isa_ok && r.ggml_ok ? 0 : 1;
 }

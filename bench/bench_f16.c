@@ -129,10 +129,7 @@ static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
         size_t m = n - i < CHUNK ? n - i : CHUNK;
         for (size_t j = 0; j < m; j++) {
             int64_t sum = 0;
-            for (int u = 0; u < 4; u++) {
-                s = s * 1664525u + 1013904223u;
-                sum += (int64_t)s - 2147483648LL; /* uniform in [-2^31, 2^31) */
-            }
+            for (int u = 0; u < 4; u++) sum += (int64_t)bench_lcg(&s) - 2147483648LL; /* uniform in [-2^31, 2^31) */
             tmp[j] = (float)sum * 0.5f * scale; /* sum/2 has the variance of one uniform */
         }
         if (dn_f16_from_f32(tmp, w + i, m) != DN_OK) return -1;
@@ -205,142 +202,177 @@ static const char *kern_name(const dn_f16_kernels *k)
     return "?";
 }
 
-int main(int argc, char **argv)
+/* The plan, the data and the cases of one run. */
+typedef struct f16_run {
+    int quick;
+    int mv_samples;      /* one call per sample */
+    double mv_warm;      /* seconds of warm-up calls per case */
+    int mm_samples;
+    double mm_target;    /* seconds per sample */
+    int isa_samples, isa_scalar_samples;
+    double isa_target;
+    double t_start;
+    const dn_f16_kernels *kt[3]; /* isas[]' tables, NULL where absent */
+    uint16_t *w;         /* one 8192^2 weight matrix; the 4096^2 and 2048^2
+                            matrices are its first 32 MiB and 8 MiB */
+    float *act, *act_r;  /* activations; the kernels' rounded ones */
+    float *out, *o;      /* every case's outputs; the next free place */
+    dn_pool *pool1, *pool2;
+    bench_team *team2;
+#ifdef DN_BENCH_GGML
+    ggml_cases gc;
+#endif
+    product mv[3], mm[4];
+    bench_case g1[64];   /* mat_vec: ours, ggml's, the read kernels' */
+    bench_case g2[12];   /* mat_mul: ours 4, ggml up to 8 */
+    int ggml_bits_ok;    /* no peer, or ours = ggml's where they must be */
+} f16_run;
+
+static void plan(f16_run *r, int quick)
 {
-    int quick = 0;
-    int rc = bench_parse_args(argc, argv, &quick, usage);
-    if (rc >= 0) return rc;
-    double t_start = now_s();
+    r->quick = quick;
+    r->mv_samples = quick ? 7 : 15;
+    r->mv_warm = quick ? 0.0 : 0.05;
+    r->mm_samples = quick ? 7 : 15;
+    r->mm_target = quick ? 0.02 : 0.05;
+    r->isa_samples = quick ? 7 : 11;
+    r->isa_scalar_samples = quick ? 3 : 5;
+    r->isa_target = quick ? 0.01 : 0.03;
+    r->ggml_bits_ok = 1;
+}
 
-    /* Plan. */
-    const int mv_samples = quick ? 7 : 15;     /* one call per sample */
-    const double mv_warm = quick ? 0.0 : 0.05; /* seconds of warm-up calls per case */
-    const int mm_samples = quick ? 7 : 15;
-    const double mm_target = quick ? 0.02 : 0.05; /* seconds per sample */
-    const int isa_samples = quick ? 7 : 11;
-    const int isa_scalar_samples = quick ? 3 : 5;
-    const double isa_target = quick ? 0.01 : 0.03;
-
+static void print_header(f16_run *r, int argc, char **argv)
+{
     static const char *const envs[] = {"DECODENUM_ISA"};
     bench_print_command("decodenum-bench-f16", argc, argv, envs, 1);
-    bench_print_machine(bench_clock_ghz(quick ? 0.05 : 0.2));
+    bench_print_machine(bench_clock_ghz(r->quick ? 0.05 : 0.2));
     bench_print_load();
     const dn_f16_kernels *active = dn_kernels_active()->f16;
     printf("f16: the public API runs the %s kernels; tables here:", kern_name(active));
-    const dn_f16_kernels *kt[3];
     for (int i = 0; i < 3; i++) {
-        kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->f16 : NULL;
-        if (kt[i]) printf(" %s", dn_isa_name(isas[i]));
+        r->kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->f16 : NULL;
+        if (r->kt[i]) printf(" %s", dn_isa_name(isas[i]));
     }
     printf("\ndata: weights random finite binary16, Gaussian-ish (sum of 4 uniforms), sigma 0.02;"
            " activations uniform in [-1, 1)\n");
     fflush(stdout);
+}
 
-    /* Buffers: one 8192^2 weight matrix; the 4096^2 and 2048^2 matrices are
-       its first 32 MiB and 8 MiB. */
+/* The buffers, the data, the pools. */
+static int setup(f16_run *r)
+{
     const size_t w_elems = MV_DIM * MV_DIM;
-    uint16_t *w = bench_alloc(w_elems * sizeof *w);
-    float *act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
-    float *act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
-    float *out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
-    if (!w || !act || !act_r || !out) {
+    r->w = bench_alloc(w_elems * sizeof *r->w);
+    r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
+    r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
+    r->out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    if (!r->w || !r->act || !r->act_r || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
-        return 1;
+        return -1;
     }
-    if (fill_weights(w, w_elems, 0.02f, 7u) != 0) {
+    if (fill_weights(r->w, w_elems, 0.02f, 7u) != 0) {
         fprintf(stderr, "decodenum-bench-f16: dn_f16_from_f32 failed\n");
-        return 1;
+        return -1;
     }
-    bench_fill(act, MM_MAX_N * MM_DIM, 11u);
-    kt[0]->round_f32(act, act_r, ISA_N * ISA_DIM);
+    bench_fill(r->act, MM_MAX_N * MM_DIM, 11u);
+    r->kt[0]->round_f32(r->act, r->act_r, ISA_N * ISA_DIM);
 
-    dn_pool *pool1 = dn_pool_create(1), *pool2 = dn_pool_create(2);
-    bench_team *team2 = bench_team_create(2);
-    if (!pool1 || !pool2 || !team2) {
+    r->pool1 = dn_pool_create(1), r->pool2 = dn_pool_create(2);
+    r->team2 = bench_team_create(2);
+    if (!r->pool1 || !r->pool2 || !r->team2) {
         fprintf(stderr, "decodenum-bench-f16: cannot create threads\n");
-        return 1;
+        return -1;
     }
-    float *o = out;
-    int ggml_bits_ok = 1; /* no peer, or ours = ggml's where they must be */
+    r->o = r->out;
+    return 0;
+}
 
-    /* ---- 8192^2 mat_vec on 1 and 2 threads, and the read bandwidth ---- */
-    product mv[3];
-    dn_pool *mv_pool[3] = {NULL, pool1, pool2};
-    static const char *const mv_name[3] = {"pool NULL", "pool 1", "pool 2"};
-    static bench_case g1[64];
-    int n1 = 0;
-    for (int i = 0; i < 3; i++, o += MV_DIM) {
-        mv[i] = (product){w, MV_DIM, MV_DIM, 1, act, o, mv_pool[i], NULL};
-        g1[n1++] = mk("mat_vec", mv_name[i], call_mat_vec, &mv[i], mv_samples);
-    }
-    const size_t w_bytes = w_elems * sizeof *w;
-#ifdef DN_BENCH_GGML
-    /* ggml's mat_vec cases follow ours */
-    ggml_cases gc;
-    for (int v = 0; v < 2; v++)
-        for (int t = 0; t < 2; t++)
-            if (add_ggml(&gc, v, t, g1, &n1, &mv[2 * t], o, mv_samples)) o += MV_DIM;
-#endif
-    int r1_first = n1;
-    n1 = bench_add_read_cases(g1, n1, NULL, w, w_bytes, mv_samples);
-    int r2_first = n1;
-    n1 = bench_add_read_cases(g1, n1, team2, w, w_bytes, mv_samples);
-    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], mv_warm, 0.0);
-    bench_run_group_shuffled(g1, n1);
-    int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
-
+static void print_mat_vec(const f16_run *r, int r1_first, int r2_first, int best1, int best2)
+{
+    const bench_case *g1 = r->g1;
+    const size_t w_bytes = MV_DIM * MV_DIM * sizeof *r->w;
     printf("\n%zu x %zu mat_vec (%zu MiB of F16 weights), dn_f16_mat_vec, %d samples of 1 call:\n",
-           MV_DIM, MV_DIM, w_bytes >> 20, mv_samples);
+           MV_DIM, MV_DIM, w_bytes >> 20, r->mv_samples);
     printf("  %-7s %-9s %8s %8s %8s   %s\n", "threads", "pool", "ms/call", "GB/s", "GB/s-max",
            "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 3; i++) {
-        const bench_case *c = &g1[i], *r = &g1[i < 2 ? best1 : best2];
+        const bench_case *c = &g1[i], *rd = &g1[i < 2 ? best1 : best2];
         double rm, rp;
-        bench_ratio(c, r, &rm, &rp);
+        bench_ratio(c, rd, &rm, &rp);
         printf("  %-7u %-9s %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n",
-               dn_pool_threads(mv[i].pool), c->impl, ms(c->med), bench_gbps(c, c->med),
-               bench_gbps(c, c->best), rp, rm, r->impl, bench_gbps(r, r->med));
+               dn_pool_threads(r->mv[i].pool), c->impl, ms(c->med), bench_gbps(c, c->med),
+               bench_gbps(c, c->best), rp, rm, rd->impl, bench_gbps(rd, rd->med));
     }
     printf("  read bandwidth over the same %zu MiB (median / max GB/s):\n", w_bytes >> 20);
-    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
-    for (int i = 0; i < r2_first - r1_first; i++) {
-        const bench_case *a = &g1[r1_first + i], *b = &g1[r2_first + i];
-        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med),
-               bench_gbps(a, a->best), bench_gbps(b, b->med), bench_gbps(b, b->best));
-    }
+    bench_print_read_pairs(g1, r1_first, r2_first);
     printf("    best: 1 thread %s %.2f GB/s, 2 threads %s %.2f GB/s\n", g1[best1].impl,
            bench_gbps(&g1[best1], g1[best1].med), g1[best2].impl, bench_gbps(&g1[best2], g1[best2].med));
     fflush(stdout);
+}
 
-    /* ---- 4096^2 mat_mul, n = 8 and 64, 1 and 2 threads ---- */
-    product mm[4];
+/* 8192^2 mat_vec on 1 and 2 threads, and the read bandwidth. */
+static void mat_vec_section(f16_run *r)
+{
+    dn_pool *mv_pool[3] = {NULL, r->pool1, r->pool2};
+    static const char *const mv_name[3] = {"pool NULL", "pool 1", "pool 2"};
+    bench_case *g1 = r->g1;
+    int n1 = 0;
+    for (int i = 0; i < 3; i++, r->o += MV_DIM) {
+        r->mv[i] = (product){r->w, MV_DIM, MV_DIM, 1, r->act, r->o, mv_pool[i], NULL};
+        g1[n1++] = mk("mat_vec", mv_name[i], call_mat_vec, &r->mv[i], r->mv_samples);
+    }
+    const size_t w_bytes = MV_DIM * MV_DIM * sizeof *r->w;
+#ifdef DN_BENCH_GGML
+    /* ggml's mat_vec cases follow ours */
+    for (int v = 0; v < 2; v++)
+        for (int t = 0; t < 2; t++)
+            if (add_ggml(&r->gc, v, t, g1, &n1, &r->mv[2 * t], r->o, r->mv_samples)) r->o += MV_DIM;
+#endif
+    int r1_first = n1;
+    n1 = bench_add_read_cases(g1, n1, NULL, r->w, w_bytes, r->mv_samples);
+    int r2_first = n1;
+    n1 = bench_add_read_cases(g1, n1, r->team2, r->w, w_bytes, r->mv_samples);
+    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], r->mv_warm, 0.0);
+    bench_run_group_shuffled(g1, n1);
+    int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
+    print_mat_vec(r, r1_first, r2_first, best1, best2);
+}
+
+/* 4096^2 mat_mul, n = 8 and 64, 1 and 2 threads. */
+static void mat_mul_section(f16_run *r)
+{
     static const size_t mm_n[4] = {8, 64, 8, 64};
-    static bench_case g2[12]; /* ours 4, ggml up to 8 */
+    bench_case *g2 = r->g2;
     int n2 = 0;
-    for (int i = 0; i < 4; i++, o += MM_MAX_N * MM_DIM) {
-        mm[i] = (product){w, MM_DIM, MM_DIM, mm_n[i], act, o, i < 2 ? NULL : pool2, NULL};
-        g2[n2++] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &mm[i], mm_samples);
+    for (int i = 0; i < 4; i++, r->o += MM_MAX_N * MM_DIM) {
+        r->mm[i] = (product){r->w, MM_DIM, MM_DIM, mm_n[i], r->act, r->o, i < 2 ? NULL : r->pool2, NULL};
+        g2[n2++] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &r->mm[i], r->mm_samples);
     }
 #ifdef DN_BENCH_GGML
     /* ggml's mat_mul cases follow ours */
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < 4; i++)
-            if (add_ggml(&gc, v, 2 + i, g2, &n2, &mm[i], o, mm_samples)) o += MM_MAX_N * MM_DIM;
+            if (add_ggml(&r->gc, v, 2 + i, g2, &n2, &r->mm[i], r->o, r->mm_samples)) r->o += MM_MAX_N * MM_DIM;
 #endif
-    for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], mm_target, mm_target);
+    for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], r->mm_target, r->mm_target);
     bench_run_group_shuffled(g2, n2);
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_f16_mat_mul, %d samples of ~%.0f ms:\n",
-           MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, mm_samples, mm_target * 1e3);
+           MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, r->mm_samples, r->mm_target * 1e3);
     printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call", "ms-min",
            "GFLOP/s");
     for (int i = 0; i < 4; i++) {
         const bench_case *c = &g2[i];
-        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", mm[i].n, dn_pool_threads(mm[i].pool),
-               c->impl, dn_f16_takes_sgemm(MM_DIM, MM_DIM, mm[i].n) ? "sgemm" : "vec_dot",
-               ms(c->med), ms(c->best), gflops(c, &mm[i]));
+        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", r->mm[i].n, dn_pool_threads(r->mm[i].pool),
+               c->impl, dn_f16_takes_sgemm(MM_DIM, MM_DIM, r->mm[i].n) ? "sgemm" : "vec_dot",
+               ms(c->med), ms(c->best), gflops(c, &r->mm[i]));
     }
+}
 
 #ifdef DN_BENCH_GGML
+/* Ours against ggml measured in this run; its peers destroyed after. */
+static void versus_ggml(f16_run *r)
+{
+    ggml_cases *gc = &r->gc;
     printf("\nggml measured in this run: %s, on the weights in place and repacked as\n"
            "llama.cpp loads them (where ggml repacks F16); speed = our throughput / ggml's (>1 = ours\n"
            "faster), paired round by round; bits: whether ours equal ggml's, every bit:\n",
@@ -350,33 +382,38 @@ int main(int argc, char **argv)
     static const char *const gcase[6] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads",
                                          "4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread",
                                          "4096^2 mat_mul n=8, 2 threads", "4096^2 mat_mul n=64, 2 threads"};
-    const bench_case *ours[6] = {&g1[0], &g1[2], &g2[0], &g2[1], &g2[2], &g2[3]};
+    const bench_case *ours[6] = {&r->g1[0], &r->g1[2], &r->g2[0], &r->g2[1], &r->g2[2], &r->g2[3]};
     int same_as_ggml = 1;
     for (int i = 0; i < 6; i++) {
-        const bench_case *g = i < 2 ? g1 : g2;
+        const bench_case *g = i < 2 ? r->g1 : r->g2;
         const product *p = ours[i]->ctx;
         char col[2][64] = {"", "        -"};
         for (int v = 0; v < 2; v++) {
-            if (gc.at[v][i] < 0) continue;
+            if (gc->at[v][i] < 0) continue;
             double rm, rp;
-            bench_ratio(ours[i], &g[gc.at[v][i]], &rm, &rp);
-            int same = same_bits(p->out, gc.out[v][i], p->n * p->rows);
+            bench_ratio(ours[i], &g[gc->at[v][i]], &rm, &rp);
+            int same = same_bits(p->out, gc->out[v][i], p->n * p->rows);
             if (v == 0) same_as_ggml &= same;
-            snprintf(col[v], sizeof col[v], "%9.3f %7.3f %5s", ms(g[gc.at[v][i]].med), rp, same ? "=" : "differ");
+            snprintf(col[v], sizeof col[v], "%9.3f %7.3f %5s", ms(g[gc->at[v][i]].med), rp, same ? "=" : "differ");
         }
         printf("  %-32s %9.3f %s %s\n", gcase[i], ms(ours[i]->med), col[0], col[1]);
     }
     /* ggml's AVX2 build computes the bits the library promises: any
        difference from it is a failure; other builds round differently */
     int ggml_expected = ggml_peer_f16_bits_are_ours();
-    ggml_bits_ok = same_as_ggml || !ggml_expected;
+    r->ggml_bits_ok = same_as_ggml || !ggml_expected;
     printf("bits: %s\n", same_as_ggml    ? "ours = ggml's (weights in place) in all six products"
                          : ggml_expected ? "OURS DIFFER FROM GGML'S AVX2 BUILD"
                                          : "ours differ from ggml's (expected: not its AVX2/FMA/F16C build)");
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < 6; i++)
-            if (gc.at[v][i] >= 0) ggml_peer_destroy(gc.peer[v][i]);
+            if (gc->at[v][i] >= 0) ggml_peer_destroy(gc->peer[v][i]);
+    fflush(stdout);
+}
 #else
+/* Ours next to ggml's figures from issue 4 (constants). */
+static void versus_ggml(f16_run *r)
+{
     printf("\nggml on this machine (issue 4, not measured here) next to ours (median and best\n"
            "sample above); speed = ours/ggml in throughput, >1 = ours faster:\n");
     printf("  %-30s %12s %12s %12s %7s %7s\n", "case", "ggml", "ours", "ours-best", "speed",
@@ -384,7 +421,7 @@ int main(int argc, char **argv)
     static const char *const gb_case[2] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads"};
     static const double gb_ggml[2] = {GGML_MV_1T_GBPS, GGML_MV_2T_GBPS};
     for (int i = 0; i < 2; i++) {
-        const bench_case *c = &g1[2 * i]; /* pool NULL, pool 2 */
+        const bench_case *c = &r->g1[2 * i]; /* pool NULL, pool 2 */
         double med = bench_gbps(c, c->med), best = bench_gbps(c, c->best);
         printf("  %-30s %7.2f GB/s %7.2f GB/s %7.2f GB/s %7.3f %7.3f\n", gb_case[i], gb_ggml[i], med,
                best, med / gb_ggml[i], best / gb_ggml[i]);
@@ -392,37 +429,41 @@ int main(int argc, char **argv)
     static const char *const ms_case[2] = {"4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread"};
     static const double ms_ggml[2] = {GGML_MM8_1T_MS, GGML_MM64_1T_MS};
     for (int i = 0; i < 2; i++) {
-        const bench_case *c = &g2[i]; /* n = 8, 64 on pool NULL */
+        const bench_case *c = &r->g2[i]; /* n = 8, 64 on pool NULL */
         printf("  %-30s %9.2f ms %9.3f ms %9.3f ms %7.3f %7.3f\n", ms_case[i], ms_ggml[i], ms(c->med),
                ms(c->best), ms_ggml[i] / ms(c->med), ms_ggml[i] / ms(c->best));
     }
-#endif
     fflush(stdout);
+}
+#endif
 
-    /* ---- per ISA, the kernel tables directly, single thread ---- */
+/* Per ISA, the kernel tables directly, single thread; 1 when every ISA's
+   bits are the scalar reference's. */
+static int per_isa(f16_run *r)
+{
     product kp[6];
     static bench_case g3[6];
     int n3 = 0, isa_of[6];
     for (int i = 0; i < 3; i++) {
-        if (!kt[i]) continue;
-        int want = isas[i] == DN_ISA_SCALAR ? isa_scalar_samples : isa_samples;
-        kp[n3] = (product){w, ISA_DIM, ISA_DIM, 1, act_r, o, NULL, kt[i]};
-        o += ISA_N * ISA_DIM;
+        if (!r->kt[i]) continue;
+        int want = isas[i] == DN_ISA_SCALAR ? r->isa_scalar_samples : r->isa_samples;
+        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, 1, r->act_r, r->o, NULL, r->kt[i]};
+        r->o += ISA_N * ISA_DIM;
         isa_of[n3] = i;
         g3[n3] = mk("mat_vec", dn_isa_name(isas[i]), call_kern_mat_vec, &kp[n3], want);
         n3++;
-        kp[n3] = (product){w, ISA_DIM, ISA_DIM, ISA_N, act_r, o, NULL, kt[i]};
-        o += ISA_N * ISA_DIM;
+        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, r->kt[i]};
+        r->o += ISA_N * ISA_DIM;
         isa_of[n3] = i;
         g3[n3] = mk("sgemm", dn_isa_name(isas[i]), call_kern_sgemm, &kp[n3], want);
         n3++;
     }
-    for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], isa_target, isa_target);
+    for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], r->isa_target, r->isa_target);
     bench_run_group_shuffled(g3, n3);
     printf("\nper ISA, single thread, dn_kernels_for(isa)->f16 called directly, %zu x %zu weights\n"
            "(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
-           ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, isa_samples, isa_scalar_samples,
-           isa_target * 1e3);
+           ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, r->isa_samples, r->isa_scalar_samples,
+           r->isa_target * 1e3);
     printf("  %-8s %-7s %3s %9s %8s %8s  %s\n", "op", "isa", "n", "ms/call", "GB/s", "GFLOP/s",
            "check");
     int isa_bits_ok = 1;
@@ -440,22 +481,49 @@ int main(int argc, char **argv)
     if (n3 >= 4)
         printf("  speed-up over scalar: mat_vec %.1fx, sgemm n=%zu %.1fx\n",
                g3[0].med / g3[n3 - 2].med, ISA_N, g3[1].med / g3[n3 - 1].med);
+    return isa_bits_ok;
+}
 
-    /* ---- bits across thread counts ---- */
+/* Bits across thread counts: 1 when identical. */
+static int print_thread_bits(const f16_run *r)
+{
+    const product *mv = r->mv, *mm = r->mm;
     int threads_ok = same_bits(mv[0].out, mv[1].out, MV_DIM) && same_bits(mv[0].out, mv[2].out, MV_DIM) &&
                      same_bits(mm[0].out, mm[2].out, 8 * MM_DIM) &&
                      same_bits(mm[1].out, mm[3].out, 64 * MM_DIM);
     printf("\nbits: %s (mat_vec pool NULL / 1 / 2; mat_mul n=8 and n=64, 1 / 2 threads)\n",
            threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
-    printf("run took %.1f s\n", now_s() - t_start);
-    bench_print_load();
+    return threads_ok;
+}
 
-    bench_team_destroy(team2);
-    dn_pool_destroy(pool1);
-    dn_pool_destroy(pool2);
-    free(w);
-    free(act);
-    free(act_r);
-    free(out);
-    return threads_ok && isa_bits_ok && ggml_bits_ok ? 0 : 1;
+static void teardown(f16_run *r)
+{
+    bench_team_destroy(r->team2);
+    dn_pool_destroy(r->pool1);
+    dn_pool_destroy(r->pool2);
+    free(r->w);
+    free(r->act);
+    free(r->act_r);
+    free(r->out);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    int rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    static f16_run r;
+    r.t_start = now_s();
+    plan(&r, quick);
+    print_header(&r, argc, argv);
+    if (setup(&r)) return 1;
+    mat_vec_section(&r);
+    mat_mul_section(&r);
+    versus_ggml(&r);
+    int isa_bits_ok = per_isa(&r);
+    int threads_ok = print_thread_bits(&r);
+    printf("run took %.1f s\n", now_s() - r.t_start);
+    bench_print_load();
+    teardown(&r);
+    return threads_ok && isa_bits_ok && r.ggml_bits_ok ? 0 : 1;
 }

@@ -310,7 +310,7 @@ void bench_calibrate(bench_case *c, double warm, double target)
 }
 
 /* Rounds over cs[0..count): in the given order, or (shuffle) in a new
-   order every round, a Fisher-Yates permutation from a fixed LCG. */
+   order every round, a Fisher-Yates permutation from bench_lcg. */
 static void run_rounds(bench_case *cs, int count, int shuffle)
 {
     int order[BENCH_MAX_GROUP];
@@ -319,8 +319,7 @@ static void run_rounds(bench_case *cs, int count, int shuffle)
     for (int more = 1; more;) {
         more = 0;
         for (int i = count - 1; shuffle && i > 0; i--) {
-            s = s * 1664525u + 1013904223u;
-            int j = (int)((uint64_t)(s >> 8) * (uint64_t)(i + 1) >> 24);
+            int j = (int)((uint64_t)(bench_lcg(&s) >> 8) * (uint64_t)(i + 1) >> 24);
             int tmp = order[i];
             order[i] = order[j];
             order[j] = tmp;
@@ -648,13 +647,21 @@ void *bench_alloc(size_t bytes)
     return p;
 }
 
+void bench_print_read_pairs(const bench_case *cs, int first1, int first2)
+{
+    printf("    %-10s %15s %15s\n", "kernel", "1 thread", "2 threads");
+    for (int i = 0; i < first2 - first1; i++) {
+        const bench_case *a = &cs[first1 + i], *b = &cs[first2 + i];
+        printf("    %-10s %7.2f / %5.2f %7.2f / %5.2f\n", a->impl, bench_gbps(a, a->med),
+               bench_gbps(a, a->best), bench_gbps(b, b->med), bench_gbps(b, b->best));
+    }
+}
+
 void bench_fill(float *x, size_t n, uint32_t seed)
 {
     uint32_t s = seed;
-    for (size_t i = 0; i < n; i++) {
-        s = s * 1664525u + 1013904223u;
-        x[i] = (float)((int32_t)(s >> 8) - (1 << 23)) * (1.0f / (float)(1 << 23));
-    }
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((int32_t)(bench_lcg(&s) >> 8) - (1 << 23)) * (1.0f / (float)(1 << 23));
 }
 
 uint32_t bench_bits_of(float f)

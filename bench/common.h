@@ -108,6 +108,11 @@ int bench_add_read_cases(bench_case *cs, int at, bench_team *team, const void *p
    median time per byte. */
 int bench_best_case(const bench_case *cs, int first, int end);
 
+/* Prints the table of one read kernel per line, 1 thread cases
+   cs[first1..first2) beside their 2-thread twins from cs[first2..]: the
+   header line, then "name med / max med / max" (GB/s). */
+void bench_print_read_pairs(const bench_case *cs, int first1, int first2);
+
 /* Best-of read bandwidth over p[0..bytes) with `threads` threads: every
    kernel sampled round-robin `samples` times after one warm-up read, the
    kernel with the best median wins. */
@@ -138,7 +143,14 @@ const char *bench_env_or(const char *name, const char *dflt);
 /* `bytes` rounded up to 2 MiB, 2 MiB aligned (MADV_HUGEPAGE on Linux);
    free() it. NULL when out of memory. */
 void *bench_alloc(size_t bytes);
-/* Values in [-1, 1), never denormal, from a fixed LCG. */
+/* The benches' generator: the LCG of Numerical Recipes (1664525, 1013904223);
+   the next state, which is also the value. */
+static inline uint32_t bench_lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s;
+}
+/* Values in [-1, 1), never denormal, from bench_lcg. */
 void bench_fill(float *x, size_t n, uint32_t seed);
 uint32_t bench_bits_of(float f);
 

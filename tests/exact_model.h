@@ -17,13 +17,12 @@
 #include <mpfr.h>
 
 #include "decodenum/fp32.h"
+#include "testutil.h" /* tbits */
 
 /* int64_t values and exponents pass through GMP's long and MPFR's mpfr_exp_t. */
 #if LONG_MAX < INT64_MAX
 #error "the exact model needs a 64-bit long (LP64)"
 #endif
-
-static uint32_t f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 
 static void z_set_i64(mpz_t z, int64_t v) { mpz_set_si(z, (long)v); }
 
@@ -80,7 +79,7 @@ static uint32_t oracle_round(const mpz_t s, int64_t w)
     float f = mpfr_get_flt(O.f32, MPFR_RNDN); /* exact: it is a binary32 value */
     mpfr_set_emin(g_emin_wide);
     mpfr_set_emax(g_emax_wide);
-    uint32_t u = f2u(f);
+    uint32_t u = tbits(f);
     if ((u & 0x7F800000u) == 0) u &= 0x80000000u; /* FTZ: denormal -> signed 0 */
     return u;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h" /* tf */
+
 #ifndef DN_ORACLE_DIR
 #define DN_ORACLE_DIR "../shared/oracle"
 #endif
@@ -52,10 +54,7 @@ static uint16_t oracle_u16(oracle_file *f)
 
 static float oracle_f32(oracle_file *f)
 {
-    uint32_t u = oracle_u32(f);
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
+    return tf(oracle_u32(f));
 }
 
 #endif

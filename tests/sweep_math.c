@@ -24,6 +24,7 @@
 
 #include "decodenum.h"
 #include "dispatch.h"
+#include "testutil.h"
 
 #if defined(DN_SWEEP_MPFR)
 #include <mpfr.h>
@@ -61,8 +62,6 @@ static double ulp_err(float ours, double exact)
     return fabs((double)ours - exact) / ldexp(1.0, e - 23);
 }
 
-static float tf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static uint32_t tb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 typedef struct job {
     int f;
@@ -93,8 +92,7 @@ static void *work(void *arg)
         for (size_t i = 0; i < n; i++) {
             uint64_t idx = j->start + (done + i) * j->stride;
             if (j->stride > 1) { /* jitter inside the stride */
-                seed = seed * 6364136223846793005u + 1442695040888963407u;
-                idx += (seed >> 33) % j->stride;
+                idx += (lcg64(&seed) >> 33) % j->stride;
             }
             x[i] = tf((uint32_t)idx);
         }
@@ -102,11 +100,11 @@ static void *work(void *arg)
         if (ker) {
             ker(x, yk, n);
             for (size_t i = 0; i < n; i++)
-                if (tb(yr[i]) != tb(yk[i]) && j->mismatched++ == 0) j->first_bad = tb(x[i]);
+                if (tbits(yr[i]) != tbits(yk[i]) && j->mismatched++ == 0) j->first_bad = tbits(x[i]);
             j->compared += n;
         }
         for (size_t i = 0; i < n; i++) {
-            uint32_t u = tb(x[i]);
+            uint32_t u = tbits(x[i]);
             double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
             double err = ulp_err(yr[i], exact_of(j->f, d));
             if (err > j->worst || (isnan(err) && !isnan(j->worst))) { j->worst = err; j->worst_at = u; }

@@ -30,19 +30,11 @@
 
 #define BASE_CASES 100000u
 
-typedef struct rng {
-    uint64_t s;
-} rng;
+typedef uint64_t rng;
 
-static uint64_t next(rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
+static uint64_t next(rng *r) { return splitmix(r); }
 
-static uint64_t below(rng *r, uint64_t n) { return next(r) % n; }
+static uint64_t below(rng *r, uint64_t n) { return splitmix(r) % n; }
 
 static unsigned cases(void)
 {
@@ -51,7 +43,6 @@ static unsigned cases(void)
     return f > 0 ? (unsigned)(BASE_CASES * f) + 1 : BASE_CASES;
 }
 
-static float u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 
 /* A finite binary16 scale: typical, subnormal, zero, negative, largest. */
 static uint16_t some_f16(rng *r)
@@ -114,7 +105,7 @@ static void int8_score_against_the_model(void **state)
     oracle_init();
     uint64_t seed = 0xA77E;
     test_seed_from_env(&seed);
-    rng r = {seed};
+    rng r = seed;
     const dn_attention_kernels *kern = dn_kernels_active()->attention;
     int16_t codes[1024];
     dn_act_scale sc[32];
@@ -132,10 +123,10 @@ static void int8_score_against_the_model(void **state)
         float got, k1;
         assert_int_equal(dn_int8_score(&row, h, key, d, &got), DN_OK);
         kern->scores_int8(&row, 1, d, key, d, &h, 1, 1, 1.0f, &k1);
-        if (f2u(got) != want || f2u(k1) != want) {
+        if (tbits(got) != want || tbits(k1) != want) {
             if (bad++ < 10)
                 printf("  case %u d=%zu h=0x%04x: model 0x%08x, reference 0x%08x, kernel 0x%08x\n", c, d, h,
-                       want, f2u(got), f2u(k1));
+                       want, tbits(got), tbits(k1));
         }
     }
     printf("  int8_score: %u cases (%u with a negative term floored past the window), %u differ\n", n,
@@ -146,17 +137,17 @@ static void int8_score_against_the_model(void **state)
 
 /* ---- weighted_int8 ------------------------------------------------------------------------- */
 
-static float ftz_of(float x) { return (f2u(x) & 0x7F800000u) == 0 ? u2f(f2u(x) & 0x80000000u) : x; }
+static float ftz_of(float x) { return (tbits(x) & 0x7F800000u) == 0 ? tf(tbits(x) & 0x80000000u) : x; }
 
 /* a * b (finite) rounded once to binary32, FTZ on operands and result. */
 static float model_mul(float a, float b)
 {
     a = ftz_of(a), b = ftz_of(b);
-    if (a == 0.0f || b == 0.0f) return u2f((f2u(a) ^ f2u(b)) & 0x80000000u);
+    if (a == 0.0f || b == 0.0f) return tf((tbits(a) ^ tbits(b)) & 0x80000000u);
     int ea, eb;
     double fa = frexp(a, &ea), fb = frexp(b, &eb);
     int64_t ma = (int64_t)ldexp(fa, 24), mb = (int64_t)ldexp(fb, 24);
-    return u2f(oracle_scaled(ma * mb, ea + eb - 48));
+    return tf(oracle_scaled(ma * mb, ea + eb - 48));
 }
 
 static mpfr_t g_sum;
@@ -167,17 +158,17 @@ static float model_add(float a, float b)
     a = ftz_of(a), b = ftz_of(b);
     if (!isfinite(a) || !isfinite(b)) {
         float r = a + b; /* IEEE: inf + finite, inf + -inf = NaN */
-        return r != r ? u2f(0x7FC00000u) : r;
+        return r != r ? tf(0x7FC00000u) : r;
     }
     mpfr_set_flt(g_sum, a, MPFR_RNDN);
     mpfr_add_d(g_sum, g_sum, (double)b, MPFR_RNDN); /* 600 bits: exact */
-    if (mpfr_zero_p(g_sum)) return (f2u(a) & f2u(b) & 0x80000000u) ? -0.0f : 0.0f;
+    if (mpfr_zero_p(g_sum)) return (tbits(a) & tbits(b) & 0x80000000u) ? -0.0f : 0.0f;
     mpz_t z;
     mpz_init(z);
     mpfr_exp_t e = mpfr_get_z_2exp(z, g_sum);
     uint32_t u = oracle_round(z, e);
     mpz_clear(z);
-    return u2f(u);
+    return tf(u);
 }
 
 static void model_weighted(const float *p, size_t n, const uint16_t *hs, const int8_t *v, size_t d,
@@ -196,7 +187,7 @@ static void model_weighted(const float *p, size_t n, const uint16_t *hs, const i
             if (fabs((double)w[j]) > amax) amax = fabs((double)w[j]);
         }
         if (!isfinite(amax) || amax != amax) {
-            for (size_t i = 0; i < d; i++) out[i] = u2f(0x7FC00000u);
+            for (size_t i = 0; i < d; i++) out[i] = tf(0x7FC00000u);
             continue;
         }
         int e = 0;
@@ -207,7 +198,7 @@ static void model_weighted(const float *p, size_t n, const uint16_t *hs, const i
         for (size_t i = 0; i < d; i++) {
             int64_t s = 0;
             for (size_t j = 0; j < m; j++) s += (int64_t)nearbyint(ldexp((double)w[j], -e)) * v[(j0 + j) * d + i];
-            out[i] = model_add(out[i], u2f(oracle_scaled(s, e)));
+            out[i] = model_add(out[i], tf(oracle_scaled(s, e)));
         }
     }
 }
@@ -219,7 +210,7 @@ static void some_probabilities(rng *r, float *p, size_t n)
         uint64_t z = next(r);
         if (how == 0) p[j] = (float)(z >> 40) * 0x1p-24f / (float)n;           /* a distribution */
         else if (how == 1) p[j] = ldexpf((float)(z >> 40) * 0x1p-24f, -(int)(z % 140)); /* down to FTZ */
-        else p[j] = u2f((uint32_t)(z % 0x7F000000u) | (uint32_t)(z >> 63 << 31)); /* any finite sign */
+        else p[j] = tf((uint32_t)(z % 0x7F000000u) | (uint32_t)(z >> 63 << 31)); /* any finite sign */
     }
 }
 
@@ -230,7 +221,7 @@ static void weighted_int8_against_the_model(void **state)
     mpfr_init2(g_sum, 600);
     uint64_t seed = 0x3E16;
     test_seed_from_env(&seed);
-    rng r = {seed};
+    rng r = seed;
     float p[300], want[64], got[64], ref[64];
     uint16_t hs[300];
     int8_t v[300 * 64];
@@ -250,9 +241,9 @@ static void weighted_int8_against_the_model(void **state)
         if (st != (inf ? DN_ERR_NON_FINITE : DN_OK)) differ = 1;
         if (differ && bad++ < 10) {
             for (size_t i = 0; i < d; i++)
-                if (f2u(want[i]) != f2u(got[i]) || f2u(want[i]) != f2u(ref[i])) {
+                if (tbits(want[i]) != tbits(got[i]) || tbits(want[i]) != tbits(ref[i])) {
                     printf("  case %u n=%zu d=%zu i=%zu: model 0x%08x, kernel 0x%08x, reference 0x%08x\n", c,
-                           np, d, i, f2u(want[i]), f2u(got[i]), f2u(ref[i]));
+                           np, d, i, tbits(want[i]), tbits(got[i]), tbits(ref[i]));
                     break;
                 }
         }

@@ -53,20 +53,8 @@ static const fmt fmts[] = {
 #define NFMTS (sizeof fmts / sizeof fmts[0])
 
 static uint64_t rng_state = 0x1A4E;
-static uint64_t rng(void) /* splitmix64: deterministic */
-{
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-static int64_t between(int64_t lo, int64_t hi) { return lo + (int64_t)(rng() % (uint64_t)(hi - lo + 1)); }
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
+static uint64_t rng(void) { return splitmix(&rng_state); } /* deterministic */
+static int64_t rng_between(int64_t lo, int64_t hi) { return between(&rng_state, lo, hi); }
 
 /* ---- 1. the identities by hand --------------------------------------------- */
 
@@ -241,10 +229,10 @@ static uint16_t random_f16_scale(void)
     switch (rng() % 8) {
     case 0: return (uint16_t)(sign | 30 << 10 | (rng() & 1023));       /* the largest exponent */
     case 1: return (uint16_t)(sign | 1 << 10 | (rng() & 1023));        /* the smallest normal */
-    case 2: return (uint16_t)(sign | between(1, 1023));                /* subnormal */
+    case 2: return (uint16_t)(sign | rng_between(1, 1023));            /* subnormal */
     case 3: return sign;                                               /* +-0 */
     case 4: return (uint16_t)(sign | 0x7BFF);                          /* +-65504 */
-    default: return (uint16_t)(sign | between(1, 30) << 10 | (rng() & 1023));
+    default: return (uint16_t)(sign | rng_between(1, 30) << 10 | (rng() & 1023));
     }
 }
 
@@ -272,18 +260,18 @@ static void random_act(size_t n, dn_act_scaling scaling, size_t block, dn_words 
         act->words = words;
         int32_t lo = scaling == DN_ACT_SUB32 ? 8 : 128;
         for (size_t b = 0; b < n / ab; b++)
-            act->scales[b] = (dn_act_scale){(int32_t)between(lo, 2 * lo - 1), (int32_t)between(-200, 100)};
+            act->scales[b] = (dn_act_scale){(int32_t)rng_between(lo, 2 * lo - 1), (int32_t)rng_between(-200, 100)};
         for (size_t i = 0; i < n; i++)
-            act->codes[i] = words == DN_WORDS_ONE ? (int16_t)between(-128, 127)
-                                                  : (int16_t)between(-32768, 32767);
+            act->codes[i] = words == DN_WORDS_ONE ? (int16_t)rng_between(-128, 127)
+                                                  : (int16_t)rng_between(-32768, 32767);
         return;
     }
-    int big = (int)between(-150, 90); /* 2^-150: flushed to zero; 2^120: far up */
+    int big = (int)rng_between(-150, 90); /* 2^-150: flushed to zero; 2^120: far up */
     for (size_t i = 0; i < n; i += 32) {
         int kind = (int)(rng() % 6);
         for (size_t j = i; j < i + 32; j++) {
             float u = (float)((double)(rng() >> 11) * 0x1p-53 * 2.0 - 1.0);
-            x[j] = kind == 0 ? 0.0f : ldexpf(u, big + (kind == 1 ? (int)between(-30, 30) : 0));
+            x[j] = kind == 0 ? 0.0f : ldexpf(u, big + (kind == 1 ? (int)rng_between(-30, 30) : 0));
         }
         if (kind == 2) x[i + rng() % 32] = ldexpf(rng() & 1 ? 1.0f : -1.0f, big + 14); /* an outlier */
     }
@@ -358,7 +346,7 @@ static void one_row(const fmt *f, dn_act_scaling scaling, dn_words words, counts
     static float x[MAXN];
     static dn_segment segs[16];
     static dn_act_scale scales[MAXN / 32];
-    size_t blocks = (size_t)between(1, 16), n = blocks * f->elements;
+    size_t blocks = (size_t)rng_between(1, 16), n = blocks * f->elements;
     for (size_t b = 0; b < blocks; b++) random_block(f, bytes + b * f->bytes);
     dn_coded_row row = {coef, offs, segs, n, 0};
     assert_int_equal(dn_read_row(f->type, bytes, n, &row, NULL), DN_OK);
@@ -532,6 +520,51 @@ static void unreadable_blocks(void **state)
     }
 }
 
+/* A per-block scaling needs activation blocks of the weight block. */
+static void arguments_per_block(dn_lane_block *lb)
+{
+    uint8_t kblk[144] = {0};
+    int16_t kcodes[256] = {0};
+    dn_act_scale ksc[8] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}};
+    dn_act_row kact = {kcodes, ksc, 256, 32, DN_WORDS_ONE};
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 7, lb), DN_OK);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, lb), DN_ERR_INVALID_ARGUMENT);
+    kact.block = 256;
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_OK);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, lb), DN_ERR_INVALID_ARGUMENT);
+}
+
+/* Blocks no delivery makes (lb: a delivered block). */
+static void arguments_bad_blocks(const dn_lane_block *lb)
+{
+    int64_t c, o;
+    float v;
+    assert_int_equal(dn_lane_block_sums(lb, &c, &o), DN_OK);
+    dn_lane_block bent = *lb;
+    bent.w.units[1].sum_q++;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.nwords = 3;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.words[0].weight = 256;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.first = 1;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.words[0].units[0].p = DN_LANE_P_MAX + 1;
+    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
+    bent = *lb, bent.act.m = 0;
+    v = 2.0f;
+    assert_int_equal(dn_lane(&v, &bent), DN_ERR_INVALID_ARGUMENT);
+    assert_same_float(v, 2.0f);
+    assert_int_equal(dn_lane(NULL, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_group(&v, lb, 9), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_group(&v, NULL, 1), DN_ERR_INVALID_ARGUMENT);
+    /* an empty group adds +0 */
+    v = -0.0f;
+    assert_int_equal(dn_lane_group(&v, NULL, 0), DN_OK);
+    assert_same_float(v, 0.0f);
+}
+
 static void arguments(void **state)
 {
     (void)state;
@@ -543,7 +576,6 @@ static void arguments(void **state)
     dn_lane_image w;
     float v = 0.0f;
     size_t bad = 7;
-    int64_t c, o;
 
     assert_int_equal(dn_lane_image_read(DN_TYPE_F16, blk, &w), DN_ERR_UNSUPPORTED_TYPE);
     assert_int_equal(dn_lane_image_read(DN_TYPE_Q4_0, NULL, &w), DN_ERR_INVALID_ARGUMENT);
@@ -554,19 +586,7 @@ static void arguments(void **state)
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, NULL, 64, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_0, blk, 64, &act, 0, 1, &lb), DN_ERR_INVALID_ARGUMENT);
-    /* a per-block scaling needs activation blocks of the weight block */
-    {
-        uint8_t kblk[144] = {0};
-        int16_t kcodes[256] = {0};
-        dn_act_scale ksc[8] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}};
-        dn_act_row kact = {kcodes, ksc, 256, 32, DN_WORDS_ONE};
-        assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 7, &lb), DN_OK);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, &lb), DN_ERR_INVALID_ARGUMENT);
-        kact.block = 256;
-        assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, &lb), DN_OK);
-        assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-    }
+    arguments_per_block(&lb);
     /* one word cannot carry 128; two words can */
     codes[5] = 128;
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
@@ -578,30 +598,7 @@ static void arguments(void **state)
     codes[5] = -128;
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, &lb), DN_OK);
 
-    /* blocks no delivery makes */
-    assert_int_equal(dn_lane_block_sums(&lb, &c, &o), DN_OK);
-    dn_lane_block bent = lb;
-    bent.w.units[1].sum_q++;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.nwords = 3;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.words[0].weight = 256;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.first = 1;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.words[0].units[0].p = DN_LANE_P_MAX + 1;
-    assert_int_equal(dn_lane_block_sums(&bent, &c, &o), DN_ERR_INVALID_ARGUMENT);
-    bent = lb, bent.act.m = 0;
-    v = 2.0f;
-    assert_int_equal(dn_lane(&v, &bent), DN_ERR_INVALID_ARGUMENT);
-    assert_same_float(v, 2.0f);
-    assert_int_equal(dn_lane(NULL, &lb), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_group(&v, &lb, 9), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_group(&v, NULL, 1), DN_ERR_INVALID_ARGUMENT);
-    /* an empty group adds +0 */
-    v = -0.0f;
-    assert_int_equal(dn_lane_group(&v, NULL, 0), DN_OK);
-    assert_same_float(v, 0.0f);
+    arguments_bad_blocks(&lb);
 
     /* whole rows */
     assert_int_equal(dn_lane_dot(DN_TYPE_Q4_0, blk, 64, &act, DN_ACT_SUB32, &v, &bad), DN_OK);

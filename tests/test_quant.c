@@ -76,8 +76,7 @@ static void scales_are_least_on_their_grid(void **state)
     (void)state;
     uint64_t z = 12345;
     for (int i = 0; i < 200000; i++) {
-        z = z * 6364136223846793005ULL + 1442695040888963407ULL;
-        uint32_t u = (uint32_t)(z >> 33) & 0x7FFFFFFFu;
+        uint32_t u = (uint32_t)(lcg64(&z) >> 33) & 0x7FFFFFFFu;
         if ((u & 0x7F800000u) == 0 || (u & 0x7F800000u) == 0x7F800000u) continue;
         float amax = tf(u);
         for (int wide = 0; wide < 2; wide++)

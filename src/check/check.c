@@ -19,13 +19,6 @@ uint64_t dn_rng_next(dn_rng *r)
 
 uint64_t dn_rng_below(dn_rng *r, uint64_t bound) { return dn_rng_next(r) % bound; }
 
-static float from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static const uint32_t special_bits[] = {
     0x00000000, 0x80000000,                         /* ±0 */
     0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, /* denormals */
@@ -55,25 +48,25 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
         uint32_t frac = (uint32_t)(z >> 8) & 0x7FFFFFu;
         switch (regime) {
         case DN_REGIME_NORMAL:
-            x[i] = from_bits(sign | ((uint32_t)(127 - 12 + (int)((z >> 40) % 25)) << 23) | frac);
+            x[i] = dn_from_bits(sign | ((uint32_t)(127 - 12 + (int)((z >> 40) % 25)) << 23) | frac);
             break;
         case DN_REGIME_BITS:
-            x[i] = from_bits((uint32_t)z);
+            x[i] = dn_from_bits((uint32_t)z);
             break;
         case DN_REGIME_SPECIAL:
-            x[i] = (z & 3) ? from_bits(special_bits[(z >> 2) % nspecial])
-                           : from_bits(sign | ((uint32_t)((z >> 40) % 255) << 23) | frac);
+            x[i] = (z & 3) ? dn_from_bits(special_bits[(z >> 2) % nspecial])
+                           : dn_from_bits(sign | ((uint32_t)((z >> 40) % 255) << 23) | frac);
             break;
         case DN_REGIME_CANCEL:
             /* Pairs (v, -v) a lane-stride or an element apart; huge values. */
             if (i >= 32 && (z & 3) == 0) x[i] = -x[i - 32];
             else if (i >= 1 && (z & 3) == 1) x[i] = -x[i - 1];
-            else if ((z & 15) == 2) x[i] = from_bits(sign | 0x7F000000u | frac);
-            else x[i] = from_bits(sign | ((uint32_t)(100 + (z >> 40) % 40) << 23) | frac);
+            else if ((z & 15) == 2) x[i] = dn_from_bits(sign | 0x7F000000u | frac);
+            else x[i] = dn_from_bits(sign | ((uint32_t)(100 + (z >> 40) % 40) << 23) | frac);
             break;
         case DN_REGIME_TINY:
-            x[i] = from_bits(sign | ((uint32_t)(127 - 66 + (int)((z >> 40) % 8)) << 23) | frac);
-            if ((z & 31) == 0) x[i] = from_bits(special_bits[(z >> 5) % nspecial]);
+            x[i] = dn_from_bits(sign | ((uint32_t)(127 - 66 + (int)((z >> 40) % 8)) << 23) | frac);
+            if ((z & 31) == 0) x[i] = dn_from_bits(special_bits[(z >> 5) % nspecial]);
             break;
         case DN_REGIME_ZEROS: {
             /* -0, +0, +-FLT_MIN, +-1.5 FLT_MIN (their differences are
@@ -81,13 +74,13 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
             static const uint32_t edge[8] = {0x80000000, 0x80000000, 0x00000000, 0x00800000,
                                              0x80800000, 0x00C00000, 0x80C00000, 0x00000001};
             if (all_negative_zero)
-                x[i] = from_bits(i < 32 ? 0x80C00000u : i < 64 ? 0x00800000u : 0x80000000u);
+                x[i] = dn_from_bits(i < 32 ? 0x80C00000u : i < 64 ? 0x00800000u : 0x80000000u);
             else
-                x[i] = from_bits(edge[(z >> 3) & 7] ^ ((z >> 7 & 1) && (z >> 3 & 7) == 7 ? 0x80000000u : 0));
+                x[i] = dn_from_bits(edge[(z >> 3) & 7] ^ ((z >> 7 & 1) && (z >> 3 & 7) == 7 ? 0x80000000u : 0));
             break;
         }
         case DN_REGIME_PAIRED: /* alone, a spread of moderate values */
-            x[i] = from_bits(sign | ((uint32_t)(127 - 20 + (int)((z >> 40) % 41)) << 23) | frac);
+            x[i] = dn_from_bits(sign | ((uint32_t)(127 - 20 + (int)((z >> 40) % 41)) << 23) | frac);
             break;
         default:
             x[i] = 0.0f;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bits.h" /* dn_bits, dn_from_bits: the float bit casts */
 #include "decodenum/common.h"
 
 typedef struct dn_rng {

@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
 /* Binary16 weights or activations: mostly Gaussian-like values of every
    magnitude, with zeros, subnormals and values near +-65504 sprinkled in. */
 static void fill_f16(dn_rng *r, uint16_t *h, size_t n, int specials)
@@ -43,9 +36,9 @@ typedef struct bufs {
 static void cmp_f32(dn_check_result *res, const float *a, const float *b, size_t n, size_t k)
 {
     for (size_t i = 0; i < n; i++)
-        if (bits_of(a[i]) != bits_of(b[i]))
+        if (dn_bits(a[i]) != dn_bits(b[i]))
             dn_check_mismatch(res, "%s k=%zu i=%zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              res->kernel, k, i, bits_of(a[i]), bits_of(b[i]));
+                              res->kernel, k, i, dn_bits(a[i]), dn_bits(b[i]));
     res->compared += n;
 }
 

@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
 typedef struct fp32_case {
     const dn_fp32_kernels *ref, *k;
     float *a, *b, *y_ref, *y_k;
@@ -31,9 +24,9 @@ static void compare_f32(dn_check_result *res, const float *want, const float *go
                         const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        if (bits_of(want[i]) != bits_of(got[i]))
+        if (dn_bits(want[i]) != dn_bits(got[i]))
             dn_check_mismatch(res, "%s n=%zu i=%zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              what, n, i, bits_of(want[i]), bits_of(got[i]));
+                              what, n, i, dn_bits(want[i]), dn_bits(got[i]));
     res->compared += n;
 }
 
@@ -81,9 +74,9 @@ static void run_one(fp32_case *c, int which, size_t n, dn_check_result *res)
         return;
     }
     }
-    if (bits_of(want) != bits_of(got))
+    if (dn_bits(want) != dn_bits(got))
         dn_check_mismatch(res, "%s of length %zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32, name,
-                          n, bits_of(want), bits_of(got));
+                          n, dn_bits(want), dn_bits(got));
     res->compared++;
 }
 

@@ -13,21 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
 static void compare(dn_check_result *res, const float *want, const float *got, size_t n,
                     const float *in, const char *what)
 {
     for (size_t i = 0; i < n; i++)
-        if (bits_of(want[i]) != bits_of(got[i]))
+        if (dn_bits(want[i]) != dn_bits(got[i]))
             dn_check_mismatch(res, "%s n=%zu i=%zu input 0x%08" PRIx32 ": reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32, what, n, i, in ? bits_of(in[i]) : 0u,
-                              bits_of(want[i]), bits_of(got[i]));
+                              ", kernel 0x%08" PRIx32, what, n, i, in ? dn_bits(in[i]) : 0u,
+                              dn_bits(want[i]), dn_bits(got[i]));
     res->compared += n;
 }
 
@@ -114,6 +107,70 @@ static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan
     return failed;
 }
 
+/* One case of vector kernel `which` (res->kernel) on in[0..n): the
+   reference's and the kernel's outputs compared, in place too where the
+   kernel allows it. li and g: the length's index and the regime's. */
+static void vector_case(dn_check_result *res, const dn_math_kernels *k, int which, dn_rng *rng,
+                        float *in, float *w, float *y_ref, float *y_k, size_t n, size_t li, int g)
+{
+    const dn_math_kernels *r = &dn_math_scalar;
+    switch (which) {
+    case 0: {
+        float s_ref = r->softmax(in, y_ref, n);
+        float s_k = k->softmax(in, y_k, n);
+        compare(res, &s_ref, &s_k, 1, NULL, "softmax sum");
+        compare(res, y_ref, y_k, n, in, "softmax");
+        memcpy(y_k, in, n * sizeof(float));
+        k->softmax(y_k, y_k, n);
+        compare(res, y_ref, y_k, n, in, "softmax in place");
+        break;
+    }
+    case 1:
+    case 2: {
+        static const float eps_set[] = {1e-6f, 1e-5f, 0.0f, 0x1p-130f};
+        float eps = eps_set[(li + (size_t)g) % 4];
+        if (which == 1) {
+            r->rmsnorm(in, w, eps, y_ref, n);
+            k->rmsnorm(in, w, eps, y_k, n);
+        } else {
+            r->l2norm(in, eps, y_ref, n);
+            k->l2norm(in, eps, y_k, n);
+        }
+        compare(res, y_ref, y_k, n, in, res->kernel);
+        break;
+    }
+    case 3: {
+        size_t npairs = n / 2 ? (size_t)dn_rng_below(rng, n / 2 + 1) : 0;
+        int neox = (int)(dn_rng_next(rng) & 1);
+        float *cs = w, *sn = y_k; /* sin drawn into y_k's space, copied out */
+        float *sin_tab = malloc((npairs + 1) * sizeof(float));
+        if (!sin_tab) break;
+        dn_fill_f32(rng, g & 1 ? DN_REGIME_BITS : DN_REGIME_NORMAL, sn, npairs);
+        memcpy(sin_tab, sn, npairs * sizeof(float));
+        r->rope(in, n, cs, sin_tab, npairs, neox, y_ref);
+        k->rope(in, n, cs, sin_tab, npairs, neox, y_k);
+        compare(res, y_ref, y_k, n, in, neox ? "rope neox" : "rope interleaved");
+        memcpy(y_k, in, n * sizeof(float));
+        k->rope(y_k, n, cs, sin_tab, npairs, neox, y_k);
+        compare(res, y_ref, y_k, n, in, neox ? "rope neox in place" : "rope in place");
+        free(sin_tab);
+        break;
+    }
+    case 4: {
+        size_t p = 1;
+        while (p * 2 <= n) p *= 2;
+        if (n == 0) p = 0;
+        int inverse = (int)((li + (size_t)g) & 1);
+        memcpy(y_ref, in, p * sizeof(float));
+        memcpy(y_k, in, p * sizeof(float));
+        r->hadamard(y_ref, p, inverse);
+        k->hadamard(y_k, p, inverse);
+        compare(res, y_ref, y_k, p, NULL, inverse ? "hadamard inverse" : "hadamard");
+        break;
+    }
+    }
+}
+
 static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_plan *plan,
                         const size_t *lengths, size_t count, size_t max, float *x, float *w,
                         float *y_ref, float *y_k, dn_check_sink sink, void *ctx)
@@ -132,61 +189,7 @@ static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_pla
                 float *in = x + ((li + (size_t)g) & 1);
                 dn_fill_f32(&rng, rg, in, n);
                 dn_fill_f32(&rng, g & 1 ? DN_REGIME_SPECIAL : DN_REGIME_NORMAL, w, n);
-                switch (which) {
-                case 0: {
-                    float s_ref = r->softmax(in, y_ref, n);
-                    float s_k = k->softmax(in, y_k, n);
-                    compare(&res, &s_ref, &s_k, 1, NULL, "softmax sum");
-                    compare(&res, y_ref, y_k, n, in, "softmax");
-                    memcpy(y_k, in, n * sizeof(float));
-                    k->softmax(y_k, y_k, n);
-                    compare(&res, y_ref, y_k, n, in, "softmax in place");
-                    break;
-                }
-                case 1:
-                case 2: {
-                    static const float eps_set[] = {1e-6f, 1e-5f, 0.0f, 0x1p-130f};
-                    float eps = eps_set[(li + (size_t)g) % 4];
-                    if (which == 1) {
-                        r->rmsnorm(in, w, eps, y_ref, n);
-                        k->rmsnorm(in, w, eps, y_k, n);
-                    } else {
-                        r->l2norm(in, eps, y_ref, n);
-                        k->l2norm(in, eps, y_k, n);
-                    }
-                    compare(&res, y_ref, y_k, n, in, names[which]);
-                    break;
-                }
-                case 3: {
-                    size_t npairs = n / 2 ? (size_t)dn_rng_below(&rng, n / 2 + 1) : 0;
-                    int neox = (int)(dn_rng_next(&rng) & 1);
-                    float *cs = w, *sn = y_k; /* sin drawn into y_k's space, copied out */
-                    float *sin_tab = malloc((npairs + 1) * sizeof(float));
-                    if (!sin_tab) break;
-                    dn_fill_f32(&rng, g & 1 ? DN_REGIME_BITS : DN_REGIME_NORMAL, sn, npairs);
-                    memcpy(sin_tab, sn, npairs * sizeof(float));
-                    r->rope(in, n, cs, sin_tab, npairs, neox, y_ref);
-                    k->rope(in, n, cs, sin_tab, npairs, neox, y_k);
-                    compare(&res, y_ref, y_k, n, in, neox ? "rope neox" : "rope interleaved");
-                    memcpy(y_k, in, n * sizeof(float));
-                    k->rope(y_k, n, cs, sin_tab, npairs, neox, y_k);
-                    compare(&res, y_ref, y_k, n, in, neox ? "rope neox in place" : "rope in place");
-                    free(sin_tab);
-                    break;
-                }
-                case 4: {
-                    size_t p = 1;
-                    while (p * 2 <= n) p *= 2;
-                    if (n == 0) p = 0;
-                    int inverse = (int)((li + (size_t)g) & 1);
-                    memcpy(y_ref, in, p * sizeof(float));
-                    memcpy(y_k, in, p * sizeof(float));
-                    r->hadamard(y_ref, p, inverse);
-                    k->hadamard(y_k, p, inverse);
-                    compare(&res, y_ref, y_k, p, NULL, inverse ? "hadamard inverse" : "hadamard");
-                    break;
-                }
-                }
+                vector_case(&res, k, which, &rng, in, w, y_ref, y_k, n, li, g);
             }
         }
         if (which == 4) {

@@ -15,21 +15,21 @@
 
 static inline float32x4_t load4_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
 
-static void from_f32(const float *x, uint16_t *h, size_t n)
+static void from_f32_neon(const float *x, uint16_t *h, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
     dn_ref_f16_from_f32(x + i, h + i, n - i);
 }
 
-static void widen(const uint16_t *h, float *x, size_t n)
+static void widen_neon(const uint16_t *h, float *x, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) vst1q_f32(x + i, load4_f16(h + i));
     dn_ref_f16_widen(h + i, x + i, n - i);
 }
 
-static void round_f32(const float *x, float *y, size_t n)
+static void round_f32_neon(const float *x, float *y, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vcvt_f32_f16(vcvt_f16_f32(vld1q_f32(x + i))));
@@ -62,7 +62,7 @@ static inline float double_tail(float r, const uint16_t *w, const float *x, size
     return dn_f16_result((float)sum);
 }
 
-static float vec_dot(const uint16_t *w, const float *x, size_t k)
+static float vec_dot_neon(const uint16_t *w, const float *x, size_t k)
 {
     float32x4_t lo[4], hi[4];
     for (int j = 0; j < 4; j++) lo[j] = hi[j] = vdupq_n_f32(0.0f);
@@ -95,7 +95,7 @@ static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, siz
     *r1 = double_tail(fold1, w1, x, whole, k);
 }
 
-static float sgemm_dot(const uint16_t *w, const float *x, size_t k)
+static float sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
 {
     float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
     for (size_t l = 0; l < k; l += 8) {
@@ -105,11 +105,11 @@ static float sgemm_dot(const uint16_t *w, const float *x, size_t k)
     return dn_f16_result(hsum(lo, hi));
 }
 
-static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
 {
     size_t r = r0;
     for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
-    for (; r < r1; r++) out[r] = vec_dot(w + r * k, x, k);
+    for (; r < r1; r++) out[r] = vec_dot_neon(w + r * k, x, k);
 }
 
 /* An RM x RN tile (RM <= 4, RN <= 2) of tinyBLAS outputs from widened weights. */
@@ -139,7 +139,7 @@ static inline __attribute__((always_inline)) void tile(const float *wf, size_t k
             out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(lo[i][j], hi[i][j]));
 }
 
-static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
+static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
                        size_t r1, float *out)
 {
     float *wf = malloc(4 * k * sizeof *wf + 1);
@@ -149,7 +149,7 @@ static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *ac
     }
     for (size_t r = r0; r < r1; r += 4) {
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
-        widen(w + r * k, wf, (size_t)rm * k);
+        widen_neon(w + r * k, wf, (size_t)rm * k);
         size_t c = 0;
         if (rm == 4) {
             for (; c + 2 <= n; c += 2) tile(wf, k, act, rows, r, c, 4, 2, out);
@@ -170,7 +170,7 @@ static inline uint16x4_t narrow_result(float32x4_t y)
     return vbsl_u16(num, h, vdup_n_u16(DN_F16_NAN_F16_BITS));
 }
 
-static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
+static void mad_neon(uint16_t *acc, const uint16_t *v, float s, size_t n)
 {
     const float32x4_t sv = vdupq_n_f32(s);
     size_t i = 0;
@@ -179,7 +179,7 @@ static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
     dn_ref_f16_mad(acc + i, v + i, s, n - i);
 }
 
-static void scale(uint16_t *acc, float s, size_t n)
+static void scale_neon(uint16_t *acc, float s, size_t n)
 {
     const float32x4_t sv = vdupq_n_f32(s);
     size_t i = 0;
@@ -188,13 +188,13 @@ static void scale(uint16_t *acc, float s, size_t n)
 }
 
 const dn_f16_kernels dn_f16_neon = {
-    .from_f32 = from_f32,
-    .widen = widen,
-    .round_f32 = round_f32,
-    .vec_dot = vec_dot,
-    .sgemm_dot = sgemm_dot,
-    .mad = mad,
-    .scale = scale,
-    .mat_vec_rows = mat_vec_rows,
-    .sgemm_rows = sgemm_rows,
+    .from_f32 = from_f32_neon,
+    .widen = widen_neon,
+    .round_f32 = round_f32_neon,
+    .vec_dot = vec_dot_neon,
+    .sgemm_dot = sgemm_dot_neon,
+    .mad = mad_neon,
+    .scale = scale_neon,
+    .mat_vec_rows = mat_vec_rows_neon,
+    .sgemm_rows = sgemm_rows_neon,
 };

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-static void ftz_v(const float *x, float *y, size_t n)
+static void ftz_v_neon(const float *x, float *y, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -22,7 +22,7 @@ static void ftz_v(const float *x, float *y, size_t n)
     dn_ref_ftz_v(x + i, y + i, n - i);
 }
 
-static void f32_to_f16_v(const float *x, uint16_t *y, size_t n)
+static void f32_to_f16_v_neon(const float *x, uint16_t *y, size_t n)
 {
     const uint16x8_t nan16 = vdupq_n_u16(DN_F16_NAN_BITS);
     size_t i = 0;
@@ -39,7 +39,7 @@ static void f32_to_f16_v(const float *x, uint16_t *y, size_t n)
     dn_ref_f32_to_f16_v(x + i, y + i, n - i);
 }
 
-static void f16_to_f32_v(const uint16_t *x, float *y, size_t n)
+static void f16_to_f32_v_neon(const uint16_t *x, float *y, size_t n)
 {
     const float32x4_t qnan = vreinterpretq_f32_u32(vdupq_n_u32(DN_NAN_BITS));
     size_t i = 0;
@@ -66,7 +66,7 @@ static inline uint16x4_t bf16_round(float32x4_t x)
     return vbsl_u16(vmovn_u32(dn_neon_is_num(v)), b, vdup_n_u16(DN_BF16_NAN_BITS));
 }
 
-static void f32_to_bf16_v(const float *x, uint16_t *y, size_t n)
+static void f32_to_bf16_v_neon(const float *x, uint16_t *y, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -74,7 +74,7 @@ static void f32_to_bf16_v(const float *x, uint16_t *y, size_t n)
     dn_ref_f32_to_bf16_v(x + i, y + i, n - i);
 }
 
-static void bf16_to_f32_v(const uint16_t *x, float *y, size_t n)
+static void bf16_to_f32_v_neon(const uint16_t *x, float *y, size_t n)
 {
     const float32x4_t qnan = vreinterpretq_f32_u32(vdupq_n_u32(DN_NAN_BITS));
     size_t i = 0;
@@ -144,9 +144,9 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
     return dn_result(dn_neon_tree32(acc));
 }
 
-static float fsum(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
-static float fdot(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
-static float fdot_tf32(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
+static float fsum_neon(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
+static float fdot_neon(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
+static float fdot_tf32_neon(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
 
 /* acc where v is not larger (or is a NaN), else v. Not vmaxnmq: FMAXNM
    passes over a quiet NaN but returns a signalling one. */
@@ -253,14 +253,14 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
 static size_t argmax_neon(const float *x, size_t n) { return dn_argmax_by_chunks(x, n, argmax_chunk); }
 
 const dn_fp32_kernels dn_fp32_neon = {
-    .ftz_v = ftz_v,
-    .f32_to_f16_v = f32_to_f16_v,
-    .f16_to_f32_v = f16_to_f32_v,
-    .f32_to_bf16_v = f32_to_bf16_v,
-    .bf16_to_f32_v = bf16_to_f32_v,
-    .fsum = fsum,
-    .fdot = fdot,
-    .fdot_tf32 = fdot_tf32,
+    .ftz_v = ftz_v_neon,
+    .f32_to_f16_v = f32_to_f16_v_neon,
+    .f16_to_f32_v = f16_to_f32_v_neon,
+    .f32_to_bf16_v = f32_to_bf16_v_neon,
+    .bf16_to_f32_v = bf16_to_f32_v_neon,
+    .fsum = fsum_neon,
+    .fdot = fdot_neon,
+    .fdot_tf32 = fdot_tf32_neon,
     .fmax = fmax_neon,
     .absmax = absmax_neon,
     .argmax = argmax_neon,

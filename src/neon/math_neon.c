@@ -92,6 +92,15 @@ static inline V scale(V y, VI k)
 
 static inline V hi12(V v) { return U_F(vandq_u32(AS_U(v), U(0xFFFFF000u))); }
 
+/* math.c's one_minus_split, lane by lane. */
+static inline V one_minus_split(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = SUB(F(1.0f), MUL(a_hi, b_hi));
+    r = SUB(r, MUL(a_hi, b_lo));
+    r = SUB(r, MUL(a_lo, b_hi));
+    return SUB(r, MUL(a_lo, b_lo));
+}
+
 /* A stored result: denormal flushed, NaN canonical. */
 static inline V result(V v)
 {
@@ -220,11 +229,7 @@ static inline vrecip_parts recip_split(V m, V err)
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, y_hi));
-    r = SUB(r, MUL(m_hi, y_lo));
-    r = SUB(r, MUL(m_lo, y_hi));
-    r = SUB(r, MUL(m_lo, y_lo));
-    r = SUB(r, MUL(err, y1));
+    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
 }
@@ -268,11 +273,7 @@ static inline V v_rsqrt(V x)
     V g_lo = ADD(MUL(ADD(y_hi, y_hi), y_lo), MUL(y_lo, y_lo));
     V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, gh_hi));
-    r = SUB(r, MUL(m_hi, gh_lo));
-    r = SUB(r, MUL(m_lo, gh_hi));
-    r = SUB(r, MUL(m_lo, gh_lo));
-    r = SUB(r, MUL(m, g_lo));
+    V r = SUB(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), MUL(m, g_lo));
     V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
     V res = scale(y2, neg_i(k));
     V zero = F(0.0f);
@@ -399,26 +400,30 @@ static inline V v_exp_fast(V x)
     return AS_F(vaddq_s32(AS_I(p.hi), vshlq_n_s32(p.k, 23)));
 }
 
-#define UNARY_KERNEL(name) \
-    static void name##_v(const float *x, float *y, size_t n) \
-    { \
-        size_t i = 0; \
-        for (; i + 4 <= n; i += 4) vst1q_f32(y + i, v_##name(vld1q_f32(x + i))); \
-        if (i < n) { \
-            float buf[4] = {0}; \
-            memcpy(buf, x + i, (n - i) * sizeof(float)); \
-            vst1q_f32(buf, v_##name(vld1q_f32(buf))); \
-            memcpy(y + i, buf, (n - i) * sizeof(float)); \
-        } \
+/* The array form of a vector function: whole vectors, then the tail through
+   a zero-padded buffer (the padding's results are dropped). Inlined into
+   each entry below with `f` a constant, so each is its own loop. */
+static inline __attribute__((always_inline)) void unary_neon(const float *x, float *y, size_t n,
+                                                            V (*f)(V))
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, f(vld1q_f32(x + i)));
+    if (i < n) {
+        float buf[4] = {0};
+        memcpy(buf, x + i, (n - i) * sizeof(float));
+        vst1q_f32(buf, f(vld1q_f32(buf)));
+        memcpy(y + i, buf, (n - i) * sizeof(float));
     }
-UNARY_KERNEL(exp_fast)
-UNARY_KERNEL(ln)
-UNARY_KERNEL(ln1p)
-UNARY_KERNEL(recip)
-UNARY_KERNEL(rsqrt)
-UNARY_KERNEL(sigmoid)
-UNARY_KERNEL(silu)
-UNARY_KERNEL(softplus)
+}
+
+static void exp_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_exp_fast); }
+static void ln_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_ln); }
+static void ln1p_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_ln1p); }
+static void recip_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_recip); }
+static void rsqrt_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_rsqrt); }
+static void sigmoid_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_sigmoid); }
+static void silu_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_silu); }
+static void softplus_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_softplus); }
 
 /* ---- vector operations ------------------------------------------------------ */
 
@@ -436,7 +441,7 @@ static void scale_rows(const float *x, float a, const float *w, float *y, size_t
     for (; i < n; i++) y[i] = w ? dn_fmul(dn_fmul(x[i], a), w[i]) : dn_fmul(x[i], a);
 }
 
-static float softmax(const float *x, float *y, size_t n)
+static float softmax_neon(const float *x, float *y, size_t n)
 {
     if (n == 0) return 0.0f;
     float mx = dn_fp32_neon.fmax(x, n);
@@ -449,19 +454,19 @@ static float softmax(const float *x, float *y, size_t n)
     return s;
 }
 
-static void rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
+static void rmsnorm_neon(const float *x, const float *w, float eps, float *y, size_t n)
 {
     if (n == 0) return;
     scale_rows(x, dn_math_rms_scale(dn_fp32_neon.fdot(x, x, n), n, eps), w, y, n);
 }
 
-static void l2norm(const float *x, float eps, float *y, size_t n)
+static void l2norm_neon(const float *x, float eps, float *y, size_t n)
 {
     if (n == 0) return;
     scale_rows(x, dn_math_l2_scale(dn_fp32_neon.fdot(x, x, n), eps), NULL, y, n);
 }
 
-static void rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+static void rope_neon(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
                  int neox, float *y)
 {
     size_t i = 0;
@@ -501,7 +506,7 @@ static void rope(const float *x, size_t n, const float *cos, const float *sin, s
    no element outside its four), then each stride h >= 4 as whole vectors,
    then one pass: NaN, and the inverse's 2^-log2(n). The elements are
    flushed when first read; every sum after that is flushed as made. */
-static void hadamard(float *x, size_t n, int inverse)
+static void hadamard_neon(float *x, size_t n, int inverse)
 {
     if (n < 4) {
         dn_ref_hadamard(x, n, inverse);
@@ -536,17 +541,17 @@ static void hadamard(float *x, size_t n, int inverse)
 }
 
 const dn_math_kernels dn_math_neon = {
-    .exp_v = exp_fast_v,
-    .ln_v = ln_v,
-    .ln1p_v = ln1p_v,
-    .recip_v = recip_v,
-    .rsqrt_v = rsqrt_v,
-    .sigmoid_v = sigmoid_v,
-    .silu_v = silu_v,
-    .softplus_v = softplus_v,
-    .softmax = softmax,
-    .rmsnorm = rmsnorm,
-    .l2norm = l2norm,
-    .rope = rope,
-    .hadamard = hadamard,
+    .exp_v = exp_v_neon,
+    .ln_v = ln_v_neon,
+    .ln1p_v = ln1p_v_neon,
+    .recip_v = recip_v_neon,
+    .rsqrt_v = rsqrt_v_neon,
+    .sigmoid_v = sigmoid_v_neon,
+    .silu_v = silu_v_neon,
+    .softplus_v = softplus_v_neon,
+    .softmax = softmax_neon,
+    .rmsnorm = rmsnorm_neon,
+    .l2norm = l2norm_neon,
+    .rope = rope_neon,
+    .hadamard = hadamard_neon,
 };

@@ -18,7 +18,7 @@
 
 static inline __m256 load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
-static void from_f32(const float *x, uint16_t *h, size_t n)
+static void from_f32_avx2(const float *x, uint16_t *h, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -26,14 +26,14 @@ static void from_f32(const float *x, uint16_t *h, size_t n)
     dn_ref_f16_from_f32(x + i, h + i, n - i);
 }
 
-static void widen(const uint16_t *h, float *x, size_t n)
+static void widen_avx2(const uint16_t *h, float *x, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, load_f16(h + i));
     dn_ref_f16_widen(h + i, x + i, n - i);
 }
 
-static void round_f32(const float *x, float *y, size_t n)
+static void round_f32_avx2(const float *x, float *y, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -71,7 +71,7 @@ static inline float double_tail(float r, const uint16_t *w, const float *x, size
 
 /* The accumulators are named, not an array: GCC keeps an array of them on
    the stack inside the loop. */
-static float vec_dot(const uint16_t *w, const float *x, size_t k)
+static float vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t whole = k & ~(size_t)31;
@@ -147,20 +147,20 @@ static void vec_dot3(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
     *r2 = double_tail(f2, w2, x, whole, k);
 }
 
-static float sgemm_dot(const uint16_t *w, const float *x, size_t k)
+static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
 {
     __m256 a = _mm256_setzero_ps();
     for (size_t l = 0; l < k; l += 8) a = _mm256_fmadd_ps(load_f16(w + l), _mm256_loadu_ps(x + l), a);
     return dn_f16_result(hsum(a));
 }
 
-static void mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
 {
     size_t r = r0;
     for (; r + 3 <= r1; r += 3)
         vec_dot3(w + r * k, w + (r + 1) * k, w + (r + 2) * k, x, k, &out[r], &out[r + 1], &out[r + 2]);
     for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
-    for (; r < r1; r++) out[r] = vec_dot(w + r * k, x, k);
+    for (; r < r1; r++) out[r] = vec_dot_avx2(w + r * k, x, k);
 }
 
 /* Elements of k per pass over the columns: four rows of widened weights
@@ -238,7 +238,7 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
         for (size_t l0 = 0; l0 < k; l0 += kc) {
             size_t l1 = l0 + kc < k ? l0 + kc : k;
             if (rm < 4)
-                for (int i = 0; i < rm; i++) widen(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
+                for (int i = 0; i < rm; i++) widen_avx2(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
             /* the next pass: the next kc of these rows, or the first of the next four */
             size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
             const char *next[4];
@@ -269,14 +269,14 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
 
 /* The pass length a compile-time constant in each copy (a variable one
    costs the tile loop its constant offsets: measured 10 % slower). */
-static void sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
+static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
                        size_t r1, float *out)
 {
     if (sgemm_kc(n) == 1024) sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024);
     else sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512);
 }
 
-static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
+static void mad_avx2(uint16_t *acc, const uint16_t *v, float s, size_t n)
 {
     const __m256 sv = _mm256_set1_ps(s);
     const __m128i nan16 = _mm_set1_epi16((short)DN_F16_NAN_F16_BITS);
@@ -291,7 +291,7 @@ static void mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
     dn_ref_f16_mad(acc + i, v + i, s, n - i);
 }
 
-static void scale(uint16_t *acc, float s, size_t n)
+static void scale_avx2(uint16_t *acc, float s, size_t n)
 {
     const __m256 sv = _mm256_set1_ps(s);
     const __m128i nan16 = _mm_set1_epi16((short)DN_F16_NAN_F16_BITS);
@@ -307,13 +307,13 @@ static void scale(uint16_t *acc, float s, size_t n)
 }
 
 const dn_f16_kernels dn_f16_avx2 = {
-    .from_f32 = from_f32,
-    .widen = widen,
-    .round_f32 = round_f32,
-    .vec_dot = vec_dot,
-    .sgemm_dot = sgemm_dot,
-    .mad = mad,
-    .scale = scale,
-    .mat_vec_rows = mat_vec_rows,
-    .sgemm_rows = sgemm_rows,
+    .from_f32 = from_f32_avx2,
+    .widen = widen_avx2,
+    .round_f32 = round_f32_avx2,
+    .vec_dot = vec_dot_avx2,
+    .sgemm_dot = sgemm_dot_avx2,
+    .mad = mad_avx2,
+    .scale = scale_avx2,
+    .mat_vec_rows = mat_vec_rows_avx2,
+    .sgemm_rows = sgemm_rows_avx2,
 };

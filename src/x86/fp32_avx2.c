@@ -10,14 +10,14 @@
 
 #include <math.h>
 
-static void ftz_v(const float *x, float *y, size_t n)
+static void ftz_v_avx2(const float *x, float *y, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, dn_avx2_flush(_mm256_loadu_ps(x + i)));
     dn_ref_ftz_v(x + i, y + i, n - i);
 }
 
-static void f32_to_f16_v(const float *x, uint16_t *y, size_t n)
+static void f32_to_f16_v_avx2(const float *x, uint16_t *y, size_t n)
 {
     const __m128i nan16 = _mm_set1_epi16((short)DN_F16_NAN_BITS);
     size_t i = 0;
@@ -33,7 +33,7 @@ static void f32_to_f16_v(const float *x, uint16_t *y, size_t n)
     dn_ref_f32_to_f16_v(x + i, y + i, n - i);
 }
 
-static void f16_to_f32_v(const uint16_t *x, float *y, size_t n)
+static void f16_to_f32_v_avx2(const uint16_t *x, float *y, size_t n)
 {
     const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)DN_NAN_BITS));
     size_t i = 0;
@@ -44,7 +44,7 @@ static void f16_to_f32_v(const uint16_t *x, float *y, size_t n)
     dn_ref_f16_to_f32_v(x + i, y + i, n - i);
 }
 
-static void f32_to_bf16_v(const float *x, uint16_t *y, size_t n)
+static void f32_to_bf16_v_avx2(const float *x, uint16_t *y, size_t n)
 {
     const __m256i nan16 = _mm256_set1_epi32((int)DN_BF16_NAN_BITS);
     const __m256i bias = _mm256_set1_epi32(0x7FFF), one = _mm256_set1_epi32(1);
@@ -61,7 +61,7 @@ static void f32_to_bf16_v(const float *x, uint16_t *y, size_t n)
     dn_ref_f32_to_bf16_v(x + i, y + i, n - i);
 }
 
-static void bf16_to_f32_v(const uint16_t *x, float *y, size_t n)
+static void bf16_to_f32_v_avx2(const uint16_t *x, float *y, size_t n)
 {
     const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)DN_NAN_BITS));
     size_t i = 0;
@@ -134,9 +134,9 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
     return dn_result(dn_avx2_leave(csr, r));
 }
 
-static float fsum(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
-static float fdot(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
-static float fdot_tf32(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
+static float fsum_avx2(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
+static float fdot_avx2(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
+static float fdot_tf32_avx2(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
 
 /* max_ps(v, acc) returns acc when v is a NaN, so NaNs are passed over.
    Denormals are compared as they are and the result flushed: flushing is
@@ -229,14 +229,14 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
 static size_t argmax_avx2(const float *x, size_t n) { return dn_argmax_by_chunks(x, n, argmax_chunk); }
 
 const dn_fp32_kernels dn_fp32_avx2 = {
-    .ftz_v = ftz_v,
-    .f32_to_f16_v = f32_to_f16_v,
-    .f16_to_f32_v = f16_to_f32_v,
-    .f32_to_bf16_v = f32_to_bf16_v,
-    .bf16_to_f32_v = bf16_to_f32_v,
-    .fsum = fsum,
-    .fdot = fdot,
-    .fdot_tf32 = fdot_tf32,
+    .ftz_v = ftz_v_avx2,
+    .f32_to_f16_v = f32_to_f16_v_avx2,
+    .f16_to_f32_v = f16_to_f32_v_avx2,
+    .f32_to_bf16_v = f32_to_bf16_v_avx2,
+    .bf16_to_f32_v = bf16_to_f32_v_avx2,
+    .fsum = fsum_avx2,
+    .fdot = fdot_avx2,
+    .fdot_tf32 = fdot_tf32_avx2,
     .fmax = fmax_avx2,
     .absmax = absmax_avx2,
     .argmax = argmax_avx2,

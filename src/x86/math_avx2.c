@@ -58,6 +58,15 @@ static inline V scale(V y, VI k)
 
 static inline V hi12(V v) { return _mm256_and_ps(v, AS_F(I(0xFFFFF000u))); }
 
+/* math.c's one_minus_split, lane by lane. */
+static inline V one_minus_split(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = SUB(F(1.0f), MUL(a_hi, b_hi));
+    r = SUB(r, MUL(a_hi, b_lo));
+    r = SUB(r, MUL(a_lo, b_hi));
+    return SUB(r, MUL(a_lo, b_lo));
+}
+
 /* A stored result: denormal flushed, NaN canonical. */
 static inline V result(V v)
 {
@@ -156,11 +165,7 @@ static inline vrecip_parts recip_split(V m, V err)
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, y_hi));
-    r = SUB(r, MUL(m_hi, y_lo));
-    r = SUB(r, MUL(m_lo, y_hi));
-    r = SUB(r, MUL(m_lo, y_lo));
-    r = SUB(r, MUL(err, y1));
+    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
 }
@@ -204,11 +209,7 @@ static inline V v_rsqrt(V x)
     V g_lo = ADD(MUL(ADD(y_hi, y_hi), y_lo), MUL(y_lo, y_lo));
     V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, gh_hi));
-    r = SUB(r, MUL(m_hi, gh_lo));
-    r = SUB(r, MUL(m_lo, gh_hi));
-    r = SUB(r, MUL(m_lo, gh_lo));
-    r = SUB(r, MUL(m, g_lo));
+    V r = SUB(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), MUL(m, g_lo));
     V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
     V res = scale(y2, _mm256_sub_epi32(_mm256_setzero_si256(), k));
     V zero = _mm256_setzero_ps();
@@ -333,28 +334,32 @@ static inline V v_exp_fast(V x)
     return AS_F(_mm256_add_epi32(AS_I(p.hi), _mm256_slli_epi32(p.k, 23)));
 }
 
-#define UNARY_KERNEL(name) \
-    static void name##_v(const float *x, float *y, size_t n) \
-    { \
-        unsigned csr = enter(); \
-        size_t i = 0; \
-        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, v_##name(_mm256_loadu_ps(x + i))); \
-        if (i < n) { \
-            float buf[8] = {0}; \
-            memcpy(buf, x + i, (n - i) * sizeof(float)); \
-            _mm256_storeu_ps(buf, v_##name(_mm256_loadu_ps(buf))); \
-            memcpy(y + i, buf, (n - i) * sizeof(float)); \
-        } \
-        leave(csr); \
+/* The array form of a vector function: whole vectors, then the tail through
+   a zero-padded buffer (the padding's results are dropped). Inlined into
+   each entry below with `f` a constant, so each is its own loop. */
+static inline __attribute__((always_inline)) void unary_avx2(const float *x, float *y, size_t n,
+                                                            V (*f)(V))
+{
+    unsigned csr = enter();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
+    if (i < n) {
+        float buf[8] = {0};
+        memcpy(buf, x + i, (n - i) * sizeof(float));
+        _mm256_storeu_ps(buf, f(_mm256_loadu_ps(buf)));
+        memcpy(y + i, buf, (n - i) * sizeof(float));
     }
-UNARY_KERNEL(exp_fast)
-UNARY_KERNEL(ln)
-UNARY_KERNEL(ln1p)
-UNARY_KERNEL(recip)
-UNARY_KERNEL(rsqrt)
-UNARY_KERNEL(sigmoid)
-UNARY_KERNEL(silu)
-UNARY_KERNEL(softplus)
+    leave(csr);
+}
+
+static void exp_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_exp_fast); }
+static void ln_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln); }
+static void ln1p_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln1p); }
+static void recip_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_recip); }
+static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
+static void sigmoid_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_sigmoid); }
+static void silu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_silu); }
+static void softplus_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_softplus); }
 
 /* ---- vector operations ------------------------------------------------------ */
 
@@ -378,7 +383,7 @@ static void scale_rows(const float *x, float a, const float *w, float *y, size_t
     leave(csr);
 }
 
-static float softmax(const float *x, float *y, size_t n)
+static float softmax_avx2(const float *x, float *y, size_t n)
 {
     if (n == 0) return 0.0f;
     float mx = dn_fp32_avx2.fmax(x, n);
@@ -396,19 +401,19 @@ static float softmax(const float *x, float *y, size_t n)
     return s;
 }
 
-static void rmsnorm(const float *x, const float *w, float eps, float *y, size_t n)
+static void rmsnorm_avx2(const float *x, const float *w, float eps, float *y, size_t n)
 {
     if (n == 0) return;
     scale_rows(x, dn_math_rms_scale(dn_fp32_avx2.fdot(x, x, n), n, eps), w, y, n);
 }
 
-static void l2norm(const float *x, float eps, float *y, size_t n)
+static void l2norm_avx2(const float *x, float eps, float *y, size_t n)
 {
     if (n == 0) return;
     scale_rows(x, dn_math_l2_scale(dn_fp32_avx2.fdot(x, x, n), eps), NULL, y, n);
 }
 
-static void rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
+static void rope_avx2(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
                  int neox, float *y)
 {
     unsigned csr = enter();
@@ -448,7 +453,7 @@ static void rope(const float *x, size_t n, const float *cos, const float *sin, s
 /* Strides 1, 2, 4 inside each eight (the reference's first three passes
    touch no element outside its eight), then each stride h >= 8 as whole
    vectors, then one pass: flush, NaN, and the inverse's 2^-log2(n). */
-static void hadamard(float *x, size_t n, int inverse)
+static void hadamard_avx2(float *x, size_t n, int inverse)
 {
     if (n < 8) {
         dn_ref_hadamard(x, n, inverse);
@@ -484,17 +489,17 @@ static void hadamard(float *x, size_t n, int inverse)
 }
 
 const dn_math_kernels dn_math_avx2 = {
-    .exp_v = exp_fast_v,
-    .ln_v = ln_v,
-    .ln1p_v = ln1p_v,
-    .recip_v = recip_v,
-    .rsqrt_v = rsqrt_v,
-    .sigmoid_v = sigmoid_v,
-    .silu_v = silu_v,
-    .softplus_v = softplus_v,
-    .softmax = softmax,
-    .rmsnorm = rmsnorm,
-    .l2norm = l2norm,
-    .rope = rope,
-    .hadamard = hadamard,
+    .exp_v = exp_v_avx2,
+    .ln_v = ln_v_avx2,
+    .ln1p_v = ln1p_v_avx2,
+    .recip_v = recip_v_avx2,
+    .rsqrt_v = rsqrt_v_avx2,
+    .sigmoid_v = sigmoid_v_avx2,
+    .silu_v = silu_v_avx2,
+    .softplus_v = softplus_v_avx2,
+    .softmax = softmax_avx2,
+    .rmsnorm = rmsnorm_avx2,
+    .l2norm = l2norm_avx2,
+    .rope = rope_avx2,
+    .hadamard = hadamard_avx2,
 };

@@ -71,7 +71,7 @@
 #include "decodenum/fp32.h"
 #include "decodenum/quant.h"
 #include "bits.h"
-#include "dot_kernels.h"
+#include "dispatch.h"
 
 #define CHECK(c) \
     do {         \
@@ -109,6 +109,7 @@ static void bytes(input *in, uint8_t *to, size_t n)
 
 /* Every kernel table other than the reference's that this CPU can run. */
 static const dn_dot_kernels *kernels[3];
+static const dn_quant_kernels *qkernels[3];
 static size_t nkernels;
 
 static void find_kernels(void)
@@ -118,8 +119,11 @@ static void find_kernels(void)
     done = 1;
     const dn_isa isas[] = {DN_ISA_AVX2, DN_ISA_NEON};
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
-        const dn_dot_kernels *k = dn_dot_kernels_for(isas[i]);
-        if (k && k != &dn_dot_scalar) kernels[nkernels++] = k;
+        const dn_kernels *ks = dn_kernels_for(isas[i]);
+        if (ks && ks->dot->mat_vec_rows != dn_ref_mat_vec_rows) {
+            qkernels[nkernels] = ks->quant;
+            kernels[nkernels++] = ks->dot;
+        }
     }
 }
 
@@ -231,7 +235,7 @@ static dn_status quantize(const float *x, size_t n, size_t block, int32_t lo, dn
     dn_act_scale *scales = malloc(nblk * sizeof *scales + 1);
     CHECK(codes && scales);
     for (size_t k = 0; k <= nkernels; k++) {
-        const dn_dot_kernels *kern = k < nkernels ? kernels[k] : &dn_dot_scalar;
+        const dn_quant_kernels *kern = k < nkernels ? qkernels[k] : &dn_quant_scalar;
         dn_act_row other = {codes, scales, n, 0, DN_WORDS_ONE};
         bad_ref = SENTINEL_BAD;
         dn_status st_k = kern->quantize(x, n, block, lo, words, &other, &bad_ref);
@@ -485,6 +489,138 @@ static void same_as_reference(dn_status st, size_t bad, const float *out, dn_sta
     }
 }
 
+/* One matrix-vector case as the header bytes b0..b4 choose it. */
+typedef struct mv_case {
+    size_t fi;          /* block_scales[fi], or NBLOCK_SCALES: a type no reader takes */
+    dn_type type;
+    size_t be, bb;      /* block elements and bytes (an unread type: Q4_0's) */
+    int scaling, source;
+    dn_words words;
+    size_t rows, blocks, n, r0, r1;
+    size_t block;       /* the activation's block */
+    int32_t lo;         /* its code floor: 8 for Sub32, 128 per block */
+    uint8_t b4;
+} mv_case;
+
+static mv_case parse_case(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4)
+{
+    mv_case c;
+    c.fi = b0 % (NBLOCK_SCALES + 1);
+    c.type = c.fi < NBLOCK_SCALES ? block_scales[c.fi].type : unread[(b0 / (NBLOCK_SCALES + 1)) % 5];
+    dn_type geom = c.fi < NBLOCK_SCALES ? c.type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
+    c.be = dn_type_block_elements(geom), c.bb = dn_type_block_bytes(geom);
+    c.scaling = (b1 & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+    c.words = (b1 & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
+    c.source = (b1 >> 2) & 3;
+    int perturb = (b1 >> 4) & 7;
+    c.rows = 1 + (b2 & 3), c.blocks = (size_t)(b2 >> 2) % (c.be == 256 ? 4 : 17);
+    c.n = c.blocks * c.be;
+    c.r0 = (size_t)(b3 & 15) % (c.rows + 1);
+    c.r1 = c.r0 + (size_t)(b3 >> 4) % (c.rows + 1 - c.r0);
+    c.b4 = b4;
+    c.block = c.scaling == DN_ACT_PER_BLOCK ? c.be : DN_ACT_BLOCK;
+    c.lo = c.scaling == DN_ACT_PER_BLOCK ? 128 : 8;
+    if (perturb == 6 && c.source < 2) { /* quantized for the other scaling */
+        c.lo = c.lo == 8 ? 128 : 8;
+        c.block = c.lo == 8 ? DN_ACT_BLOCK : (b4 & 1) ? 256 : 32;
+    } else if (perturb == 6) { /* any block size */
+        static const uint32_t sizes[8] = {0, 16, 32, 64, 128, 256, 512, 48};
+        c.block = sizes[b4 & 7];
+    }
+    if (perturb == 7) c.scaling = (b4 & 1) ? 2 : 3;
+    return c;
+}
+
+/* The activation (codes and scales allocated in act): f32 values quantized
+   by the library (sources 0 and 1) or codes and scales read as they come.
+   0 when the values do not quantize: then the case has no product. */
+static int read_act(input *in, const mv_case *c, dn_act_row *act)
+{
+    size_t n = c->n, nblk = c->block ? n / c->block : 0;
+    int16_t *codes = malloc(n * sizeof *codes + 1);
+    dn_act_scale *scales = malloc(nblk * sizeof *scales + 1);
+    CHECK(codes && scales);
+    *act = (dn_act_row){codes, scales, n, (uint32_t)c->block, c->words};
+    if (c->source < 2) {
+        float *x = malloc(n * sizeof *x + 1);
+        CHECK(x);
+        int k = (int)c->b4 - 140;
+        for (size_t i = 0; i < n; i++) {
+            if (c->source == 0) {
+                uint8_t f[4];
+                bytes(in, f, 4);
+                x[i] = dn_from_bits((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
+                                (uint32_t)f[3] << 24);
+            } else {
+                x[i] = ldexpf((float)(int8_t)byte(in), k); /* IEEE: denormals below 2^-126 */
+            }
+        }
+        dn_status st = quantize(x, n, c->block, c->lo, c->words, act);
+        free(x);
+        return st == DN_OK;
+    }
+    for (size_t b = 0; b < nblk; b++) scales[b] = act_scale(in, c->b4);
+    for (size_t i = 0; i < n; i++) {
+        if (c->words == DN_WORDS_ONE) {
+            codes[i] = (int8_t)byte(in);
+        } else {
+            uint8_t l = byte(in), h = byte(in);
+            codes[i] = (int16_t)(uint16_t)(l | h << 8);
+        }
+    }
+    return 1;
+}
+
+/* The reference over rows [r0, r1) into ref, against the contract; its
+   status, and the bad block in *bad_ref. */
+static dn_status reference_rows(const mv_case *c, const uint8_t *w, const dn_act_row *act, size_t r0,
+                                size_t r1, float *ref, size_t *bad_ref)
+{
+    for (size_t r = 0; r < c->rows; r++) ref[r] = dn_from_bits(SENTINEL_OUT);
+    size_t bad_want = SENTINEL_BAD;
+    *bad_ref = SENTINEL_BAD;
+    dn_status st_ref = dn_ref_mat_vec_rows(c->type, w, c->rows, c->n, act, (dn_act_scaling)c->scaling,
+                                           r0, r1, ref, bad_ref);
+    dn_status st_want = expected(c->fi, w, c->rows, c->blocks, act, c->scaling, r0, r1, &bad_want);
+    CHECK(st_ref == st_want && *bad_ref == bad_want);
+    return st_ref;
+}
+
+/* The reference's rows hold no denormal and only the one NaN. */
+static void check_ref_values(const mv_case *c, const float *ref, dn_status st_ref)
+{
+    for (size_t r = 0; r < c->rows; r++) {
+        uint32_t u = dn_bits(ref[r]);
+        if (r < c->r0 || r >= c->r1 || st_ref != DN_OK) {
+            if (r < c->r0 || r >= c->r1) CHECK(u == SENTINEL_OUT);
+            continue;
+        }
+        CHECK((u & 0x7F800000u) != 0 || (u & 0x7FFFFFu) == 0); /* no denormal */
+        if ((u & 0x7FFFFFFFu) > 0x7F800000u) CHECK(u == DN_NAN_BITS);
+    }
+}
+
+/* The public form (the active ISA), then every ISA's kernels where their
+   preconditions hold (dot_kernels.h), over rows [r0, r1). */
+static void check_rows(const mv_case *c, const uint8_t *w, const dn_act_row *act, const float *ref,
+                       dn_status st_ref, size_t bad_ref, float *out)
+{
+    size_t rows = c->rows, r0 = c->r0, r1 = c->r1, n = c->n;
+    dn_act_scaling scaling = (dn_act_scaling)c->scaling;
+    for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
+    size_t bad = SENTINEL_BAD;
+    dn_status st = dn_mat_vec_rows(c->type, w, rows, n, act, scaling, r0, r1, out, &bad);
+    same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, c->blocks, r0, r1);
+    if (c->fi < NBLOCK_SCALES && r0 < r1 && act_fits(act, c->be, c->scaling)) {
+        for (size_t k = 0; k < nkernels; k++) {
+            for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
+            bad = SENTINEL_BAD;
+            st = kernels[k]->mat_vec_rows(c->type, w, rows, n, act, scaling, r0, r1, out, &bad);
+            same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, c->blocks, r0, r1);
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     find_kernels();
@@ -494,122 +630,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_dot(&in, b1, b2, b3, b4);
         return 0;
     }
-
-    size_t fi = b0 % (NBLOCK_SCALES + 1);
-    dn_type type = fi < NBLOCK_SCALES ? block_scales[fi].type : unread[(b0 / (NBLOCK_SCALES + 1)) % 5];
-    dn_type geom = fi < NBLOCK_SCALES ? type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
-    size_t be = dn_type_block_elements(geom), bb = dn_type_block_bytes(geom);
-    int scaling = (b1 & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
-    dn_words words = (b1 & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
-    int source = (b1 >> 2) & 3, perturb = (b1 >> 4) & 7;
-    size_t rows = 1 + (b2 & 3), blocks = (size_t)(b2 >> 2) % (be == 256 ? 4 : 17);
-    size_t n = blocks * be, row_bytes = blocks * bb;
-    size_t r0 = (size_t)(b3 & 15) % (rows + 1);
-    size_t r1 = r0 + (size_t)(b3 >> 4) % (rows + 1 - r0);
-
-    uint8_t *w = malloc(rows * row_bytes + 1);
+    mv_case c = parse_case(b0, b1, b2, b3, b4);
+    size_t row_bytes = c.blocks * c.bb;
+    uint8_t *w = malloc(c.rows * row_bytes + 1);
     CHECK(w);
-    bytes(&in, w, rows * row_bytes);
-
-    /* the activation */
-    size_t block = scaling == DN_ACT_PER_BLOCK ? be : DN_ACT_BLOCK;
-    int32_t lo = scaling == DN_ACT_PER_BLOCK ? 128 : 8;
-    if (perturb == 6 && source < 2) { /* quantized for the other scaling */
-        lo = lo == 8 ? 128 : 8;
-        block = lo == 8 ? DN_ACT_BLOCK : (b4 & 1) ? 256 : 32;
-    } else if (perturb == 6) { /* any block size */
-        static const uint32_t sizes[8] = {0, 16, 32, 64, 128, 256, 512, 48};
-        block = sizes[b4 & 7];
+    bytes(&in, w, c.rows * row_bytes);
+    dn_act_row act;
+    float *ref = NULL, *out = NULL;
+    if (read_act(&in, &c, &act)) {
+        ref = malloc(c.rows * sizeof *ref), out = malloc(c.rows * sizeof *out);
+        CHECK(ref && out);
+        /* rows [r0, r1): the reference against the contract, the public
+           form and the kernels against the reference */
+        size_t bad_ref;
+        dn_status st_ref = reference_rows(&c, w, &act, c.r0, c.r1, ref, &bad_ref);
+        check_ref_values(&c, ref, st_ref);
+        check_rows(&c, w, &act, ref, st_ref, bad_ref, out);
+        /* dn_mat_vec over all rows, no pool, against the reference over all rows */
+        st_ref = reference_rows(&c, w, &act, 0, c.rows, ref, &bad_ref);
+        for (size_t r = 0; r < c.rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
+        size_t bad = SENTINEL_BAD;
+        dn_status st = dn_mat_vec(c.type, w, c.rows, c.n, &act, (dn_act_scaling)c.scaling, out, NULL, &bad);
+        same_as_reference(st, bad, out, st_ref, bad_ref, ref, c.rows, c.blocks, 0, c.rows);
     }
-    if (perturb == 7) scaling = (b4 & 1) ? 2 : 3;
-    size_t nblk = block ? n / block : 0;
-    int16_t *codes = malloc(n * sizeof *codes + 1);
-    dn_act_scale *scales = malloc(nblk * sizeof *scales + 1);
-    CHECK(codes && scales);
-    dn_act_row act = {codes, scales, n, (uint32_t)block, words};
-    if (source < 2) {
-        float *x = malloc(n * sizeof *x + 1);
-        CHECK(x);
-        int k = (int)b4 - 140;
-        for (size_t i = 0; i < n; i++) {
-            if (source == 0) {
-                uint8_t f[4];
-                bytes(&in, f, 4);
-                x[i] = dn_from_bits((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
-                                (uint32_t)f[3] << 24);
-            } else {
-                x[i] = ldexpf((float)(int8_t)byte(&in), k); /* IEEE: denormals below 2^-126 */
-            }
-        }
-        dn_status st = quantize(x, n, block, lo, words, &act);
-        free(x);
-        if (st != DN_OK) {
-            /* a row that does not quantize has no product: done */
-            free(w);
-            free(codes);
-            free(scales);
-            return 0;
-        }
-    } else {
-        for (size_t b = 0; b < nblk; b++) scales[b] = act_scale(&in, b4);
-        for (size_t i = 0; i < n; i++) {
-            if (words == DN_WORDS_ONE) {
-                codes[i] = (int8_t)byte(&in);
-            } else {
-                uint8_t l = byte(&in), h = byte(&in);
-                codes[i] = (int16_t)(uint16_t)(l | h << 8);
-            }
-        }
-    }
-
-    /* the reference, against the contract */
-    float *ref = malloc(rows * sizeof *ref), *out = malloc(rows * sizeof *out);
-    CHECK(ref && out);
-    for (size_t r = 0; r < rows; r++) ref[r] = dn_from_bits(SENTINEL_OUT);
-    size_t bad_ref = SENTINEL_BAD, bad_want = SENTINEL_BAD;
-    dn_status st_ref = dn_ref_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1,
-                                           ref, &bad_ref);
-    dn_status st_want = expected(fi, w, rows, blocks, &act, scaling, r0, r1, &bad_want);
-    CHECK(st_ref == st_want && bad_ref == bad_want);
-    for (size_t r = 0; r < rows; r++) {
-        uint32_t u = dn_bits(ref[r]);
-        if (r < r0 || r >= r1 || st_ref != DN_OK) {
-            if (r < r0 || r >= r1) CHECK(u == SENTINEL_OUT);
-            continue;
-        }
-        CHECK((u & 0x7F800000u) != 0 || (u & 0x7FFFFFu) == 0); /* no denormal */
-        if ((u & 0x7FFFFFFFu) > 0x7F800000u) CHECK(u == DN_NAN_BITS);
-    }
-
-    /* the public form (the active ISA) */
-    for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
-    size_t bad = SENTINEL_BAD;
-    dn_status st = dn_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1, out, &bad);
-    same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, blocks, r0, r1);
-
-    /* every ISA's kernels, where their preconditions hold (dot_kernels.h) */
-    if (fi < NBLOCK_SCALES && r0 < r1 && act_fits(&act, be, scaling)) {
-        for (size_t k = 0; k < nkernels; k++) {
-            for (size_t r = 0; r < rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
-            bad = SENTINEL_BAD;
-            st = kernels[k]->mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, r0, r1,
-                                          out, &bad);
-            same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, blocks, r0, r1);
-        }
-    }
-
-    /* dn_mat_vec over all rows, no pool, against the reference over all rows */
-    for (size_t r = 0; r < rows; r++) ref[r] = out[r] = dn_from_bits(SENTINEL_OUT);
-    bad_ref = bad = bad_want = SENTINEL_BAD;
-    st_ref = dn_ref_mat_vec_rows(type, w, rows, n, &act, (dn_act_scaling)scaling, 0, rows, ref, &bad_ref);
-    st_want = expected(fi, w, rows, blocks, &act, scaling, 0, rows, &bad_want);
-    CHECK(st_ref == st_want && bad_ref == bad_want);
-    st = dn_mat_vec(type, w, rows, n, &act, (dn_act_scaling)scaling, out, NULL, &bad);
-    same_as_reference(st, bad, out, st_ref, bad_ref, ref, rows, blocks, 0, rows);
-
     free(w);
-    free(codes);
-    free(scales);
+    free(act.codes);
+    free(act.scales);
     free(ref);
     free(out);
     return 0;
