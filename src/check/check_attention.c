@@ -23,13 +23,6 @@
 #define MAX_G 8
 #define MAX_STRIDE (MAX_D + 8)
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
 static const size_t head_sizes[] = {1, 31, 32, 64, 80, 96, 128, 256};
 static const size_t groups[] = {1, 2, 4, 8};
 
@@ -55,10 +48,10 @@ typedef struct shape {
 static void cmp(dn_check_result *res, const shape *s, const float *a, const float *b, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (bits_of(a[i]) != bits_of(b[i]))
+        if (dn_bits(a[i]) != dn_bits(b[i]))
             dn_check_mismatch(res, "%s type=%u n=%zu d=%zu g=%zu mode=%d i=%zu: reference 0x%08" PRIx32
                               ", kernel 0x%08" PRIx32, res->kernel, (unsigned)s->type, s->n, s->d, s->g,
-                              s->mode, i, bits_of(a[i]), bits_of(b[i]));
+                              s->mode, i, dn_bits(a[i]), dn_bits(b[i]));
     res->compared += count;
 }
 
