@@ -16,6 +16,8 @@
  *                       block's value, bit for bit as dn_dot
  *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
  *                       softmax, rmsnorm, l2norm, rope, hadamard
+ *   decodenum/attention.h  one decode token's attention over a KV cache:
+ *                       f32/f16/bf16 rows, or int8 rows summed exactly
  *   decodenum/selftest.h the library holding its kernels to its references
  */
 #ifndef DECODENUM_H
@@ -30,6 +32,7 @@
 #include "decodenum/dot.h"
 #include "decodenum/lane.h"
 #include "decodenum/math.h"
+#include "decodenum/attention.h"
 #include "decodenum/selftest.h"
 
 #endif /* DECODENUM_H */

@@ -12,6 +12,7 @@
 #ifndef DN_DISPATCH_H
 #define DN_DISPATCH_H
 
+#include "attention_kernels.h"
 #include "dot_kernels.h"
 #include "f16_kernels.h"
 #include "fp32_kernels.h"
@@ -25,6 +26,7 @@ typedef struct dn_kernels {
     const dn_f16_kernels *f16;
     const dn_quant_kernels *quant;
     const dn_dot_kernels *dot;
+    const dn_attention_kernels *attention;
 } dn_kernels;
 
 /* The resolved kernels of `isa`, every slot filled; NULL where this build or
@@ -41,6 +43,7 @@ typedef struct dn_kernel_slots {
     dn_f16_kernels f16;
     dn_quant_kernels quant;
     dn_dot_kernels dot;
+    dn_attention_kernels attention;
     dn_kernels kernels;
 } dn_kernel_slots;
 

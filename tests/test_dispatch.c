@@ -57,7 +57,7 @@ static void missing_entry_runs_the_reference(void **state)
     const dn_kernels *scalar = dn_kernels_for(DN_ISA_SCALAR);
     dn_fp32_kernels fp32 = *simd->fp32;
     fp32.fdot = NULL;
-    const dn_kernels partial = {&fp32, NULL, simd->f16, simd->quant, simd->dot};
+    const dn_kernels partial = {&fp32, NULL, simd->f16, simd->quant, simd->dot, NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
 
@@ -88,7 +88,7 @@ static void new_isa_with_one_kernel(void **state)
     (void)state;
     const dn_kernels *below = dn_kernels_for(simd_isa());
     const dn_f16_kernels one = {.vec_dot = dn_ref_f16_vec_dot};
-    const dn_kernels start = {NULL, NULL, &one, NULL, NULL};
+    const dn_kernels start = {NULL, NULL, &one, NULL, NULL, NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&start, below, &out);
     assert_ptr_equal(out.kernels.f16->vec_dot, dn_ref_f16_vec_dot);

@@ -116,7 +116,7 @@ fuzz)
     apt_install $base $testing clang-14 libclang-rt-14-dev
     cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DDECODENUM_BUILD_FUZZ=ON \
         -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
-    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec -j "$jobs"
+    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_attention -j "$jobs"
     secs=${DN_FUZZ_SECONDS:-45}
     mkdir -p build/fuzz/artifacts
     run_fuzz() { # name, then libFuzzer options
@@ -131,6 +131,7 @@ fuzz)
     # whole matrices from the start (the default length ramp spends the run
     # under 500 bytes: one 256-element row with a float activation is 1.2 KB)
     run_fuzz mat_vec -max_len=8192 -len_control=0
+    run_fuzz attention -max_len=8192 -len_control=0
     ;;
 werror)
     # The project's warnings (CMakeLists.txt) as errors, in both compilers,

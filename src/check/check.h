@@ -85,6 +85,10 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
    both word counts (src/check/check_dot.c). */
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
+/* The attention module's kernels: scores and weighted sums over f32, binary16
+   and bfloat16 rows, int8 scores and weighted sums (src/check/check_attention.c). */
+int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);
 

@@ -1,0 +1,222 @@
+/*
+ * The attention module's kernels held to their references, every output's
+ * bits: scores and weighted sums over f32, binary16 and bfloat16 rows; int8
+ * scores (both scalings, both word counts, queries whose block exponents
+ * spread past the kernels' fast plan) and int8 weighted sums. Positions are
+ * the plan's lengths (0..300 and random ones, capped at 3000), head sizes
+ * cycle through 1, 31, 32, 64, 80, 96, 128, 256 and random ones, groups of
+ * 1, 2, 4 or 8 heads, rows at strides longer than a row. Rows are Gaussian-
+ * like, every-bit random (NaN, infinities, denormals), all equal, all zero,
+ * or large enough that scores overflow exp.
+ */
+#include "attention_kernels.h"
+#include "check.h"
+#include "dispatch.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_N 3000
+#define MAX_D 256
+#define MAX_G 8
+#define MAX_STRIDE (MAX_D + 8)
+
+static const size_t head_sizes[] = {1, 31, 32, 64, 80, 96, 128, 256};
+static const size_t groups[] = {1, 2, 4, 8};
+
+enum { SCORES, WEIGHTED, SCORES_INT8, WEIGHTED_INT8, COUNT };
+static const char *const names[COUNT] = {"scores", "weighted", "scores_int8", "weighted_int8"};
+
+enum { ROWS_NORMAL, ROWS_BITS, ROWS_EQUAL, ROWS_ZERO, ROWS_LARGE, ROWS_MODES };
+
+typedef struct bufs {
+    void *rows;           /* MAX_N * MAX_STRIDE elements of 4 bytes */
+    uint16_t *scales;     /* MAX_N * 2 */
+    float *q, *p, *ref, *got;
+    int16_t *codes;
+    dn_act_scale *qs;
+} bufs;
+
+typedef struct shape {
+    size_t n, d, g, stride;
+    uint32_t type;
+    int mode;
+} shape;
+
+static void cmp(dn_check_result *res, const shape *s, const float *a, const float *b, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (dn_bits(a[i]) != dn_bits(b[i]))
+            dn_check_mismatch(res, "%s type=%u n=%zu d=%zu g=%zu mode=%d i=%zu: reference 0x%08" PRIx32
+                              ", kernel 0x%08" PRIx32, res->kernel, (unsigned)s->type, s->n, s->d, s->g,
+                              s->mode, i, dn_bits(a[i]), dn_bits(b[i]));
+    res->compared += count;
+}
+
+/* Binary16 (or bfloat16) of a moderate value, or any bits. */
+static uint16_t half_of(dn_rng *r, uint32_t type, int any)
+{
+    uint64_t z = dn_rng_next(r);
+    if (any) return (uint16_t)z;
+    float x = (float)((int64_t)(z >> 40) - (1 << 23)) / (float)(1 << 22);
+    return type == DN_KV_BF16 ? dn_f32_to_bf16(x) : dn_f32_to_f16(x);
+}
+
+/* n rows of d elements at `stride` (the gap filled with NaN bits). */
+static void fill_rows(dn_rng *r, const shape *s, void *rows)
+{
+    size_t es = s->type == DN_KV_F32 ? 4 : s->type == DN_KV_INT8 ? 1 : 2;
+    memset(rows, 0xFF, s->n * s->stride * es);
+    for (size_t j = 0; j < s->n; j++) {
+        size_t src = s->mode == ROWS_EQUAL && j ? 0 : j;
+        if (src != j) {
+            memcpy((char *)rows + j * s->stride * es, rows, s->d * es);
+            continue;
+        }
+        char *row = (char *)rows + j * s->stride * es;
+        if (s->mode == ROWS_ZERO) {
+            memset(row, 0, s->d * es);
+            continue;
+        }
+        if (s->type == DN_KV_F32) {
+            dn_regime rg = s->mode == ROWS_BITS ? DN_REGIME_BITS : DN_REGIME_NORMAL;
+            dn_fill_f32(r, rg, (float *)row, s->d);
+            if (s->mode == ROWS_LARGE)
+                for (size_t i = 0; i < s->d; i++) ((float *)row)[i] *= 0x1p40f;
+        } else if (s->type == DN_KV_INT8) {
+            for (size_t i = 0; i < s->d; i++) ((int8_t *)row)[i] = (int8_t)dn_rng_next(r);
+        } else {
+            for (size_t i = 0; i < s->d; i++) {
+                uint16_t h = half_of(r, s->type, s->mode == ROWS_BITS);
+                if (s->mode == ROWS_LARGE) h = (uint16_t)(h | (s->type == DN_KV_BF16 ? 0x4C00 : 0x7000));
+                ((uint16_t *)row)[i] = h;
+            }
+        }
+    }
+}
+
+/* Probabilities: a softmax of random scores, one-hot, or raw values (NaN,
+   negative, denormal). */
+static void fill_p(dn_rng *r, float *p, size_t count)
+{
+    uint64_t how = dn_rng_below(r, 4);
+    if (how == 0) {
+        dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), p, count);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) p[i] = how == 1 ? (float)(dn_rng_below(r, 1000)) / 64.0f : 0.0f;
+    if (how == 3 && count) p[dn_rng_below(r, count)] = 1.0f;
+    if (how == 1) dn_ref_softmax(p, p, count);
+    if (how == 2)
+        for (size_t i = 0; i < count; i++) p[i] = (float)(dn_rng_next(r) >> 40) * 0x1p-24f;
+}
+
+/* Quantized query heads: from floats, or built with block exponents apart
+   (the kernels' slow path) and any codes. */
+static void fill_queries(dn_rng *r, const shape *s, bufs *b, dn_act_row *rows)
+{
+    size_t dp = (s->d + 31) / 32 * 32;
+    int scaling = (int)dn_rng_below(r, 2), words = 1 + (int)dn_rng_below(r, 2);
+    int spread = dn_rng_below(r, 5) == 0;
+    for (size_t g = 0; g < s->g; g++) {
+        rows[g] = (dn_act_row){b->codes + g * dp, b->qs + g * (dp / 32), dp, 0, (dn_words)words};
+        dn_fill_f32(r, dn_rng_below(r, 4) ? DN_REGIME_NORMAL : DN_REGIME_TINY, b->q, s->d);
+        for (size_t i = 0; i < s->d; i++)
+            if (!isfinite(b->q[i])) b->q[i] = 1.0f;
+        dn_quantize_head(b->q, s->d, (dn_act_scaling)scaling, (dn_words)words, &rows[g], NULL);
+        if (!spread) continue;
+        for (size_t c = 0; c < dp / rows[g].block; c++) {
+            rows[g].scales[c].m = 8 + (int32_t)dn_rng_below(r, 248);
+            rows[g].scales[c].e = (int32_t)dn_rng_below(r, 120) - 60;
+        }
+    }
+}
+
+static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t n, dn_rng *r,
+                    dn_check_result *res)
+{
+    const dn_attention_kernels *ref = &dn_attention_scalar;
+    shape s;
+    s.n = n;
+    uint64_t pick = dn_rng_next(r);
+    s.d = (pick & 7) == 7 ? 1 + (size_t)dn_rng_below(r, MAX_D) : head_sizes[dn_rng_below(r, 8)];
+    s.g = groups[dn_rng_below(r, 4)];
+    s.stride = s.d + (size_t)dn_rng_below(r, 9);
+    s.mode = (int)dn_rng_below(r, ROWS_MODES);
+    int int8 = which == SCORES_INT8 || which == WEIGHTED_INT8;
+    s.type = int8 ? DN_KV_INT8 : (uint32_t)dn_rng_below(r, 3);
+    size_t sstride = 1 + (size_t)dn_rng_below(r, 2);
+    fill_rows(r, &s, b->rows);
+    for (size_t j = 0; j < n * sstride; j++)
+        b->scales[j] = dn_rng_below(r, 8) ? half_of(r, DN_KV_F16, 0) & 0x7FFF : half_of(r, DN_KV_F16, 1);
+    float scale = dn_rng_below(r, 4) ? 0.125f : 1e30f;
+    memset(b->ref, 0, MAX_G * MAX_N * sizeof(float));
+    memset(b->got, 0xEE, MAX_G * MAX_N * sizeof(float));
+    switch (which) {
+    case SCORES:
+        dn_fill_f32(r, dn_rng_below(r, 4) ? DN_REGIME_NORMAL : DN_REGIME_SPECIAL, b->q, s.g * s.d);
+        ref->scores(s.type, b->q, s.g, s.d, b->rows, s.stride, n, scale, b->ref);
+        kern->scores(s.type, b->q, s.g, s.d, b->rows, s.stride, n, scale, b->got);
+        cmp(res, &s, b->ref, b->got, s.g * n);
+        return;
+    case WEIGHTED:
+        fill_p(r, b->p, s.g * n);
+        ref->weighted(s.type, b->p, s.g, n, b->rows, s.stride, s.d, b->ref);
+        kern->weighted(s.type, b->p, s.g, n, b->rows, s.stride, s.d, b->got);
+        cmp(res, &s, b->ref, b->got, s.g * s.d);
+        return;
+    case SCORES_INT8: {
+        dn_act_row rows[MAX_G];
+        fill_queries(r, &s, b, rows);
+        ref->scores_int8(rows, s.g, s.d, b->rows, s.stride, b->scales, sstride, n, scale, b->ref);
+        kern->scores_int8(rows, s.g, s.d, b->rows, s.stride, b->scales, sstride, n, scale, b->got);
+        cmp(res, &s, b->ref, b->got, s.g * n);
+        return;
+    }
+    default: {
+        fill_p(r, b->p, s.g * n);
+        int fr = ref->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->ref);
+        int fk = kern->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->got);
+        if (fr != fk) dn_check_mismatch(res, "weighted_int8 n=%zu d=%zu: flag %d, kernel %d", n, s.d, fr, fk);
+        cmp(res, &s, b->ref, b->got, s.g * s.d);
+    }
+    }
+}
+
+int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
+{
+    const dn_kernels *ks = dn_kernels_for(isa);
+    if (!ks) return 0;
+    size_t *lengths;
+    size_t count = dn_plan_lengths(plan, &lengths);
+    bufs b;
+    b.rows = malloc(MAX_N * MAX_STRIDE * 4);
+    b.scales = malloc(MAX_N * 2 * sizeof(uint16_t));
+    b.q = malloc(MAX_G * MAX_D * sizeof(float));
+    b.p = malloc(MAX_G * MAX_N * sizeof(float));
+    b.ref = malloc(MAX_G * MAX_N * sizeof(float));
+    b.got = malloc(MAX_G * MAX_N * sizeof(float));
+    b.codes = malloc(MAX_G * MAX_D * sizeof(int16_t));
+    b.qs = malloc(MAX_G * MAX_D / 32 * sizeof(dn_act_scale));
+    int failed = 0;
+    if (!lengths || !b.rows || !b.scales || !b.q || !b.p || !b.ref || !b.got || !b.codes || !b.qs) {
+        failed = 1;
+        goto out;
+    }
+    for (int which = 0; which < COUNT; which++) {
+        dn_check_result res = {"attention", names[which], isa, 0, 0, ""};
+        dn_rng r = {plan->seed * 37 + (uint64_t)which};
+        for (size_t i = 0; i < count; i++) {
+            size_t n = lengths[i] > MAX_N ? MAX_N - (size_t)dn_rng_below(&r, 1000) : lengths[i];
+            run_one(ks->attention, which, &b, n, &r, &res);
+        }
+        if (res.mismatched) failed++;
+        if (sink) sink(&res, ctx);
+    }
+out:
+    free(lengths); free(b.rows); free(b.scales); free(b.q); free(b.p); free(b.ref); free(b.got);
+    free(b.codes); free(b.qs);
+    return failed;
+}

@@ -1,0 +1,514 @@
+/*
+ * The attention module on AVX2 (+F16C): each kernel reproduces its reference
+ * in src/attention.c bit for bit (docs/numerics.md 13.7 says why).
+ *
+ * - scores_avx2: per position, per query head, the lanes of fdot as the fp32
+ *   kernels keep them (lane l is lane l % 8 of acc<l / 8>), the row widened
+ *   in registers (F16C for binary16, a shift for bfloat16), under the
+ *   DAZ-only MXCSR; a tail updates only the lanes it has elements for.
+ * - weighted_avx2: 32 lane accumulators per output element, a tile of 32
+ *   elements at a time and up to four heads sharing each value row's load;
+ *   the lanes fold with the tree as 32 vectors, element by element.
+ * - scores_int8_avx2: integer chunk sums by _mm256_madd_epi16, combined in
+ *   binary64 under the query's fast plan (exact), else the reference.
+ * - weighted_int8_avx2: the block step (weights, power-of-two scale,
+ *   codes), then pairs of positions by _mm256_madd_epi16 in int32.
+ */
+#include "../attention_kernels.h"
+#include "../bits.h"
+#include "decodenum/fp32.h"
+#include "avx2_common.h"
+
+#include <string.h>
+
+/* ---- widening cached elements -------------------------------------------------------- */
+
+static inline __m256 load8(uint32_t type, const void *row, size_t i)
+{
+    if (type == DN_KV_F16)
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)row + i)));
+    if (type == DN_KV_BF16) {
+        __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)row + i));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    return _mm256_loadu_ps((const float *)row + i);
+}
+
+/* The first `count` (< 8) elements from i, the rest +0; never reads past them. */
+static inline __m256 load_part(uint32_t type, const void *row, size_t i, size_t count)
+{
+    uint16_t h[8] = {0};
+    float f[8] = {0};
+    if (type == DN_KV_F32) {
+        memcpy(f, (const float *)row + i, count * sizeof(float));
+        return _mm256_loadu_ps(f);
+    }
+    memcpy(h, (const uint16_t *)row + i, count * sizeof(uint16_t));
+    return load8(type, h, 0);
+}
+
+/* ---- scores --------------------------------------------------------------------------- */
+
+/* acc + q[i..]*row[i..] over `left` elements (8 or more: all 8), only the
+   lanes with elements changed. */
+static inline __m256 lane_add(__m256 acc, uint32_t type, const float *q, const void *row, size_t i,
+                              size_t left)
+{
+    if (left >= 8) return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
+    if (left == 0) return acc;
+    float qt[8] = {0};
+    memcpy(qt, q + i, left * sizeof(float));
+    __m256 sum = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(qt), load_part(type, row, i, left)));
+    return _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(dn_avx2_tail_mask(left)));
+}
+
+static inline __attribute__((always_inline)) float dot_row(uint32_t type, const float *q,
+                                                          const void *row, size_t d)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(q + i + 8), load8(type, row, i + 8)));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q + i + 16), load8(type, row, i + 16)));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q + i + 24), load8(type, row, i + 24)));
+    }
+    if (i < d) {
+        size_t left = d - i;
+        a0 = lane_add(a0, type, q, row, i, left);
+        a1 = lane_add(a1, type, q, row, i + 8, left > 8 ? left - 8 : 0);
+        a2 = lane_add(a2, type, q, row, i + 16, left > 16 ? left - 16 : 0);
+        a3 = lane_add(a3, type, q, row, i + 24, left > 24 ? left - 24 : 0);
+    }
+    return dn_avx2_tree32(a0, a1, a2, a3);
+}
+
+/* Two heads' dots with one row, each in its own four accumulators: the
+   row's chunks are widened once for both. */
+static inline __attribute__((always_inline)) void dot_row2(uint32_t type, const float *q0,
+                                                          const float *q1, const void *row,
+                                                          size_t d, float *r0, float *r1)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        __m256 k0 = load8(type, row, i), k1 = load8(type, row, i + 8);
+        __m256 k2 = load8(type, row, i + 16), k3 = load8(type, row, i + 24);
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(q0 + i), k0));
+        b0 = _mm256_add_ps(b0, _mm256_mul_ps(_mm256_loadu_ps(q1 + i), k0));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 8), k1));
+        b1 = _mm256_add_ps(b1, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 8), k1));
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 16), k2));
+        b2 = _mm256_add_ps(b2, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 16), k2));
+        a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q0 + i + 24), k3));
+        b3 = _mm256_add_ps(b3, _mm256_mul_ps(_mm256_loadu_ps(q1 + i + 24), k3));
+    }
+    if (i < d) {
+        size_t left = d - i;
+        a0 = lane_add(a0, type, q0, row, i, left);
+        a1 = lane_add(a1, type, q0, row, i + 8, left > 8 ? left - 8 : 0);
+        a2 = lane_add(a2, type, q0, row, i + 16, left > 16 ? left - 16 : 0);
+        a3 = lane_add(a3, type, q0, row, i + 24, left > 24 ? left - 24 : 0);
+        b0 = lane_add(b0, type, q1, row, i, left);
+        b1 = lane_add(b1, type, q1, row, i + 8, left > 8 ? left - 8 : 0);
+        b2 = lane_add(b2, type, q1, row, i + 16, left > 16 ? left - 16 : 0);
+        b3 = lane_add(b3, type, q1, row, i + 24, left > 24 ? left - 24 : 0);
+    }
+    *r0 = dn_avx2_tree32(a0, a1, a2, a3);
+    *r1 = dn_avx2_tree32(b0, b1, b2, b3);
+}
+
+static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, const float *q,
+                                                                size_t heads, size_t d,
+                                                                const void *k, size_t stride,
+                                                                size_t n, float scale, float *s)
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2;
+    for (size_t j = 0; j < n; j++) {
+        const void *row = (const char *)k + j * stride * es;
+        if (j + 8 < n)
+            for (size_t b = 0; b < d * es; b += 64)
+                _mm_prefetch((const char *)k + (j + 8) * stride * es + b, _MM_HINT_T0);
+        /* DAZ reads a denormal tree result as the zero the reference
+           stores; the product is flushed afterwards as fmul's is. */
+        size_t g = 0;
+        for (; g + 2 <= heads; g += 2) {
+            float r0, r1;
+            dot_row2(type, q + g * d, q + (g + 1) * d, row, d, &r0, &r1);
+            s[g * n + j] = r0 * scale;
+            s[(g + 1) * n + j] = r1 * scale;
+        }
+        if (g < heads) s[g * n + j] = dot_row(type, q + g * d, row, d) * scale;
+    }
+}
+
+static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
+                        size_t stride, size_t n, float scale, float *s)
+{
+    unsigned csr = dn_avx2_enter();
+    if (type == DN_KV_F16) scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else if (type == DN_KV_BF16) scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
+}
+
+/* ---- the weighted sum ------------------------------------------------------------------ */
+
+#define TILE 32 /* elements per pass */
+#define HEADS 4 /* heads sharing a value row's load */
+
+/* lanes a[0..32) += p * x0..x3 */
+static inline __attribute__((always_inline)) void lane_update(float *a, __m256 p, __m256 x0, __m256 x1,
+                                                             __m256 x2, __m256 x3)
+{
+    _mm256_store_ps(a, _mm256_add_ps(_mm256_load_ps(a), _mm256_mul_ps(p, x0)));
+    _mm256_store_ps(a + 8, _mm256_add_ps(_mm256_load_ps(a + 8), _mm256_mul_ps(p, x1)));
+    _mm256_store_ps(a + 16, _mm256_add_ps(_mm256_load_ps(a + 16), _mm256_mul_ps(p, x2)));
+    _mm256_store_ps(a + 24, _mm256_add_ps(_mm256_load_ps(a + 24), _mm256_mul_ps(p, x3)));
+}
+
+/* The value row's elements i0..i0+w (w <= TILE) widened, +0 past w. */
+static inline __attribute__((always_inline)) void load_tile(uint32_t type, const void *row, size_t i0,
+                                                           size_t w, __m256 x[TILE / 8])
+{
+    if (w == TILE) {
+        for (size_t c = 0; c < TILE / 8; c++) x[c] = load8(type, row, i0 + 8 * c);
+        return;
+    }
+    for (size_t c = 0; c < TILE / 8; c++)
+        x[c] = 8 * c + 8 <= w ? load8(type, row, i0 + 8 * c)
+             : 8 * c < w ? load_part(type, row, i0 + 8 * c, w - 8 * c) : _mm256_setzero_ps();
+}
+
+/* Elements i0.. (w <= TILE) of n value rows into the lanes of HN heads
+   (position j in lane j % 32). */
+static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p, size_t hn,
+                                                            size_t n, const void *v, size_t stride,
+                                                            size_t i0, size_t w,
+                                                            float acc[HEADS][DN_LANES][TILE])
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2;
+    for (size_t j = 0; j < n; j++) {
+        const char *row = (const char *)v + j * stride * es;
+        if (j + 8 < n)
+            for (size_t b = 0; b < w * es; b += 64) _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
+        __m256 x[TILE / 8];
+        load_tile(type, row, i0, w, x);
+        size_t l = j % DN_LANES;
+        switch (hn) {
+        case 4: lane_update(acc[3][l], _mm256_broadcast_ss(&p[3 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        case 3: lane_update(acc[2][l], _mm256_broadcast_ss(&p[2 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        case 2: lane_update(acc[1][l], _mm256_broadcast_ss(&p[n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        default: lane_update(acc[0][l], _mm256_broadcast_ss(&p[j]), x[0], x[1], x[2], x[3]);
+        }
+    }
+}
+
+/* The tree over the 32 lanes of 8 elements at once (vertical adds in the
+   tree's order), flushed, into out. */
+static void fold8(float lanes[DN_LANES][TILE], size_t c, float *out, size_t count)
+{
+    __m256 l[DN_LANES];
+    for (size_t i = 0; i < DN_LANES; i++) l[i] = _mm256_load_ps(lanes[i] + 8 * c);
+    for (size_t width = DN_LANES; width > 1; width /= 2)
+        for (size_t i = 0; i < width / 2; i++) l[i] = _mm256_add_ps(l[2 * i], l[2 * i + 1]);
+    float r[8];
+    _mm256_storeu_ps(r, l[0]);
+    for (size_t i = 0; i < count; i++) out[i] = r[i];
+}
+
+static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
+                          size_t stride, size_t d, float *out)
+{
+    float acc[HEADS][DN_LANES][TILE] __attribute__((aligned(32)));
+    unsigned csr = dn_avx2_enter();
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
+        for (size_t i0 = 0; i0 < d; i0 += TILE) {
+            size_t w = d - i0 < TILE ? d - i0 : TILE;
+            memset(acc, 0, sizeof acc);
+            if (type == DN_KV_F16) weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else if (type == DN_KV_BF16) weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            for (size_t g = 0; g < hn; g++)
+                for (size_t c = 0; c * 8 < w; c++)
+                    fold8(acc[g], c, out + (g0 + g) * d + i0 + 8 * c, w - 8 * c < 8 ? w - 8 * c : 8);
+        }
+    }
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+}
+
+/* ---- int8 scores ------------------------------------------------------------------------ */
+
+/* T = sum_c f[c] * (codes of chunk c . key chunk c), exact under the plan. */
+static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, const int8_t *key,
+                              size_t d)
+{
+    __m256d t = _mm256_setzero_pd();
+    size_t full = d / 32;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (plan->f[c] == 0.0) continue;
+        __m256i k0, k1;
+        if (c < full) {
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
+        } else {
+            int8_t tmp[32] = {0};
+            memcpy(tmp, key + 32 * c, d - 32 * c);
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
+        }
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
+        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
+        /* |q * k| <= 32767 * 128, a pair below 2^24, eight pairs below 2^27 */
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        __m256d f = _mm256_set1_pd(plan->f[c]);
+        t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
+        t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1))));
+    }
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+/* When every chunk factor and the whole sum fit int32 (Gaussian-like
+   queries: the block exponents lie within a few places), the chunk sums are
+   scaled by their factors in int32 lanes and totalled once: fi[c] = f[c],
+   and sum_c f[c] * 128 * sum |codes of c| < 2^31 bounds every partial sum. */
+static int int32_factors(const dn_attn_plan *plan, const int16_t *codes, int32_t *fi)
+{
+    double bound = 0.0;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (plan->f[c] > 0x1p30) return 0;
+        fi[c] = (int32_t)plan->f[c];
+        int32_t mag = 0;
+        for (size_t i = 0; i < 32; i++) mag += codes[32 * c + i] < 0 ? -codes[32 * c + i] : codes[32 * c + i];
+        bound += plan->f[c] * 128.0 * (double)mag;
+    }
+    return bound < 0x1p31;
+}
+
+static inline double int8_dot32(const dn_attn_plan *plan, const int32_t *fi, const int16_t *codes,
+                                const int8_t *key, size_t d)
+{
+    __m256i t = _mm256_setzero_si256();
+    size_t full = d / 32;
+    for (size_t c = 0; c < plan->chunks; c++) {
+        if (fi[c] == 0) continue;
+        __m256i k0, k1;
+        if (c < full) {
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
+        } else {
+            int8_t tmp[32] = {0};
+            memcpy(tmp, key + 32 * c, d - 32 * c);
+            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
+            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
+        }
+        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
+        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
+        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        t = _mm256_add_epi32(t, fi[c] == 1 ? s : _mm256_mullo_epi32(s, _mm256_set1_epi32(fi[c])));
+    }
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+    return (double)_mm_cvtsi128_si32(h);
+}
+
+/* A key's binary16 scale as the exact double sig * 2^exp; NaN for an
+   infinite or NaN scale (its scores are NaN). */
+static inline double key_scale(uint16_t h)
+{
+    uint32_t e = (h >> 10) & 31u, f = h & 1023u;
+    if (e == 31) return __builtin_nan("");
+    double v = e ? (double)(1024 + f) * (double)(1u << e) * 0x1p-25 : (double)f * 0x1p-24;
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* fmul(RN32(t * key * 2^emin), scale) for an exact integer t (|t * sig| <
+   2^53): every binary64 step is exact, the conversion rounds once, and an
+   exact zero is +0 as dn_exact_sum gives. scale is already flushed. */
+static inline float finish(double t, double key, double pow_emin, float scale)
+{
+    double v = t * key * pow_emin;
+    float r = v == 0.0 ? 0.0f : dn_result((float)v);
+    return dn_result(r * scale);
+}
+
+static double pow2(int32_t e)
+{
+    uint64_t b = (uint64_t)(1023 + e) << 52;
+    double p;
+    memcpy(&p, &b, 8);
+    return p;
+}
+
+static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
+                             size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
+                             float scale, float *s)
+{
+    dn_attn_plan plans[HEADS];
+    int32_t fi[HEADS][DN_ATTN_MAX_HEAD_DIM / 32];
+    int narrow[HEADS];
+    double pe[HEADS];
+    float sc = dn_flush(scale);
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
+        for (size_t g = 0; g < hn; g++) {
+            dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
+            narrow[g] = plans[g].fast && int32_factors(&plans[g], q[g0 + g].codes, fi[g]);
+            pe[g] = plans[g].fast ? pow2(plans[g].emin) : 0.0;
+        }
+        for (size_t j = 0; j < n; j++) {
+            const int8_t *row = k + j * stride;
+            if (j + 8 < n)
+                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
+            double key = key_scale(ks[j * scale_stride]);
+            for (size_t g = 0; g < hn; g++) {
+                const dn_act_row *qg = &q[g0 + g];
+                float *out = &s[(g0 + g) * n + j];
+                if (narrow[g]) *out = finish(int8_dot32(&plans[g], fi[g], qg->codes, row, d), key, pe[g], sc);
+                else if (plans[g].fast) *out = finish(int8_dot(&plans[g], qg->codes, row, d), key, pe[g], sc);
+                else *out = dn_fmul(dn_attn_int8_score1(qg, d, ks[j * scale_stride], row), scale);
+            }
+        }
+    }
+}
+
+/* ---- the int8 weighted sum ------------------------------------------------------------- */
+
+/* out[0..16) = fadd(out, S * 2^e) for the block sums s0 (elements 0-3,
+   8-11) and s1 (4-7, 12-15) as unpack leaves them. */
+static inline void add_pieces(__m256i s0, __m256i s1, int32_t e, float *out)
+{
+    __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31)};
+    __m256d p2 = _mm256_set1_pd(pow2(e));
+    for (int h = 0; h < 2; h++) {
+        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
+        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
+        __m256 piece = dn_avx2_flush(_mm256_set_m128(hi, lo));
+        __m256 o = _mm256_loadu_ps(out + 8 * h);
+        _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
+    }
+}
+
+/* Elements i..i+16 of a block's m rows for hn (<= HEADS) heads: each pair
+   of rows (v_j, v_j+1) is widened and interleaved once, then multiplied by
+   each head's code pair (c_j, c_j+1) (|sum| <= 2 * 127 * 128, 32 rows below
+   2^20); out[g] + i gets head g's pieces. */
+static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
+                           const int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], const int32_t *e,
+                           size_t i, float *const out[HEADS])
+{
+    __m256i s0[HEADS], s1[HEADS];
+    for (size_t g = 0; g < HEADS; g++) s0[g] = s1[g] = _mm256_setzero_si256();
+    for (size_t j = 0; j < m; j += 2) {
+        __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + j * stride + i)));
+        __m256i b = j + 1 < m ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
+                              : _mm256_setzero_si256();
+        __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+#pragma GCC unroll 4
+        for (size_t g = 0; g < HEADS; g++) {
+            if (g >= hn) break;
+            __m256i cc = _mm256_set1_epi32(pairs[g][j / 2]);
+            s0[g] = _mm256_add_epi32(s0[g], _mm256_madd_epi16(lo, cc));
+            s1[g] = _mm256_add_epi32(s1[g], _mm256_madd_epi16(hi, cc));
+        }
+    }
+    for (size_t g = 0; g < hn; g++) add_pieces(s0[g], s1[g], e[g], out[g] + i);
+}
+
+/* dn_attn_value_block's step with the same results: w_j by the engine's
+   fmul (F16C widens the scale exactly), the codes as the nearest integers of
+   w_j * 2^-e, exact in binary64 (ties to even in the default rounding), in
+   place of dn_rne_div's integer division. A non-finite weight takes the
+   shared step, which reports it. */
+static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride, size_t m,
+                            int16_t c[DN_VALUE_BLOCK], int32_t *e)
+{
+    float w[DN_VALUE_BLOCK];
+    uint32_t amax = 0;
+    for (size_t j = 0; j < m; j++) {
+        w[j] = dn_result(dn_flush(p[j]) * _cvtsh_ss(vs[j * scale_stride]));
+        uint32_t u = dn_bits(w[j]) & 0x7FFFFFFFu;
+        if (u >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
+        if (u > amax) amax = u;
+    }
+    *e = 0;
+    if (amax) {
+        uint32_t M = (amax & DN_FRAC_BITS) | 0x00800000u;
+        *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
+    }
+    double inv = pow2(-*e);
+    for (size_t j = 0; j < DN_VALUE_BLOCK; j++) c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
+    return 0;
+}
+
+/* One head's block by the reference's order, element by element: a block
+   whose pieces may leave binary32's normal range, or a head's tail. */
+static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e, size_t i0,
+                         size_t d, float *o)
+{
+    for (size_t i = i0; i < d; i++) {
+        int32_t sum = 0;
+        for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
+        o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
+    }
+}
+
+static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
+                              const uint16_t *vs, size_t scale_stride, size_t d, float *out)
+{
+    int bad = 0;
+    memset(out, 0, heads * d * sizeof(float));
+    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
+        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
+        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
+            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
+            const int8_t *vb = v + j0 * stride;
+            /* the next block's rows: the value rows stream at the cache's stride */
+            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
+                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(v + j * stride + b), _MM_HINT_T0);
+            int16_t c[HEADS][DN_VALUE_BLOCK + 1];
+            int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
+            float *vec_out[HEADS];
+            size_t nv = 0;
+            for (size_t g = 0; g < hn; g++) {
+                float *o = out + (g0 + g) * d;
+                c[g][DN_VALUE_BLOCK] = 0;
+                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m, c[g],
+                                     &e[g])) {
+                    bad = 1;
+                    for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
+                    continue;
+                }
+                /* the pieces are exact unless they leave binary32's normal range */
+                if (e[g] <= -100 || e[g] >= 100 || d < 16) {
+                    block_scalar(vb, stride, m, c[g], e[g], 0, d, o);
+                    continue;
+                }
+                for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
+                    pairs[nv][j / 2] = (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
+                e[nv] = e[g];
+                if (nv != g) memcpy(c[nv], c[g], sizeof c[g]);
+                vec_out[nv++] = o;
+            }
+            if (!nv) continue;
+            size_t i = 0;
+            for (; i + 16 <= d; i += 16) block16(vb, stride, m, nv, pairs, e, i, vec_out);
+            for (size_t g = 0; g < nv && i < d; g++) block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
+        }
+    }
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+    return bad;
+}
+
+const dn_attention_kernels dn_attention_avx2 = {
+    .scores = scores_avx2,
+    .weighted = weighted_avx2,
+    .scores_int8 = scores_int8_avx2,
+    .weighted_int8 = weighted_int8_avx2,
+};
