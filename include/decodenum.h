@@ -16,6 +16,8 @@
  *                       block's value, bit for bit as dn_dot
  *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
  *                       softmax, rmsnorm, l2norm, rope, hadamard
+ *   decodenum/gdn.h     Gated-DeltaNet memory: the convolution, the eager
+ *                       row, head and layer, the lazily flushed head
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
@@ -29,5 +31,6 @@
 #include "decodenum/dot.h"
 #include "decodenum/lane.h"
 #include "decodenum/math.h"
+#include "decodenum/gdn.h"
 
 #endif /* DECODENUM_H */

@@ -14,12 +14,13 @@
 
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
-    [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_dot_scalar},
+    [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_dot_scalar,
+                       &dn_gdn_scalar},
 #if defined(DN_HAVE_AVX2)
-    [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_dot_avx2},
+    [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_dot_avx2, &dn_gdn_avx2},
 #endif
 #if defined(DN_HAVE_NEON)
-    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon},
+    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon, NULL},
 #endif
 };
 
@@ -86,17 +87,28 @@ static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
     }
 }
 
+static void resolve_gdn(dn_gdn_kernels *k, const dn_gdn_kernels *b)
+{
+    if (!k->conv) k->conv = b->conv;
+    if (!k->rows) k->rows = b->rows;
+    if (!k->flush_rows) k->flush_rows = b->flush_rows;
+    if (!k->fold) k->fold = b->fold;
+    if (!k->read_rows) k->read_rows = b->read_rows;
+}
+
 void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
 {
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
     out->math = own->math ? *own->math : *below_k->math;
     out->f16 = own->f16 ? *own->f16 : *below_k->f16;
     out->dot = own->dot ? *own->dot : *below_k->dot;
+    out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
     resolve_dot(&out->dot, below_k->dot);
-    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16, &out->dot};
+    resolve_gdn(&out->gdn, below_k->gdn);
+    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16, &out->dot, &out->gdn};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -112,7 +124,7 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->dot)
+        if (r->fp32 || r->math || r->f16 || r->dot || r->gdn)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();

@@ -14,6 +14,7 @@
 
 #include "dot_kernels.h"
 #include "f16_kernels.h"
+#include "gdn_kernels.h"
 #include "fp32_kernels.h"
 #include "math_kernels.h"
 
@@ -23,6 +24,7 @@ typedef struct dn_kernels {
     const dn_math_kernels *math;
     const dn_f16_kernels *f16;
     const dn_dot_kernels *dot;
+    const dn_gdn_kernels *gdn;
 } dn_kernels;
 
 /* The resolved kernels of `isa`, every slot filled; NULL where this build or
@@ -38,6 +40,7 @@ typedef struct dn_kernel_slots {
     dn_math_kernels math;
     dn_f16_kernels f16;
     dn_dot_kernels dot;
+    dn_gdn_kernels gdn;
     dn_kernels kernels;
 } dn_kernel_slots;
 
