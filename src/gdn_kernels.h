@@ -9,6 +9,7 @@
 #ifndef DN_GDN_KERNELS_H
 #define DN_GDN_KERNELS_H
 
+#include "bits.h"
 #include "decodenum/gdn.h"
 
 /* One token as a head's rows read it (decay = dn_exp(g), kq = k . q). */
@@ -66,6 +67,12 @@ void dn_ref_gdn_flush(void *row, dn_gdn_store store, size_t dk, const dn_gdn_log
                       size_t count, size_t j);
 void dn_ref_gdn_flush_rows(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
                            const dn_gdn_logged *log, size_t count);
+
+/* The engine's scalar operations, inlined for the kernels' per-row steps
+   (dn_fmul, dn_fadd, dn_fsub exactly: FTZ on operands and result, one NaN). */
+static inline float dn_gdn_fmul(float a, float b) { return dn_result(dn_flush(a) * dn_flush(b)); }
+static inline float dn_gdn_fadd(float a, float b) { return dn_result(dn_flush(a) + dn_flush(b)); }
+static inline float dn_gdn_fsub(float a, float b) { return dn_result(dn_flush(a) - dn_flush(b)); }
 
 /* What the kernels share: an element as the store keeps it (x already an
    engine result), and element i of a stored row read back. */

@@ -169,6 +169,13 @@ AI void update(void *row, dn_gdn_store store, const float *k, size_t n, float de
 {
     const __m256 d = _mm256_set1_ps(decay), c = _mm256_set1_ps(coef);
     size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+#pragma GCC unroll 4
+        for (size_t e = i; e < i + 32; e += 8) {
+            __m256 m = widen8(row, store, e);
+            __m256 r = _mm256_add_ps(_mm256_mul_ps(d, m), _mm256_mul_ps(c, _mm256_loadu_ps(k + e)));
+            store8(row, store, e, result8(r));
+        }
     for (; i + 8 <= n; i += 8) {
         __m256 m = widen8(row, store, i);
         __m256 r = _mm256_add_ps(_mm256_mul_ps(d, m), _mm256_mul_ps(c, _mm256_loadu_ps(k + i)));
@@ -176,7 +183,7 @@ AI void update(void *row, dn_gdn_store store, const float *k, size_t n, float de
     }
     for (; i < n; i++)
         put1(row, store, i,
-             dn_fadd(dn_fmul(decay, dn_gdn_load(row, store, i)), dn_fmul(coef, k[i])));
+             dn_gdn_fadd(dn_gdn_fmul(decay, dn_gdn_load(row, store, i)), dn_gdn_fmul(coef, k[i])));
 }
 
 AI void rows_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
@@ -186,9 +193,10 @@ AI void rows_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1
         void *row = dn_gdn_row_at(state, store, dk, j);
         float rk = 0.0f, rq = 0.0f;
         dots(row, store, t->k, t->q, dk, &rk, &rq);
-        float coef = dn_fmul(t->beta, dn_fsub(t->v[j], dn_fmul(t->decay, rk)));
+        float coef = dn_gdn_fmul(t->beta, dn_gdn_fsub(t->v[j], dn_gdn_fmul(t->decay, rk)));
         update(row, store, t->k, dk, t->decay, coef);
-        out[j] = dn_fmul(dn_fadd(dn_fmul(t->decay, rq), dn_fmul(coef, t->kq)), t->scale);
+        out[j] =
+            dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
     }
 }
 
@@ -213,7 +221,7 @@ AI void read_in(const void *state, dn_gdn_store store, size_t dk, size_t r0, siz
     for (size_t j = r0; j < r1; j++) {
         float ry;
         dots(dn_gdn_row_at((void *)state, store, dk, j), store, y, NULL, dk, &ry, NULL);
-        out[j] = dn_fmul(dn_fadd(ry, carried[j]), scale);
+        out[j] = dn_gdn_fmul(dn_gdn_fadd(ry, carried[j]), scale);
     }
 }
 
@@ -243,7 +251,7 @@ AI void replay(float *w, dn_gdn_store store, const float *k, size_t n, float dec
         _mm256_storeu_ps(w + i, round8(result8(r), store));
     }
     for (; i < n; i++)
-        w[i] = dn_gdn_round(dn_fadd(dn_fmul(decay, w[i]), dn_fmul(coef, k[i])), store);
+        w[i] = dn_gdn_round(dn_gdn_fadd(dn_gdn_fmul(decay, w[i]), dn_gdn_fmul(coef, k[i])), store);
 }
 
 AI void flush_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
@@ -257,7 +265,8 @@ AI void flush_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r
         for (size_t t = 0; t < count; t++) {
             float rk;
             dots(w, DN_GDN_STORE_F32, log[t].k, NULL, dk, &rk, NULL);
-            float coef = dn_fmul(log[t].beta, dn_fsub(log[t].v[j], dn_fmul(log[t].decay, rk)));
+            float coef =
+                dn_gdn_fmul(log[t].beta, dn_gdn_fsub(log[t].v[j], dn_gdn_fmul(log[t].decay, rk)));
             replay(w, store, log[t].k, dk, log[t].decay, coef);
         }
         for (i = 0; i + 8 <= dk; i += 8) store8(row, store, i, _mm256_loadu_ps(w + i));
@@ -292,7 +301,7 @@ static void fold_token(const dn_gdn_logged *t, float *y, float *carried, size_t 
 {
     float ky;
     dots(t->k, DN_GDN_STORE_F32, y, NULL, dk, &ky, NULL);
-    float c = dn_fmul(t->beta, ky);
+    float c = dn_gdn_fmul(t->beta, ky);
     const __m256 cv = _mm256_set1_ps(c), d = _mm256_set1_ps(t->decay);
     size_t j = 0;
     for (; j + 8 <= dv; j += 8) {
@@ -300,14 +309,14 @@ static void fold_token(const dn_gdn_logged *t, float *y, float *carried, size_t 
                                  _mm256_mul_ps(cv, _mm256_loadu_ps(t->v + j)));
         _mm256_storeu_ps(carried + j, result8(s));
     }
-    for (; j < dv; j++) carried[j] = dn_fadd(carried[j], dn_fmul(c, t->v[j]));
+    for (; j < dv; j++) carried[j] = dn_gdn_fadd(carried[j], dn_gdn_fmul(c, t->v[j]));
     size_t i = 0;
     for (; i + 8 <= dk; i += 8) {
         __m256 r =
             _mm256_sub_ps(_mm256_loadu_ps(y + i), _mm256_mul_ps(cv, _mm256_loadu_ps(t->k + i)));
         _mm256_storeu_ps(y + i, result8(_mm256_mul_ps(d, r)));
     }
-    for (; i < dk; i++) y[i] = dn_fmul(t->decay, dn_fsub(y[i], dn_fmul(c, t->k[i])));
+    for (; i < dk; i++) y[i] = dn_gdn_fmul(t->decay, dn_gdn_fsub(y[i], dn_gdn_fmul(c, t->k[i])));
 }
 
 static void fold_avx2(const dn_gdn_logged *log, size_t count, size_t older, const float *q,
@@ -353,9 +362,9 @@ static void conv_avx2(const float *ring, uint32_t head, size_t channels, size_t 
     for (; c < channels; c++) {
         float s = 0.0f;
         for (size_t j = 0; j < slots; j++)
-            s = dn_fadd(s,
-                        dn_fmul(ring[((head + j) % slots) * channels + c], kernel[c * taps + j]));
-        y[c] = dn_fadd(s, dn_fmul(x[c], kernel[c * taps + slots]));
+            s = dn_gdn_fadd(
+                s, dn_gdn_fmul(ring[((head + j) % slots) * channels + c], kernel[c * taps + j]));
+        y[c] = dn_gdn_fadd(s, dn_gdn_fmul(x[c], kernel[c * taps + slots]));
     }
     leave(csr);
     dn_math_avx2.silu_v(y, y, channels);
