@@ -295,6 +295,52 @@ static void layer_tokens_and_pools(void **state)
     free_tokens(&in), free(ref), free(st), free(want), free(out);
 }
 
+/* The public layer (the active ISA's kernels, on a pool) against the scalar
+   references token by token: 1-64 heads, 1-200 tokens, every store, pools of
+   0-3 threads. */
+static void layer_matches_references(void **state)
+{
+    (void)state;
+    uint64_t seed = 17;
+    test_seed_from_env(&seed);
+    for (int rep = 0; rep < 8; rep++) {
+        uint32_t kh = 1 + (uint32_t)(splitmix(&seed) % 8),
+                 heads = kh * (1 + (uint32_t)(splitmix(&seed) % 8));
+        if (rep == 0) kh = 1, heads = 64;
+        const dn_gdn_shape sh = {heads, kh, 1 + (uint32_t)(splitmix(&seed) % 20),
+                                 1 + (uint32_t)(splitmix(&seed) % 20), (uint32_t)(rep % 3)};
+        size_t T = rep == 1 ? 200 : 1 + splitmix(&seed) % 40,
+               b = dn_gdn_store_bytes((dn_gdn_store)sh.store);
+        size_t hs = (size_t)sh.dv * sh.dk, n = heads * hs, vo = (size_t)heads * sh.dv;
+        void *got = random_state(&seed, (dn_gdn_store)sh.store, n), *want = malloc(n * b);
+        memcpy(want, got, n * b);
+        layer_in in = random_tokens(&seed, &sh, T);
+        float *out = malloc(T * vo * 4), *ref = malloc(T * vo * 4);
+        unsigned threads = (unsigned)(rep % 4);
+        dn_pool *pool = threads ? dn_pool_create(threads) : NULL;
+        assert_int_equal(
+            dn_gdn_layer(got, &sh, T, in.q, in.k, in.v, in.g, in.beta, 0.3f, out, pool), DN_OK);
+        for (size_t t = 0; t < T; t++)
+            for (size_t h = 0; h < heads; h++) {
+                const float *q = in.q + (t * kh + h / (heads / kh)) * sh.dk;
+                const float *k = in.k + (t * kh + h / (heads / kh)) * sh.dk;
+                dn_gdn_token tok = {q,
+                                    k,
+                                    in.v + t * vo + h * sh.dv,
+                                    dn_exp(in.g[t * heads + h]),
+                                    in.beta[t * heads + h],
+                                    dn_ref_fdot(k, q, sh.dk),
+                                    0.3f};
+                dn_gdn_scalar.rows((char *)want + h * hs * b, (dn_gdn_store)sh.store, sh.dk, 0,
+                                   sh.dv, &tok, ref + t * vo + h * sh.dv);
+            }
+        assert_memory_equal(out, ref, T * vo * 4);
+        assert_memory_equal(got, want, n * b);
+        dn_pool_destroy(pool);
+        free_tokens(&in), free(got), free(want), free(out), free(ref);
+    }
+}
+
 static void layer_bad_input(void **state)
 {
     (void)state;
@@ -564,6 +610,7 @@ int main(void)
         cmocka_unit_test(head_decay_is_exp),
         cmocka_unit_test(layer_is_its_heads),
         cmocka_unit_test(layer_tokens_and_pools),
+        cmocka_unit_test(layer_matches_references),
         cmocka_unit_test(layer_bad_input),
         cmocka_unit_test(fold_by_hand),
         cmocka_unit_test(fold_trailing_is_two_folds),
