@@ -44,12 +44,17 @@ AI __m256 widen8(const void *row, dn_gdn_store store, size_t i)
 }
 
 /* The engine's result rule: a denormal flushed to a zero of its sign, any
-   NaN the one NaN. */
+   NaN the one NaN. Only under the kernels' MXCSR (DAZ): x * 1 reads a
+   denormal x as the zero of its sign and leaves every other value as it is
+   (no FTZ: the product is exact). The empty asm hides the 1 from the
+   compiler, which would fold x * 1 to x. */
 AI __m256 result8(__m256 x)
 {
+    __m256 one = _mm256_set1_ps(1.0f);
+    __asm__("" : "+x"(one));
     __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-    return _mm256_blendv_ps(dn_avx2_flush(x), _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)),
-                            nan);
+    return _mm256_blendv_ps(_mm256_mul_ps(x, one),
+                            _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), nan);
 }
 
 /* dn_f32_to_bf16's bits of a result x, in the low halves of 32-bit lanes. */
