@@ -20,7 +20,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_dot_avx2, &dn_gdn_avx2},
 #endif
 #if defined(DN_HAVE_NEON)
-    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon, NULL},
+    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon, &dn_gdn_neon},
 #endif
 };
 

@@ -25,7 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define AI static inline __attribute__((always_inline))
+#define INLINE static inline __attribute__((always_inline))
 
 /* Longest row a flush keeps in its working buffer; longer rows replay
    through the reference (same bits, slower). */
@@ -35,7 +35,7 @@ static inline void leave(unsigned old) { __asm__ volatile("vldmxcsr %0" : : "m"(
 
 /* ---- elements through the store ------------------------------------------- */
 
-AI __m256 widen8(const void *row, dn_gdn_store store, size_t i)
+INLINE __m256 widen8(const void *row, dn_gdn_store store, size_t i)
 {
     if (store == DN_GDN_STORE_F32) return _mm256_loadu_ps((const float *)row + i);
     __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)row + i));
@@ -48,7 +48,7 @@ AI __m256 widen8(const void *row, dn_gdn_store store, size_t i)
    denormal x as the zero of its sign and leaves every other value as it is
    (no FTZ: the product is exact). The empty asm hides the 1 from the
    compiler, which would fold x * 1 to x. */
-AI __m256 result8(__m256 x)
+INLINE __m256 result8(__m256 x)
 {
     __m256 one = _mm256_set1_ps(1.0f);
     __asm__("" : "+x"(one));
@@ -58,7 +58,7 @@ AI __m256 result8(__m256 x)
 }
 
 /* dn_f32_to_bf16's bits of a result x, in the low halves of 32-bit lanes. */
-AI __m256i bf16_bits(__m256 x)
+INLINE __m256i bf16_bits(__m256 x)
 {
     __m256i u = _mm256_castps_si256(x);
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -67,7 +67,7 @@ AI __m256i bf16_bits(__m256 x)
 }
 
 /* A result x as the store keeps it, read back. */
-AI __m256 round8(__m256 x, dn_gdn_store store)
+INLINE __m256 round8(__m256 x, dn_gdn_store store)
 {
     if (store == DN_GDN_STORE_F32) return x;
     if (store == DN_GDN_STORE_F16)
@@ -76,7 +76,7 @@ AI __m256 round8(__m256 x, dn_gdn_store store)
 }
 
 /* Writes a result x through the store. */
-AI void store8(void *row, dn_gdn_store store, size_t i, __m256 x)
+INLINE void store8(void *row, dn_gdn_store store, size_t i, __m256 x)
 {
     if (store == DN_GDN_STORE_F32) {
         _mm256_storeu_ps((float *)row + i, x);
@@ -109,14 +109,14 @@ typedef struct lanes {
     __m256 l0, l1, l2, l3;
 } lanes;
 
-AI __m256 madd(__m256 acc, __m256 m, const float *a)
+INLINE __m256 madd(__m256 acc, __m256 m, const float *a)
 {
     return _mm256_add_ps(acc, _mm256_mul_ps(m, _mm256_loadu_ps(a)));
 }
 
 /* acc + m * a on the lanes below `count` only (a tail: +0 added to a -0
    lane would change it). */
-AI __m256 madd_tail(__m256 acc, __m256 m, const float *a, size_t count)
+INLINE __m256 madd_tail(__m256 acc, __m256 m, const float *a, size_t count)
 {
     __m256 sum = _mm256_add_ps(acc, _mm256_mul_ps(m, _mm256_loadu_ps(a)));
     return _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(dn_avx2_tail_mask(count)));
@@ -128,8 +128,8 @@ static inline size_t clamp8(size_t left, size_t at)
 }
 
 /* dn_fdot(row, a) and, when b is not NULL, dn_fdot(row, b), in one pass. */
-AI void dots(const void *row, dn_gdn_store store, const float *a, const float *b, size_t n,
-             float *da, float *db)
+INLINE void dots(const void *row, dn_gdn_store store, const float *a, const float *b, size_t n,
+                 float *da, float *db)
 {
     const __m256 z = _mm256_setzero_ps();
     lanes A = {z, z, z, z}, B = {z, z, z, z};
@@ -170,7 +170,7 @@ AI void dots(const void *row, dn_gdn_store store, const float *a, const float *b
 /* ---- gdn_row over a head's rows ----------------------------------------------- */
 
 /* Each element m of a stored row becomes decay * m + coef * k[i]. */
-AI void update(void *row, dn_gdn_store store, const float *k, size_t n, float decay, float coef)
+INLINE void update(void *row, dn_gdn_store store, const float *k, size_t n, float decay, float coef)
 {
     const __m256 d = _mm256_set1_ps(decay), c = _mm256_set1_ps(coef);
     size_t i = 0;
@@ -191,8 +191,8 @@ AI void update(void *row, dn_gdn_store store, const float *k, size_t n, float de
              dn_gdn_fadd(dn_gdn_fmul(decay, dn_gdn_load(row, store, i)), dn_gdn_fmul(coef, k[i])));
 }
 
-AI void rows_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
-                const dn_gdn_token *t, float *out)
+INLINE void rows_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
+                    const dn_gdn_token *t, float *out)
 {
     for (size_t j = r0; j < r1; j++) {
         void *row = dn_gdn_row_at(state, store, dk, j);
@@ -220,8 +220,8 @@ static void rows_avx2(void *state, dn_gdn_store store, size_t dk, size_t r0, siz
 
 /* ---- gdn_read over a head's rows ------------------------------------------------ */
 
-AI void read_in(const void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
-                const float *y, const float *carried, float scale, float *out)
+INLINE void read_in(const void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
+                    const float *y, const float *carried, float scale, float *out)
 {
     for (size_t j = r0; j < r1; j++) {
         float ry;
@@ -246,7 +246,7 @@ static void read_rows_avx2(const void *state, dn_gdn_store store, size_t dk, siz
 /* ---- gdn_flush: the row in a working buffer, stored once ------------------------ */
 
 /* w = the store's rounding of decay * w + coef * k, element by element. */
-AI void replay(float *w, dn_gdn_store store, const float *k, size_t n, float decay, float coef)
+INLINE void replay(float *w, dn_gdn_store store, const float *k, size_t n, float decay, float coef)
 {
     const __m256 d = _mm256_set1_ps(decay), c = _mm256_set1_ps(coef);
     size_t i = 0;
@@ -259,8 +259,8 @@ AI void replay(float *w, dn_gdn_store store, const float *k, size_t n, float dec
         w[i] = dn_gdn_round(dn_gdn_fadd(dn_gdn_fmul(decay, w[i]), dn_gdn_fmul(coef, k[i])), store);
 }
 
-AI void flush_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
-                 const dn_gdn_logged *log, size_t count, float *w)
+INLINE void flush_in(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
+                     const dn_gdn_logged *log, size_t count, float *w)
 {
     for (size_t j = r0; j < r1; j++) {
         void *row = dn_gdn_row_at(state, store, dk, j);
