@@ -22,7 +22,7 @@
  *    call), sampled round-robin with ours and paired round by round;
  *  - the other scalings and word counts on 1 thread: per-block scales (one
  *    word) and Sub32 with two words, quantization included;
- *  - per ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows called
+ *  - per ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows called
  *    directly on the first 512 rows: scalar (the reference) against avx2 or
  *    neon, bits checked equal.
  * Every figure is the median of CLOCK_MONOTONIC samples after a warm-up;
@@ -43,7 +43,7 @@
 #include "common.h"
 #include "decodenum/dot.h"
 #include "decodenum/pool.h"
-#include "dot_kernels.h"
+#include "dispatch.h"
 #ifdef DN_BENCH_GGML
 #include "ggml_peer.h"
 #endif
@@ -452,7 +452,7 @@ static int per_isa(dot_run *r)
         dn_act_row *a = &r->acts[12 + f];
         if (dn_quantize(r->x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK) fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
         for (int i = 0; i < 3; i++) {
-            const dn_dot_kernels *k = dn_dot_kernels_for(isas[i]);
+            const dn_dot_kernels *k = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->dot : NULL;
             if (!k) continue;
             kp[n3] = (product){ftypes[f], r->w[f], ISA_ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, r->x, a,
                                r->out + (16 + n3) * ROWS, NULL, k};
@@ -464,7 +464,7 @@ static int per_isa(dot_run *r)
     }
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], 0.0, 0.02);
     bench_run_group_shuffled(g3, n3);
-    printf("\nper ISA, single thread, dn_dot_kernels_for(isa)->mat_vec_rows, %zu x %zu, Sub32 one word\n"
+    printf("\nper ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows, %zu x %zu, Sub32 one word\n"
            "(activation quantized beforehand), %d samples:\n", ISA_ROWS, COLS, r->isa_samples);
     printf("  %-5s %-7s %9s %8s   %s\n", "type", "isa", "ms/call", "GB/s", "check");
     int isa_ok = 1;

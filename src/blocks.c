@@ -16,10 +16,8 @@
  * is infinite or NaN is unreadable: the reader reports it and writes nothing
  * derived from it.
  */
-#include "block_bytes.h"
+#include "block_format.h"
 #include "decodenum/blocks.h"
-
-/* ---- little-endian loads and the binary16 scale ------------------------ */
 
 /* A reader fills one block's segment scales and its elements' coef and offs;
    0 when the block is unreadable. */
@@ -32,8 +30,7 @@ typedef int (*block_reader)(const uint8_t *blk, dn_segment *seg, int16_t *coef, 
    w(e) = d * (q - 8):  a = d, coef = q - 8 (-8..7), no b. */
 static int read_q4_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
-    seg->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q4_0, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *qs = blk + 2;
     for (int e = 0; e < 32; e++) {
         int q = e < 16 ? qs[e] & 15 : qs[e - 16] >> 4;
@@ -48,7 +45,7 @@ static int read_q4_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * q + m:  a = d, coef = q; b = m, offs = 1. */
 static int read_q4_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q4_1, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *qs = blk + 4;
     for (int e = 0; e < 32; e++) {
         coef[e] = (int16_t)(e < 16 ? qs[e] & 15 : qs[e - 16] >> 4);
@@ -62,9 +59,8 @@ static int read_q4_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * (q - 16):  a = d, coef = q - 16 (-16..15), no b. */
 static int read_q5_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
-    seg->b = no_scale;
-    uint32_t qh = load_u32(blk + 2);
+    if (!dn_block_scales(DN_TYPE_Q5_0, blk, &seg->a, &seg->b)) return 0;
+    uint32_t qh = dn_load_u32(blk + 2);
     const uint8_t *qs = blk + 6;
     for (int e = 0; e < 32; e++) {
         int q = (e < 16 ? qs[e] & 15 : qs[e - 16] >> 4) | (int)((qh >> e) & 1) << 4;
@@ -79,8 +75,8 @@ static int read_q5_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * q + m:  a = d, coef = q; b = m, offs = 1. */
 static int read_q5_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
-    uint32_t qh = load_u32(blk + 4);
+    if (!dn_block_scales(DN_TYPE_Q5_1, blk, &seg->a, &seg->b)) return 0;
+    uint32_t qh = dn_load_u32(blk + 4);
     const uint8_t *qs = blk + 8;
     for (int e = 0; e < 32; e++) {
         coef[e] = (int16_t)((e < 16 ? qs[e] & 15 : qs[e - 16] >> 4) | (int)((qh >> e) & 1) << 4);
@@ -93,8 +89,7 @@ static int read_q5_1(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * qs[e]:  a = d, coef = qs[e] (-128..127), no b. */
 static int read_q8_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
-    seg->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q8_0, blk, &seg->a, &seg->b)) return 0;
     for (int e = 0; e < 32; e++) {
         int q = blk[2 + e];
         coef[e] = (int16_t)(q >= 128 ? q - 256 : q);
@@ -109,11 +104,10 @@ static int read_q8_0(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * L[q]:  a = d, coef = L[q], no b. */
 static int read_iq4_nl(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
-    seg->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_IQ4_NL, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *qs = blk + 2;
     for (int e = 0; e < 32; e++) {
-        coef[e] = iq4_levels[e < 16 ? qs[e] & 15 : qs[e - 16] >> 4];
+        coef[e] = dn_iq4_levels[e < 16 ? qs[e] & 15 : qs[e - 16] >> 4];
         offs[e] = 0;
     }
     return 1;
@@ -128,7 +122,7 @@ static int read_iq4_nl(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16
                                   b = dmin, offs = -m (-15..0). */
 static int read_q2_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk + 80), &seg->a) || !scale_f16(load_u16(blk + 82), &seg->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q2_K, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *scales = blk, *qs = blk + 16;
     for (int e = 0; e < 256; e++) {
         int sc = scales[e / 16] & 15, m = scales[e / 16] >> 4;
@@ -148,12 +142,10 @@ static int read_q2_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * sc * q:  a = d, coef = sc * q (-124..128), no b. */
 static int read_q3_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk + 108), &seg->a)) return 0;
-    seg->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q3_K, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *hmask = blk, *qs = blk + 32, *s = blk + 96;
     for (int e = 0; e < 256; e++) {
-        int j = e / 16;
-        int sc = ((j < 8 ? s[j] & 15 : s[j - 8] >> 4) | ((s[8 + j % 4] >> 2 * (j / 4)) & 3) << 4) - 32;
+        int sc = dn_q3_k_scale(s, e / 16);
         int low = (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3;
         int q = low - ((hmask[e % 32] >> (e / 32)) & 1 ? 0 : 4);
         coef[e] = (int16_t)(sc * q);
@@ -162,32 +154,18 @@ static int read_q3_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
     return 1;
 }
 
-/* The 6-bit scale and min of sub-block j (0..7) of Q4_K and Q5_K, packed in
-   12 bytes s[]: j < 4: sc = s[j] & 63,                          m = s[j + 4] & 63;
-             j >= 4: sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4, m = (s[j + 4] >> 4) | (s[j] >> 6) << 4. */
-static void k_scale_min(const uint8_t *s, int j, int *sc, int *m)
-{
-    if (j < 4) {
-        *sc = s[j] & 63;
-        *m = s[j + 4] & 63;
-    } else {
-        *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
-        *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
-    }
-}
-
 /* Q4_K, 144 bytes: d f16 @0, dmin f16 @2, scales[12] @4, qs[128] @16.
-   Sub-block j = e / 32 (8 of 32 elements), sc and m by k_scale_min (0..63).
+   Sub-block j = e / 32 (8 of 32 elements), sc and m by dn_k_scale_min (0..63).
    q(e) = e % 64 < 32 ? qs[32 * (e / 64) + e % 32] & 15 : qs[32 * (e / 64) + e % 32] >> 4   (0..15)
    w(e) = d * sc * q - dmin * m:  a = d, coef = sc * q (0..945);
                                   b = dmin, offs = -m (-63..0). */
 static int read_q4_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q4_K, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *qs = blk + 16;
     for (int e = 0; e < 256; e++) {
         int sc, m;
-        k_scale_min(blk + 4, e / 32, &sc, &m);
+        dn_k_scale_min(blk + 4, e / 32, &sc, &m);
         int byte = qs[32 * (e / 64) + e % 32];
         int q = e % 64 < 32 ? byte & 15 : byte >> 4;
         coef[e] = (int16_t)(sc * q);
@@ -197,17 +175,17 @@ static int read_q4_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
 }
 
 /* Q5_K, 176 bytes: d f16 @0, dmin f16 @2, scales[12] @4, qh[32] @16, qs[128] @48.
-   Sub-block j = e / 32, sc and m by k_scale_min (0..63).
+   Sub-block j = e / 32, sc and m by dn_k_scale_min (0..63).
    q(e) = (Q4_K's q from qs) | ((qh[e % 32] >> (e / 32)) & 1) << 4       (0..31)
    w(e) = d * sc * q - dmin * m:  a = d, coef = sc * q (0..1953);
                                   b = dmin, offs = -m (-63..0). */
 static int read_q5_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a) || !scale_f16(load_u16(blk + 2), &seg->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q5_K, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *qh = blk + 16, *qs = blk + 48;
     for (int e = 0; e < 256; e++) {
         int sc, m;
-        k_scale_min(blk + 4, e / 32, &sc, &m);
+        dn_k_scale_min(blk + 4, e / 32, &sc, &m);
         int byte = qs[32 * (e / 64) + e % 32];
         int q = (e % 64 < 32 ? byte & 15 : byte >> 4) | ((qh[e % 32] >> (e / 32)) & 1) << 4;
         coef[e] = (int16_t)(sc * q);
@@ -225,8 +203,7 @@ static int read_q5_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
    w(e) = d * sc * (q - 32):  a = d, coef = sc * (q - 32) (-4064..4096), no b. */
 static int read_q6_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk + 208), &seg->a)) return 0;
-    seg->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q6_K, blk, &seg->a, &seg->b)) return 0;
     const uint8_t *ql = blk, *qh = blk + 128, *scales = blk + 192;
     for (int e = 0; e < 256; e++) {
         int h = e / 128, k = (e % 128) / 32, l = e % 32;
@@ -247,15 +224,11 @@ static int read_q6_k(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t
         a = d, coef = (ls - 32) * L[q] (-3937..4064), no b. */
 static int read_iq4_xs(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16_t *offs)
 {
-    if (!scale_f16(load_u16(blk), &seg->a)) return 0;
-    seg->b = no_scale;
-    unsigned scales_h = load_u16(blk + 2);
-    const uint8_t *scales_l = blk + 4, *qs = blk + 8;
+    if (!dn_block_scales(DN_TYPE_IQ4_XS, blk, &seg->a, &seg->b)) return 0;
+    const uint8_t *qs = blk + 8;
     for (int e = 0; e < 256; e++) {
-        int j = e / 32;
-        int ls = ((scales_l[j / 2] >> 4 * (j % 2)) & 15) | (int)((scales_h >> 2 * j) & 3) << 4;
-        int byte = qs[16 * j + e % 16];
-        coef[e] = (int16_t)((ls - 32) * iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4]);
+        int j = e / 32, byte = qs[16 * j + e % 16];
+        coef[e] = (int16_t)(dn_iq4_xs_scale(blk, j) * dn_iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4]);
         offs[e] = 0;
     }
     return 1;
@@ -263,61 +236,39 @@ static int read_iq4_xs(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16
 
 /* ---- the table and the row ------------------------------------------------ */
 
-typedef struct format {
-    dn_type type;
-    uint32_t elements; /* per block */
-    uint32_t bytes;    /* per block */
-    block_reader read; /* NULL: known, but not read by the engine's array */
-} format;
-
-static const format formats[] = {
-    {DN_TYPE_F32, 1, 4, NULL},
-    {DN_TYPE_F16, 1, 2, NULL},
-    {DN_TYPE_Q4_0, 32, 18, read_q4_0},
-    {DN_TYPE_Q4_1, 32, 20, read_q4_1},
-    {DN_TYPE_Q5_0, 32, 22, read_q5_0},
-    {DN_TYPE_Q5_1, 32, 24, read_q5_1},
-    {DN_TYPE_Q8_0, 32, 34, read_q8_0},
-    {DN_TYPE_Q2_K, 256, 84, read_q2_k},
-    {DN_TYPE_Q3_K, 256, 110, read_q3_k},
-    {DN_TYPE_Q4_K, 256, 144, read_q4_k},
-    {DN_TYPE_Q5_K, 256, 176, read_q5_k},
-    {DN_TYPE_Q6_K, 256, 210, read_q6_k},
-    {DN_TYPE_IQ4_NL, 32, 18, read_iq4_nl},
-    {DN_TYPE_IQ4_XS, 256, 136, read_iq4_xs},
-    {DN_TYPE_BF16, 1, 2, NULL},
+/* The readers by type id: NULL for a type the engine's array does not read. */
+static const block_reader readers[DN_TYPE_LIMIT] = {
+    [DN_TYPE_Q4_0] = read_q4_0,   [DN_TYPE_Q4_1] = read_q4_1,   [DN_TYPE_Q5_0] = read_q5_0,
+    [DN_TYPE_Q5_1] = read_q5_1,   [DN_TYPE_Q8_0] = read_q8_0,   [DN_TYPE_Q2_K] = read_q2_k,
+    [DN_TYPE_Q3_K] = read_q3_k,   [DN_TYPE_Q4_K] = read_q4_k,   [DN_TYPE_Q5_K] = read_q5_k,
+    [DN_TYPE_Q6_K] = read_q6_k,   [DN_TYPE_IQ4_NL] = read_iq4_nl, [DN_TYPE_IQ4_XS] = read_iq4_xs,
 };
 
-static const format *find_format(dn_type type)
+static block_reader reader_of(dn_type type)
 {
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i].type == type) return &formats[i];
-    return NULL;
+    return (unsigned)type < DN_TYPE_LIMIT ? readers[type] : NULL;
 }
 
-int dn_reads(dn_type type)
-{
-    const format *f = find_format(type);
-    return f != NULL && f->read != NULL;
-}
+int dn_reads(dn_type type) { return reader_of(type) != NULL; }
 
 size_t dn_type_block_elements(dn_type type)
 {
-    const format *f = find_format(type);
+    const dn_block_format *f = dn_block_format_of(type);
     return f ? f->elements : 0;
 }
 
 size_t dn_type_block_bytes(dn_type type)
 {
-    const format *f = find_format(type);
+    const dn_block_format *f = dn_block_format_of(type);
     return f ? f->bytes : 0;
 }
 
 dn_status dn_read_row(dn_type type, const uint8_t *bytes, size_t n, dn_coded_row *row,
                       size_t *bad_block)
 {
-    const format *f = find_format(type);
-    if (f == NULL || f->read == NULL) return DN_ERR_UNSUPPORTED_TYPE;
+    block_reader read = reader_of(type);
+    if (read == NULL) return DN_ERR_UNSUPPORTED_TYPE;
+    const dn_block_format *f = dn_block_format_of(type);
     if (row == NULL || row->n != n || n % f->elements != 0 || n > UINT32_MAX)
         return DN_ERR_INVALID_ARGUMENT;
     if (n != 0 && (bytes == NULL || row->coef == NULL || row->offs == NULL || row->segments == NULL))
@@ -327,7 +278,7 @@ dn_status dn_read_row(dn_type type, const uint8_t *bytes, size_t n, dn_coded_row
     for (size_t i = 0; i < blocks; i++) {
         size_t first = i * f->elements;
         dn_segment *seg = &row->segments[i];
-        if (!f->read(bytes + i * f->bytes, seg, row->coef + first, row->offs + first)) {
+        if (!read(bytes + i * f->bytes, seg, row->coef + first, row->offs + first)) {
             if (bad_block) *bad_block = i;
             return DN_ERR_UNREADABLE_BLOCK;
         }

@@ -14,13 +14,15 @@
 
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
-    [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_dot_scalar,
-                       &dn_gdn_scalar},
+    [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_quant_scalar,
+                       &dn_dot_scalar, &dn_gdn_scalar},
 #if defined(DN_HAVE_AVX2)
-    [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_dot_avx2, &dn_gdn_avx2},
+    [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
+                     &dn_gdn_avx2},
 #endif
 #if defined(DN_HAVE_NEON)
-    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_dot_neon, &dn_gdn_neon},
+    [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
+                     &dn_gdn_neon},
 #endif
 };
 
@@ -78,9 +80,13 @@ static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)
 /* mat_vec_rows_act goes with mat_vec_rows: a table that brings its own
    mat_vec_rows without the prepared form runs the plain one (the entry
    points take mat_vec_rows_act only where it is set). */
-static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
+static void resolve_quant(dn_quant_kernels *k, const dn_quant_kernels *b)
 {
     if (!k->quantize) k->quantize = b->quantize;
+}
+
+static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
+{
     if (!k->mat_vec_rows) {
         k->mat_vec_rows = b->mat_vec_rows;
         if (!k->mat_vec_rows_act) k->mat_vec_rows_act = b->mat_vec_rows_act;
@@ -101,14 +107,17 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
     out->math = own->math ? *own->math : *below_k->math;
     out->f16 = own->f16 ? *own->f16 : *below_k->f16;
+    out->quant = own->quant ? *own->quant : *below_k->quant;
     out->dot = own->dot ? *own->dot : *below_k->dot;
     out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
+    resolve_quant(&out->quant, below_k->quant);
     resolve_dot(&out->dot, below_k->dot);
     resolve_gdn(&out->gdn, below_k->gdn);
-    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16, &out->dot, &out->gdn};
+    out->kernels =
+        (dn_kernels){&out->fp32, &out->math, &out->f16, &out->quant, &out->dot, &out->gdn};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -124,7 +133,7 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->dot || r->gdn)
+        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->gdn)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();

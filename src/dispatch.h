@@ -17,12 +17,14 @@
 #include "gdn_kernels.h"
 #include "fp32_kernels.h"
 #include "math_kernels.h"
+#include "quant_kernels.h"
 
 /* One ISA's registration, or (resolved) the kernels the entry points call. */
 typedef struct dn_kernels {
     const dn_fp32_kernels *fp32;
     const dn_math_kernels *math;
     const dn_f16_kernels *f16;
+    const dn_quant_kernels *quant;
     const dn_dot_kernels *dot;
     const dn_gdn_kernels *gdn;
 } dn_kernels;
@@ -39,6 +41,7 @@ typedef struct dn_kernel_slots {
     dn_fp32_kernels fp32;
     dn_math_kernels math;
     dn_f16_kernels f16;
+    dn_quant_kernels quant;
     dn_dot_kernels dot;
     dn_gdn_kernels gdn;
     dn_kernels kernels;

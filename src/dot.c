@@ -7,8 +7,7 @@
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
 #include "dot_kernels.h"
-#include "isa.h"
-#include "pool.h"
+#include "sizes.h"
 
 #include <stdlib.h>
 
@@ -163,9 +162,8 @@ float dn_dot_chain(const float *p, size_t count)
 
 /* ---- matrix-vector products ---------------------------------------------- */
 
-/* The checks both row-range forms make: DN_OK with *empty set when there is
-   nothing to compute, else a status; *row_bytes is a row's size in bytes. */
-static dn_status rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n,
+/* The checks both row-range forms make (dot_kernels.h). */
+dn_status dn_dot_rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n,
                            const dn_act_row *act, size_t row_begin, size_t row_end,
                            const float *out, size_t *row_bytes, int *empty)
 {
@@ -176,9 +174,13 @@ static dn_status rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n
         return DN_ERR_INVALID_ARGUMENT;
     *empty = row_begin == row_end;
     if (*empty) return DN_OK;
-    if (!w || !out) return DN_ERR_INVALID_ARGUMENT;
-    *row_bytes = n / be * bb;
-    if (rows > SIZE_MAX / (*row_bytes ? *row_bytes : 1)) return DN_ERR_INVALID_ARGUMENT;
+    /* n past dn_read_row's limit, a matrix or an output larger than memory:
+       refused before anything is allocated (the working rows are 4n bytes) */
+    size_t matrix_bytes, out_bytes;
+    if (!w || !out || n > UINT32_MAX || !dn_size_mul(n / be, bb, row_bytes) ||
+        !dn_size_mul(rows, *row_bytes, &matrix_bytes) ||
+        !dn_size_mul(row_end, sizeof *out, &out_bytes))
+        return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
 }
 
@@ -188,10 +190,11 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
 {
     size_t row_bytes = 0;
     int empty;
-    dn_status st0 = rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
+    dn_status st0 = dn_dot_rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
     if (st0 != DN_OK || empty) return st0;
     size_t blocks = n / dn_type_block_elements(type);
 
+    /* n <= UINT32_MAX (dn_dot_rows_args): the sizes below fit */
     int16_t *ints = malloc(2 * n * sizeof *ints + 1);
     dn_segment *segs = malloc(blocks * sizeof *segs + 1);
     if (!ints || !segs) {
@@ -212,126 +215,8 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
     return st;
 }
 
-/* The public form: the reference's checks, then the active ISA's kernel.
-   Arguments the kernels may not assume (an activation row that does not fit,
-   which the reference reports per row after reading it) go to the reference,
-   so every status and *bad is the reference's. */
-/* Arguments rows_args accepted that the kernels may also assume (an
-   activation row that does not fit, which the reference reports per row
-   after reading it, goes to the reference). */
-static int kernels_take(dn_type type, size_t n, const dn_act_row *act, dn_act_scaling scaling)
-{
-    return (scaling == DN_ACT_SUB32 || scaling == DN_ACT_PER_BLOCK) && n <= UINT32_MAX &&
-           (!n || (act->codes && act->scales)) &&
-           dn_dot_act_fits(act, dn_type_block_elements(type), scaling);
-}
-
-dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                          const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
-                          size_t row_end, float *out, size_t *bad)
-{
-    size_t row_bytes = 0;
-    int empty;
-    dn_status st0 = rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
-    if (st0 != DN_OK || empty) return st0;
-    if (!kernels_take(type, n, act, scaling))
-        return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out, bad);
-    return dn_dot_active()->mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out,
-                                         bad);
-}
-
-typedef struct mv_job {
-    dn_type type;
-    const uint8_t *w;
-    size_t rows, n, chunk;
-    const dn_act_row *act;
-    dn_act_scaling scaling;
-    float *out;
-    dn_status *status; /* one per task */
-    size_t *bad;       /* one per task */
-    const dn_dot_kernels *kern; /* with a: the kernels every task runs */
-    const dn_dot_act *a;        /* the activation side, prepared once; or NULL */
-} mv_job;
-
-static void mv_task(size_t t, void *ctx)
-{
-    const mv_job *j = ctx;
-    size_t r0 = t * j->chunk, r1 = r0 + j->chunk < j->rows ? r0 + j->chunk : j->rows;
-    j->status[t] = j->a ? j->kern->mat_vec_rows_act(j->type, j->w, j->rows, j->n, j->act, j->scaling,
-                                                    j->a, r0, r1, j->out, &j->bad[t])
-                        : dn_mat_vec_rows(j->type, j->w, j->rows, j->n, j->act, j->scaling, r0, r1,
-                                          j->out, &j->bad[t]);
-}
-
-dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, const dn_act_row *act,
-                     dn_act_scaling scaling, float *out, dn_pool *pool, size_t *bad)
-{
-    size_t threads = dn_pool_threads(pool);
-    size_t chunk = (rows + threads * 4 - 1) / (threads * 4);
-    if (chunk == 0) chunk = 1;
-    size_t tasks = rows ? (rows + chunk - 1) / chunk : 0;
-    if (tasks <= 1) return dn_mat_vec_rows(type, w, rows, n, act, scaling, 0, rows, out, bad);
-    dn_status *status = malloc(tasks * sizeof *status);
-    size_t *where = malloc(tasks * sizeof *where);
-    if (!status || !where) {
-        free(status);
-        free(where);
-        return DN_ERR_OUT_OF_MEMORY;
-    }
-    mv_job j = {type, w, rows, n, chunk, act, scaling, out, status, where, dn_dot_active(), NULL};
-    /* Kernels that prepare the activation side do it once for all tasks
-       (O(n) each time: 2% of an 8192-row Q4_K product on two threads). */
-    dn_dot_act a;
-    size_t row_bytes = 0;
-    int empty = 1, prepared = 0;
-    if (j.kern->mat_vec_rows_act &&
-        rows_args(type, w, rows, n, act, 0, rows, out, &row_bytes, &empty) == DN_OK && !empty &&
-        kernels_take(type, n, act, scaling)) {
-        if (dn_dot_act_init(&a, act, type, scaling) != DN_OK) {
-            free(status);
-            free(where);
-            return DN_ERR_OUT_OF_MEMORY;
-        }
-        j.a = &a;
-        prepared = 1;
-    }
-    dn_pool_run(pool, tasks, mv_task, &j);
-    if (prepared) dn_dot_act_free(&a);
-    /* The first failing task in row order reports, as one thread would. */
-    dn_status st = DN_OK;
-    for (size_t t = 0; t < tasks && st == DN_OK; t++) {
-        st = status[t];
-        if (st == DN_ERR_UNREADABLE_BLOCK && bad) *bad = where[t];
-    }
-    free(status);
-    free(where);
-    return st;
-}
-
 /* ---- the kernel table ----------------------------------------------------- */
 
 const dn_dot_kernels dn_dot_scalar = {
-    .quantize = dn_ref_quantize,
     .mat_vec_rows = dn_ref_mat_vec_rows,
 };
-
-const dn_dot_kernels *dn_dot_kernels_for(dn_isa isa)
-{
-    if (!dn_isa_available(isa)) return NULL;
-    switch (isa) {
-    case DN_ISA_SCALAR: return &dn_dot_scalar;
-#if defined(DN_HAVE_AVX2)
-    case DN_ISA_AVX2: return &dn_dot_avx2;
-#endif
-#if defined(DN_HAVE_NEON)
-    case DN_ISA_NEON: return &dn_dot_neon;
-#endif
-    default: return NULL;
-    }
-}
-
-const dn_dot_kernels *dn_dot_active(void)
-{
-    const dn_dot_kernels *k = dn_dot_kernels_for(dn_isa_active());
-    return k ? k : &dn_dot_scalar;
-}

@@ -1,12 +1,13 @@
 /*
- * dot_kernels.h: the activation quantization and quantized dot module's
- * kernel table, and what its kernels share.
+ * dot_kernels.h: the quantized dot module's kernel table, and what its
+ * kernels share.
  *
- * dn_dot_scalar holds the references: src/quant.c's quantization and
- * src/dot.c's row-by-row read + dot (the definitions). dn_dot_avx2 and
- * dn_dot_neon reproduce them bit for bit. The public functions validate
- * their arguments, then call the table of dn_isa_active(); a kernel may
- * assume arguments the public function accepted (see each entry).
+ * dn_dot_scalar holds the reference: src/dot.c's row-by-row read + dot (the
+ * definition). dn_dot_avx2 and dn_dot_neon reproduce it bit for bit. The
+ * public functions (src/dot_api.c) validate their arguments, then call the
+ * table of dn_isa_active(); a kernel may assume arguments the public
+ * function accepted (see each entry). The activation quantizer's table is
+ * src/quant_kernels.h.
  *
  * How a kernel keeps the reference's bits (docs/dot.md, "Design notes"):
  * the integer sums are exact whatever instructions compute them; a piece
@@ -31,12 +32,6 @@ typedef dn_status (*dn_dot_rows_act_fn)(dn_type type, const uint8_t *w, size_t r
                                         float *out, size_t *bad);
 
 typedef struct dn_dot_kernels {
-    /* x (n, a whole number of `block`s, block 32 or 256) quantized per block
-       with scale significands in [lo, 2 lo) (lo 8: dn_block_scale, 128:
-       dn_wide_scale): the reference is src/quant.c's quantize_per. The
-       arguments are valid (row->n == n, buffers present when n > 0). */
-    dn_status (*quantize)(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                          dn_act_row *row, size_t *bad);
     /* dn_mat_vec_rows with arguments dn_mat_vec_rows accepted: dn_reads(type),
        act->n == n, n % block elements == 0, row_begin < row_end <= rows,
        w and out present, and act fits the type and scaling
@@ -50,9 +45,7 @@ typedef struct dn_dot_kernels {
     dn_dot_rows_act_fn mat_vec_rows_act;
 } dn_dot_kernels;
 
-/* The references (src/quant.c, src/dot.c). */
-dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                          dn_act_row *row, size_t *bad);
+/* The reference (src/dot.c). */
 dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                               const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                               size_t row_end, float *out, size_t *bad);
@@ -65,10 +58,15 @@ extern const dn_dot_kernels dn_dot_avx2;
 extern const dn_dot_kernels dn_dot_neon;
 #endif
 
-const dn_dot_kernels *dn_dot_kernels_for(dn_isa isa);
-const dn_dot_kernels *dn_dot_active(void);
 
 /* ---- what the reference exposes to the kernels ------------------------------ */
+
+/* The checks both row-range forms make (the reference and dn_mat_vec_rows):
+   DN_OK with *empty set when there is nothing to compute, else a status;
+   *row_bytes is a row's size in bytes. */
+dn_status dn_dot_rows_args(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                           const dn_act_row *act, size_t row_begin, size_t row_end,
+                           const float *out, size_t *row_bytes, int *empty);
 
 /* 1 when an activation row fits a matrix of blocks of `block_elements` under
    `scaling` as dn_dot requires (block sizes, scale ranges), else 0. */
@@ -92,15 +90,6 @@ float dn_dot_piece_of_bytes(dn_type type, const uint8_t *bytes, const dn_act_row
 float dn_dot_chain(const float *p, size_t count);
 
 /* ---- what the kernels share ------------------------------------------------- */
-
-/* dn_block_scale / dn_wide_scale (lo 8 / 128) for a finite, positive, normal
-   amax, by one double division: amax / bound rounded up to the grid of
-   log2(2 lo) significant bits. Equal to the reference's integer search
-   (check_dot holds it to it): the double quotient is within 2^-53 of the
-   exact one, and the exact quotient is either on the grid or at least
-   2^-39 relatively away from every grid value, so rounding up the double
-   gives the same grid value. */
-void dn_dot_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s);
 
 /* The activation side of a matrix-vector product, computed once per call
    (O(n)) and shared by every row. */
@@ -163,52 +152,15 @@ typedef struct dn_mv_ctx {
     const dn_dot_act *a;
 } dn_mv_ctx;
 
-/* Every format, as X(type, name, a, b) with the caller's a and b. */
-#define DN_DOT_FORMATS(X, a, b)                                                                 \
-    X(DN_TYPE_Q4_0, q4_0, a, b) X(DN_TYPE_Q4_1, q4_1, a, b) X(DN_TYPE_Q5_0, q5_0, a, b)        \
-    X(DN_TYPE_Q5_1, q5_1, a, b) X(DN_TYPE_Q8_0, q8_0, a, b) X(DN_TYPE_Q2_K, q2_k, a, b)        \
-    X(DN_TYPE_Q3_K, q3_k, a, b) X(DN_TYPE_Q4_K, q4_k, a, b) X(DN_TYPE_Q5_K, q5_k, a, b)        \
-    X(DN_TYPE_Q6_K, q6_k, a, b) X(DN_TYPE_IQ4_NL, iq4_nl, a, b) X(DN_TYPE_IQ4_XS, iq4_xs, a, b)
-
-#define DN_DOT_MV_ONE_FORMAT_(T, name, isa, rows_fn)                                           \
-    static dn_status isa##_mv_##name(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,      \
-                                     size_t *bad)                                               \
-    {                                                                                           \
-        return rows_fn(c, T, r0, r1, out, bad);                                                 \
-    }
-#define DN_DOT_MV_CASE_(T, name, isa, unused)                                                  \
-    case T: f = isa##_mv_##name; break;
-
-/* A SIMD table's two matrix-vector entries from its file's always-inline
-   row loop `rows_fn(const dn_mv_ctx *, dn_type, r0, r1, out, bad)`: the loop
-   instantiated once per format with the format a constant (isa_mv_q4_0,
-   ...), isa_mat_vec_rows_act dispatching on the type (the reference where
-   the activation side is not usable), isa_mat_vec_rows preparing that side
-   for its call alone. */
-#define DN_DOT_MV_ENTRIES(isa, rows_fn)                                                           \
-    DN_DOT_FORMATS(DN_DOT_MV_ONE_FORMAT_, isa, rows_fn)                                           \
-    static dn_status isa##_mat_vec_rows_act(dn_type type, const uint8_t *w, size_t rows, size_t n, \
-                                            const dn_act_row *act, dn_act_scaling scaling,         \
-                                            const dn_dot_act *a, size_t r0, size_t r1, float *out, \
-                                            size_t *bad)                                           \
-    {                                                                                              \
-        dn_status (*f)(const dn_mv_ctx *, size_t, size_t, float *, size_t *);                      \
-        switch (type) {                                                                            \
-            DN_DOT_FORMATS(DN_DOT_MV_CASE_, isa, 0)                                                \
-        default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);     \
-        }                                                                                          \
-        if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad); \
-        size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);                  \
-        dn_mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};                        \
-        return f(&c, r0, r1, out, bad);                                                            \
-    }                                                                                              \
-    static dn_status isa##_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,     \
-                                        const dn_act_row *act, dn_act_scaling scaling, size_t r0,  \
-                                        size_t r1, float *out, size_t *bad)                        \
-    {                                                                                              \
-        return dn_dot_rows_own_act(isa##_mat_vec_rows_act, type, w, rows, n, act, scaling, r0, r1, \
-                                   out, bad);                                                      \
-    }
+/* The row loop's context for a product's arguments (a prepared for them). */
+static inline dn_mv_ctx dn_mv_ctx_of(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                     const dn_act_row *act, dn_act_scaling scaling,
+                                     const dn_dot_act *a)
+{
+    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    dn_mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};
+    return c;
+}
 
 /* A table's mat_vec_rows from its mat_vec_rows_act: the activation side
    prepared for this call alone. */
@@ -222,19 +174,6 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
     dn_status st = f(type, w, rows, n, act, scaling, &a, row_begin, row_end, out, bad);
     dn_dot_act_free(&a);
     return st;
-}
-
-/* The largest |coef| and |offs| of a format's coded rows (for the bounds). */
-int32_t dn_dot_coef_max(dn_type type);
-int32_t dn_dot_offs_max(dn_type type);
-
-/* The f16 value of a stored scale as a double (exact); whether it is
-   readable (not infinite or NaN). */
-static inline double dn_dot_f16(uint16_t h)
-{
-    int32_t e = (h >> 10) & 31, f = h & 1023;
-    double v = e ? (double)(1024 + f) * (double)(1 << e) * 0x1p-25 : (double)f * 0x1p-24;
-    return (h & 0x8000u) ? -v : v;
 }
 
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,

@@ -23,92 +23,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "block_format.h"
 #include "dot_kernels.h"
-
-static inline uint16_t dn_ld16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-
-/* 1 when the binary16 bits are infinite or NaN: an unreadable block. */
-static inline int dn_f16_bad(uint16_t h) { return (h & 0x7C00u) == 0x7C00u; }
-
-/* Elements per block is 256 (a constant where t is: no call). */
-static inline int dn_big(dn_type t)
-{
-    return t == DN_TYPE_Q2_K || t == DN_TYPE_Q3_K || t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K ||
-           t == DN_TYPE_Q6_K || t == DN_TYPE_IQ4_XS;
-}
-
-/* Bytes per block (a constant where t is: no call). */
-static inline size_t dn_bb(dn_type t)
-{
-    switch (t) {
-    case DN_TYPE_Q4_0: case DN_TYPE_IQ4_NL: return 18;
-    case DN_TYPE_Q4_1: return 20;
-    case DN_TYPE_Q5_0: return 22;
-    case DN_TYPE_Q5_1: return 24;
-    case DN_TYPE_Q8_0: return 34;
-    case DN_TYPE_Q2_K: return 84;
-    case DN_TYPE_Q3_K: return 110;
-    case DN_TYPE_Q4_K: return 144;
-    case DN_TYPE_Q5_K: return 176;
-    case DN_TYPE_Q6_K: return 210;
-    case DN_TYPE_IQ4_XS: return 136;
-    default: return 0;
-    }
-}
-
-/* The format has an offset term (b * offs). */
-static inline int dn_has_offs(dn_type t)
-{
-    return t == DN_TYPE_Q4_1 || t == DN_TYPE_Q5_1 || t == DN_TYPE_Q2_K || t == DN_TYPE_Q4_K ||
-           t == DN_TYPE_Q5_K;
-}
-
-/* The zero point z of the weight digit. */
-static inline int dn_zero_point(dn_type t)
-{
-    switch (t) {
-    case DN_TYPE_Q4_0: return 8;
-    case DN_TYPE_Q5_0: return 16;
-    case DN_TYPE_Q3_K: return 4;
-    case DN_TYPE_Q6_K: return 32;
-    default: return 0;
-    }
-}
-
-/* Byte offsets of a block's scales: d (the scale of coef) and the scale of
-   offs (-1: none). */
-static inline int dn_d_at(dn_type t)
-{
-    switch (t) {
-    case DN_TYPE_Q2_K: return 80;
-    case DN_TYPE_Q3_K: return 108;
-    case DN_TYPE_Q6_K: return 208;
-    default: return 0;
-    }
-}
-static inline int dn_m_at(dn_type t)
-{
-    switch (t) {
-    case DN_TYPE_Q4_1:
-    case DN_TYPE_Q5_1:
-    case DN_TYPE_Q4_K:
-    case DN_TYPE_Q5_K: return 2;
-    case DN_TYPE_Q2_K: return 82;
-    default: return -1;
-    }
-}
-
-/* The 6-bit scale and min of sub-block j of Q4_K / Q5_K (blocks.c's k_scale_min). */
-static inline void dn_k_scale_min(const uint8_t *s, int j, int *sc, int *m)
-{
-    if (j < 4) {
-        *sc = s[j] & 63;
-        *m = s[j + 4] & 63;
-    } else {
-        *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
-        *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
-    }
-}
 
 /* sc[u] and off[u] per 16 elements of a 256-element block. */
 static inline void dn_big_meta(dn_type t, const uint8_t *blk, int32_t sc[16], int32_t off[16])
@@ -120,11 +36,9 @@ static inline void dn_big_meta(dn_type t, const uint8_t *blk, int32_t sc[16], in
             s = blk[u] & 15;
             m = blk[u] >> 4;
             break;
-        case DN_TYPE_Q3_K: {
-            const uint8_t *q = blk + 96;
-            s = ((u < 8 ? q[u] & 15 : q[u - 8] >> 4) | ((q[8 + u % 4] >> 2 * (u / 4)) & 3) << 4) - 32;
+        case DN_TYPE_Q3_K:
+            s = dn_q3_k_scale(blk + 96, u);
             break;
-        }
         case DN_TYPE_Q4_K:
         case DN_TYPE_Q5_K:
             dn_k_scale_min(blk + 4, j, &s, &m);
@@ -132,11 +46,9 @@ static inline void dn_big_meta(dn_type t, const uint8_t *blk, int32_t sc[16], in
         case DN_TYPE_Q6_K:
             s = (int8_t)blk[192 + u];
             break;
-        case DN_TYPE_IQ4_XS: {
-            unsigned h = dn_ld16(blk + 2);
-            s = (((blk[4 + j / 2] >> 4 * (j % 2)) & 15) | (int)((h >> 2 * j) & 3) << 4) - 32;
+        case DN_TYPE_IQ4_XS:
+            s = dn_iq4_xs_scale(blk, j);
             break;
-        }
         default:
             break;
         }
@@ -257,6 +169,81 @@ static inline float dn_chain_result(float acc)
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) u = 0x7FC00000u;
     memcpy(&acc, &u, 4);
     return acc;
+}
+
+/* ---- one row's pieces from its integer sums ----------------------------------- */
+
+/* A 256-element block's binary16 scales d and dm (0 where the format has
+   none); 0 when one of them is unreadable. */
+static inline int dn_big_scales16(dn_type t, const uint8_t *blk, uint16_t *dh, uint16_t *mh)
+{
+    *dh = dn_load_u16(blk + dn_d_at(t));
+    *mh = dn_m_at(t) >= 0 ? dn_load_u16(blk + dn_m_at(t)) : 0;
+    return !dn_f16_bad(*dh) && !dn_f16_bad(*mh);
+}
+
+/* 1 when the pieces of the group at g may come from its integer sums (else
+   the reference's piece function computes them). */
+static inline int dn_group_fast(const dn_mv_ctx *c, size_t g)
+{
+    return c->scaling != DN_ACT_SUB32 || c->a->gok[g / DN_GROUP];
+}
+
+/* One row's piece of the 256-element group at g (its block blk, readable
+   scales dh, mh) from the block's raw per-16 sums; raw NULL (the group is
+   not dn_group_fast) or a sum the double arithmetic cannot prove: the
+   reference's piece. */
+static inline float dn_big_group_piece(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, size_t g,
+                                       const int32_t *raw, uint16_t dh, uint16_t mh)
+{
+    const dn_dot_act *a = c->a;
+    const int has_o = dn_has_offs(t);
+    const size_t gi = g / DN_GROUP;
+    float p = 0.0f;
+    int ok = 0;
+    if (raw) {
+        int64_t C[8], O[8];
+        dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
+        if (c->scaling == DN_ACT_SUB32) {
+            ok = dn_piece_big_sub32(C, O, has_o, a->S + g / 32, a->glim[gi], dn_f16_double(dh),
+                                    dn_f16_double(mh), &p);
+        } else {
+            int64_t Ct = 0, Ot = 0;
+            for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
+            ok = dn_piece_big_block(Ct, Ot, has_o, a->S[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
+        }
+    }
+    if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+    return p;
+}
+
+/* One row's pieces of the group of G 32-element blocks at g (its first
+   block blk) from the blocks' chunk sums C (zero point applied) and scales
+   d, m: added to *acc in order (one piece under Sub32, one per block
+   otherwise); 1 when one of them is tiny (dn_piece_tiny). */
+static inline int dn_small_group_add(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, size_t g,
+                                     int G, const int64_t C[8], const double d[8],
+                                     const double m[8], float *acc)
+{
+    const dn_dot_act *a = c->a;
+    const int has_o = dn_has_offs(t);
+    const size_t gi = g / DN_GROUP;
+    const double *S = a->S + g / 32;
+    float p;
+    if (c->scaling == DN_ACT_SUB32) {
+        if (!a->gok[gi] ||
+            !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
+            p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
+        *acc += p;
+        return dn_piece_tiny(p);
+    }
+    int tiny = 0;
+    for (int k = 0; k < G; k++) {
+        p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
+        tiny |= dn_piece_tiny(p);
+        *acc += p;
+    }
+    return tiny;
 }
 
 #endif

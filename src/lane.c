@@ -16,7 +16,8 @@
  * adds; nothing here depends on the host's byte order or floating-point
  * environment.
  */
-#include "block_bytes.h"
+#include "block_format.h"
+#include "sizes.h"
 #include "decodenum/lane.h"
 #include "decodenum/dot.h"
 #include "decodenum/fp32.h"
@@ -46,8 +47,7 @@ typedef int (*image_reader)(const uint8_t *blk, dn_lane_image *w);
 /* Q4_0: q = the nibble (0..15), z = 8, c = 1, n = 0.   coef = q - 8. */
 static int image_q4_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a)) return 0;
-    w->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q4_0, blk, &w->a, &w->b)) return 0;
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 2, e));
     for (int u = 0; u < 2; u++) put_unit(w, u, 8, 1, 0);
     return 1;
@@ -56,7 +56,7 @@ static int image_q4_0(const uint8_t *blk, dn_lane_image *w)
 /* Q4_1: q = the nibble (0..15), z = 0, c = 1, n = 1.   coef = q, offs = 1. */
 static int image_q4_1(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q4_1, blk, &w->a, &w->b)) return 0;
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 4, e));
     for (int u = 0; u < 2; u++) put_unit(w, u, 0, 1, 1);
     return 1;
@@ -65,9 +65,8 @@ static int image_q4_1(const uint8_t *blk, dn_lane_image *w)
 /* Q5_0: q = nibble | fifth bit << 4 (0..31, two digits), z = 16, c = 1, n = 0. */
 static int image_q5_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a)) return 0;
-    w->b = no_scale;
-    uint32_t qh = load_u32(blk + 2);
+    if (!dn_block_scales(DN_TYPE_Q5_0, blk, &w->a, &w->b)) return 0;
+    uint32_t qh = dn_load_u32(blk + 2);
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 6, e) | (int)((qh >> e) & 1) << 4);
     for (int u = 0; u < 2; u++) put_unit(w, u, 16, 1, 0);
     return 1;
@@ -76,8 +75,8 @@ static int image_q5_0(const uint8_t *blk, dn_lane_image *w)
 /* Q5_1: q as Q5_0 (0..31), z = 0, c = 1, n = 1. */
 static int image_q5_1(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
-    uint32_t qh = load_u32(blk + 4);
+    if (!dn_block_scales(DN_TYPE_Q5_1, blk, &w->a, &w->b)) return 0;
+    uint32_t qh = dn_load_u32(blk + 4);
     for (int e = 0; e < 32; e++) put_q(w, e, nibble32(blk + 8, e) | (int)((qh >> e) & 1) << 4);
     for (int u = 0; u < 2; u++) put_unit(w, u, 0, 1, 1);
     return 1;
@@ -88,8 +87,7 @@ static int image_q5_1(const uint8_t *blk, dn_lane_image *w)
    q = byte XOR 0x80. */
 static int image_q8_0(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a)) return 0;
-    w->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q8_0, blk, &w->a, &w->b)) return 0;
     for (int e = 0; e < 32; e++) put_q(w, e, blk[2 + e] ^ 0x80);
     for (int u = 0; u < 2; u++) put_unit(w, u, 128, 1, 0);
     return 1;
@@ -99,9 +97,8 @@ static int image_q8_0(const uint8_t *blk, dn_lane_image *w)
    c = 1, n = 0. */
 static int image_iq4_nl(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a)) return 0;
-    w->b = no_scale;
-    for (int e = 0; e < 32; e++) put_q(w, e, iq4_levels[nibble32(blk + 2, e)] + 128);
+    if (!dn_block_scales(DN_TYPE_IQ4_NL, blk, &w->a, &w->b)) return 0;
+    for (int e = 0; e < 32; e++) put_q(w, e, dn_iq4_levels[nibble32(blk + 2, e)] + 128);
     for (int u = 0; u < 2; u++) put_unit(w, u, 128, 1, 0);
     return 1;
 }
@@ -113,7 +110,7 @@ static int plane2(const uint8_t *qs, int e) { return (qs[32 * (e / 128) + e % 32
    c = sc = scales[u] & 15, n = -m = -(scales[u] >> 4). */
 static int image_q2_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk + 80), &w->a) || !scale_f16(load_u16(blk + 82), &w->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q2_K, blk, &w->a, &w->b)) return 0;
     for (int e = 0; e < 256; e++) put_q(w, e, plane2(blk + 16, e));
     for (int u = 0; u < 16; u++) put_unit(w, u, 0, blk[u] & 15, -(blk[u] >> 4));
     return 1;
@@ -124,27 +121,11 @@ static int image_q2_k(const uint8_t *blk, dn_lane_image *w)
    bit is clear) plus 4: z = 4, c = sc - 32 (the 6-bit scale, -32..31), n = 0. */
 static int image_q3_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk + 108), &w->a)) return 0;
-    w->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q3_K, blk, &w->a, &w->b)) return 0;
     const uint8_t *hmask = blk, *s = blk + 96;
     for (int e = 0; e < 256; e++) put_q(w, e, plane2(blk + 32, e) | ((hmask[e % 32] >> (e / 32)) & 1) << 2);
-    for (int u = 0; u < 16; u++) {
-        int sc = (u < 8 ? s[u] & 15 : s[u - 8] >> 4) | ((s[8 + u % 4] >> 2 * (u / 4)) & 3) << 4;
-        put_unit(w, u, 4, sc - 32, 0);
-    }
+    for (int u = 0; u < 16; u++) put_unit(w, u, 4, dn_q3_k_scale(s, u), 0);
     return 1;
-}
-
-/* Q4_K's and Q5_K's 6-bit scale and min of sub-block j (0..7), packed in s[12]. */
-static void k_scale_min(const uint8_t *s, int j, int *sc, int *m)
-{
-    if (j < 4) {
-        *sc = s[j] & 63;
-        *m = s[j + 4] & 63;
-    } else {
-        *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
-        *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
-    }
 }
 
 /* Element e's nibble in Q4_K's and Q5_K's qs[128]: 64 elements per 32 bytes,
@@ -159,11 +140,11 @@ static int nibble256(const uint8_t *qs, int e)
    c = sc_j (0..63), n = -m_j (-63..0). */
 static int image_q4_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q4_K, blk, &w->a, &w->b)) return 0;
     for (int e = 0; e < 256; e++) put_q(w, e, nibble256(blk + 16, e));
     for (int u = 0; u < 16; u++) {
         int sc, m;
-        k_scale_min(blk + 4, u / 2, &sc, &m);
+        dn_k_scale_min(blk + 4, u / 2, &sc, &m);
         put_unit(w, u, 0, sc, -m);
     }
     return 1;
@@ -172,12 +153,12 @@ static int image_q4_k(const uint8_t *blk, dn_lane_image *w)
 /* Q5_K: as Q4_K with the fifth bit qh[e % 32] bit e / 32: q 0..31. */
 static int image_q5_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a) || !scale_f16(load_u16(blk + 2), &w->b)) return 0;
+    if (!dn_block_scales(DN_TYPE_Q5_K, blk, &w->a, &w->b)) return 0;
     const uint8_t *qh = blk + 16;
     for (int e = 0; e < 256; e++) put_q(w, e, nibble256(blk + 48, e) | ((qh[e % 32] >> (e / 32)) & 1) << 4);
     for (int u = 0; u < 16; u++) {
         int sc, m;
-        k_scale_min(blk + 4, u / 2, &sc, &m);
+        dn_k_scale_min(blk + 4, u / 2, &sc, &m);
         put_unit(w, u, 0, sc, -m);
     }
     return 1;
@@ -187,8 +168,7 @@ static int image_q5_k(const uint8_t *blk, dn_lane_image *w)
    c = scales[u] as a signed byte (-128..127), n = 0. */
 static int image_q6_k(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk + 208), &w->a)) return 0;
-    w->b = no_scale;
+    if (!dn_block_scales(DN_TYPE_Q6_K, blk, &w->a, &w->b)) return 0;
     const uint8_t *ql = blk, *qh = blk + 128, *scales = blk + 192;
     for (int e = 0; e < 256; e++) {
         int h = e / 128, k = (e % 128) / 32, l = e % 32;
@@ -204,19 +184,13 @@ static int image_q6_k(const uint8_t *blk, dn_lane_image *w)
    z = 128, c = ls_j - 32 (-32..31), n = 0. */
 static int image_iq4_xs(const uint8_t *blk, dn_lane_image *w)
 {
-    if (!scale_f16(load_u16(blk), &w->a)) return 0;
-    w->b = no_scale;
-    unsigned scales_h = load_u16(blk + 2);
-    const uint8_t *scales_l = blk + 4, *qs = blk + 8;
+    if (!dn_block_scales(DN_TYPE_IQ4_XS, blk, &w->a, &w->b)) return 0;
+    const uint8_t *qs = blk + 8;
     for (int e = 0; e < 256; e++) {
         int j = e / 32, byte = qs[16 * j + e % 16];
-        put_q(w, e, iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4] + 128);
+        put_q(w, e, dn_iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4] + 128);
     }
-    for (int u = 0; u < 16; u++) {
-        int j = u / 2;
-        int ls = ((scales_l[j / 2] >> 4 * (j % 2)) & 15) | (int)((scales_h >> 2 * j) & 3) << 4;
-        put_unit(w, u, 128, ls - 32, 0);
-    }
+    for (int u = 0; u < 16; u++) put_unit(w, u, 128, dn_iq4_xs_scale(blk, u / 2), 0);
     return 1;
 }
 
@@ -359,7 +333,9 @@ static dn_status row_ok(dn_type type, const uint8_t *row, size_t n, const dn_act
     size_t block = dn_type_block_elements(type);
     if (row == NULL || act == NULL || out == NULL || act->codes == NULL || act->scales == NULL)
         return DN_ERR_INVALID_ARGUMENT;
-    if (n % block != 0 || b >= n / block || act->n != n || act->block != act_block)
+    size_t row_bytes; /* a row that would not fit in memory */
+    if (n % block != 0 || b >= n / block || act->n != n || act->block != act_block ||
+        !dn_size_mul(n / block, dn_type_block_bytes(type), &row_bytes))
         return DN_ERR_INVALID_ARGUMENT;
     if (act->words != DN_WORDS_ONE && act->words != DN_WORDS_TWO) return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;

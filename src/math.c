@@ -41,6 +41,16 @@ static inline float scale(float y, int32_t k)
    product of two such values, or of one and a 12-bit remainder, is exact. */
 static inline float hi12(float v) { return dn_from_bits(dn_bits(v) & 0xFFFFF000u); }
 
+/* 1 - (a_hi + a_lo)(b_hi + b_lo) from the four products of 12-bit halves,
+   each exact, subtracted in this order (recip's and rsqrt's residual). */
+static inline float one_minus_split(float a_hi, float a_lo, float b_hi, float b_lo)
+{
+    float r = sub(1.0f, mul(a_hi, b_hi));
+    r = sub(r, mul(a_hi, b_lo));
+    r = sub(r, mul(a_lo, b_hi));
+    return sub(r, mul(a_lo, b_lo));
+}
+
 static inline float canon_nan(void) { return dn_from_bits(DN_NAN_BITS); }
 
 #define C dn_math_c
@@ -161,11 +171,7 @@ static recip_parts recip_split(float m, float err)
     float y1 = mul(y0, sub(2.0f, mul(m, y0)));
     float m_hi = hi12(m), m_lo = sub(m, m_hi);
     float y_hi = hi12(y1), y_lo = sub(y1, y_hi);
-    float r = sub(1.0f, mul(m_hi, y_hi));
-    r = sub(r, mul(m_hi, y_lo));
-    r = sub(r, mul(m_lo, y_hi));
-    r = sub(r, mul(m_lo, y_lo));
-    r = sub(r, mul(err, y1));
+    float r = sub(one_minus_split(m_hi, m_lo, y_hi, y_lo), mul(err, y1));
     recip_parts p = {y1, r};
     return p;
 }
@@ -231,11 +237,7 @@ float dn_rsqrt(float x)
     float g_lo = add(mul(add(y_hi, y_hi), y_lo), mul(y_lo, y_lo));
     float gh_hi = hi12(g_hi), gh_lo = sub(g_hi, gh_hi);
     float m_hi = hi12(m), m_lo = sub(m, m_hi);
-    float r = sub(1.0f, mul(m_hi, gh_hi));
-    r = sub(r, mul(m_hi, gh_lo));
-    r = sub(r, mul(m_lo, gh_hi));
-    r = sub(r, mul(m_lo, gh_lo));
-    r = sub(r, mul(m, g_lo));
+    float r = sub(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), mul(m, g_lo));
     float y2 = add(y1, mul(y1, mul(0.5f, r)));
     return scale(y2, -k); /* |k| <= 63: always normal */
 }
@@ -338,45 +340,20 @@ float dn_softplus(float u)
 
 /* ---- array forms (references) --------------------------------------------- */
 
-void dn_ref_exp_v(const float *x, float *y, size_t n)
+/* y[i] = f(x[i]): each array form is its scalar function element by element. */
+static void map(float (*f)(float), const float *x, float *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) y[i] = dn_exp(x[i]);
+    for (size_t i = 0; i < n; i++) y[i] = f(x[i]);
 }
 
-void dn_ref_ln_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_ln(x[i]);
-}
-
-void dn_ref_ln1p_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_ln1p(x[i]);
-}
-
-void dn_ref_recip_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_recip(x[i]);
-}
-
-void dn_ref_rsqrt_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_rsqrt(x[i]);
-}
-
-void dn_ref_sigmoid_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_sigmoid(x[i]);
-}
-
-void dn_ref_silu_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_silu(x[i]);
-}
-
-void dn_ref_softplus_v(const float *x, float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) y[i] = dn_softplus(x[i]);
-}
+void dn_ref_exp_v(const float *x, float *y, size_t n) { map(dn_exp, x, y, n); }
+void dn_ref_ln_v(const float *x, float *y, size_t n) { map(dn_ln, x, y, n); }
+void dn_ref_ln1p_v(const float *x, float *y, size_t n) { map(dn_ln1p, x, y, n); }
+void dn_ref_recip_v(const float *x, float *y, size_t n) { map(dn_recip, x, y, n); }
+void dn_ref_rsqrt_v(const float *x, float *y, size_t n) { map(dn_rsqrt, x, y, n); }
+void dn_ref_sigmoid_v(const float *x, float *y, size_t n) { map(dn_sigmoid, x, y, n); }
+void dn_ref_silu_v(const float *x, float *y, size_t n) { map(dn_silu, x, y, n); }
+void dn_ref_softplus_v(const float *x, float *y, size_t n) { map(dn_softplus, x, y, n); }
 
 /* ---- vector operations (references) --------------------------------------- */
 

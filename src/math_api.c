@@ -13,45 +13,20 @@ static dn_status unary(dn_unary_kernel kernel, const float *x, float *y, size_t 
     return DN_OK;
 }
 
-dn_status dn_exp_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->exp_v, x, y, n);
-}
-
-dn_status dn_ln_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->ln_v, x, y, n);
-}
-
-dn_status dn_ln1p_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->ln1p_v, x, y, n);
-}
-
-dn_status dn_recip_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->recip_v, x, y, n);
-}
-
-dn_status dn_rsqrt_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->rsqrt_v, x, y, n);
-}
-
-dn_status dn_sigmoid_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->sigmoid_v, x, y, n);
-}
-
-dn_status dn_silu_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->silu_v, x, y, n);
-}
-
-dn_status dn_softplus_v(const float *x, float *y, size_t n)
-{
-    return unary(dn_kernels_active()->math->softplus_v, x, y, n);
-}
+/* The eight unary array forms, one-line forwards to unary(). */
+#define DN_UNARY_ENTRY(name)                                                                        \
+    dn_status dn_##name##_v(const float *x, float *y, size_t n)                                     \
+    {                                                                                               \
+        return unary(dn_kernels_active()->math->name##_v, x, y, n);                                 \
+    }
+DN_UNARY_ENTRY(exp)
+DN_UNARY_ENTRY(ln)
+DN_UNARY_ENTRY(ln1p)
+DN_UNARY_ENTRY(recip)
+DN_UNARY_ENTRY(rsqrt)
+DN_UNARY_ENTRY(sigmoid)
+DN_UNARY_ENTRY(silu)
+DN_UNARY_ENTRY(softplus)
 
 dn_status dn_softmax(const float *x, float *y, size_t n)
 {

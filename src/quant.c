@@ -7,7 +7,10 @@
 #include "decodenum/quant.h"
 #include "decodenum/fp32.h"
 #include "bits.h"
-#include "dot_kernels.h"
+#include "quant_kernels.h"
+
+#include <math.h>
+#include <string.h>
 
 /* ceil(M * 2^(E - e) / bound), exactly; saturated past 2^64. */
 static uint64_t ceil_quotient(uint64_t M, int32_t E, int32_t e, uint64_t bound)
@@ -73,7 +76,7 @@ static dn_status quantize_block(const float *x, size_t len, int32_t lo, dn_words
     return st;
 }
 
-/* The reference of the kernel table's quantize (dot_kernels.h). */
+/* The reference of the kernel table's quantize (quant_kernels.h). */
 dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
                           dn_act_row *row, size_t *bad)
 {
@@ -98,30 +101,25 @@ dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn
     return DN_OK;
 }
 
-/* The arguments dn_ref_quantize accepts, checked before any kernel runs. */
-static int quantize_args_ok(const float *x, size_t n, size_t block, dn_words words,
-                            const dn_act_row *row)
+/* ---- what the kernels share ------------------------------------------------ */
+
+void dn_quant_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s)
 {
-    if (!row || (n && !x) || row->n != n || block == 0 || n % block != 0) return 0;
-    if (words != DN_WORDS_ONE && words != DN_WORDS_TWO) return 0;
-    return !n || (row->codes && row->scales);
+    const double bound = words == DN_WORDS_ONE ? 127.0 : 32767.0;
+    const int p = lo == 8 ? 4 : 8; /* significant bits of m */
+    const unsigned drop = 52 - (unsigned)(p - 1);
+    const uint64_t mask = (UINT64_C(1) << drop) - 1;
+    double q = (double)amax / bound; /* normal, positive */
+    uint64_t u;
+    memcpy(&u, &q, 8);
+    if (u & mask) u = (u | mask) + 1; /* up to the grid; a carry moves to the next binade */
+    int32_t E = (int32_t)(u >> 52) - 1023;
+    s->m = (int32_t)((UINT64_C(1) << (p - 1)) | ((u >> drop) & ((UINT64_C(1) << (p - 1)) - 1)));
+    s->e = E - (p - 1);
 }
 
-static dn_status quantize_per(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                              dn_act_row *row, size_t *bad)
-{
-    if (!quantize_args_ok(x, n, block, words, row)) return DN_ERR_INVALID_ARGUMENT;
-    return dn_dot_active()->quantize(x, n, block, lo, words, row, bad);
-}
+/* ---- the kernel table ----------------------------------------------------- */
 
-dn_status dn_quantize(const float *x, size_t n, dn_words words, dn_act_row *row, size_t *bad)
-{
-    return quantize_per(x, n, DN_ACT_BLOCK, 8, words, row, bad);
-}
-
-dn_status dn_quantize_blocks(const float *x, size_t n, size_t block, dn_words words,
-                             dn_act_row *row, size_t *bad)
-{
-    if (block != 32 && block != 256) return DN_ERR_INVALID_ARGUMENT;
-    return quantize_per(x, n, block, 128, words, row, bad);
-}
+const dn_quant_kernels dn_quant_scalar = {
+    .quantize = dn_ref_quantize,
+};

@@ -43,7 +43,7 @@ static void every_slot_filled(void **state)
         const dn_f16_kernels *h = k->f16;
         assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
                     h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
-        assert_true(k->dot->quantize && k->dot->mat_vec_rows);
+        assert_true(k->quant->quantize && k->dot->mat_vec_rows);
         const dn_gdn_kernels *g = k->gdn;
         assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
     }
@@ -59,7 +59,7 @@ static void missing_entry_runs_the_reference(void **state)
     const dn_kernels *scalar = dn_kernels_for(DN_ISA_SCALAR);
     dn_fp32_kernels fp32 = *simd->fp32;
     fp32.fdot = NULL;
-    const dn_kernels partial = {&fp32, NULL, simd->f16, simd->dot, NULL};
+    const dn_kernels partial = {&fp32, NULL, simd->f16, simd->quant, simd->dot, NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
 
@@ -90,7 +90,7 @@ static void new_isa_with_one_kernel(void **state)
     (void)state;
     const dn_kernels *below = dn_kernels_for(simd_isa());
     const dn_f16_kernels one = {.vec_dot = dn_ref_f16_vec_dot};
-    const dn_kernels start = {NULL, NULL, &one, NULL, NULL};
+    const dn_kernels start = {NULL, NULL, &one, NULL, NULL, NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&start, below, &out);
     assert_ptr_equal(out.kernels.f16->vec_dot, dn_ref_f16_vec_dot);
@@ -98,6 +98,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.f16->widen, below->f16->widen);
     assert_ptr_equal(out.kernels.fp32->fdot, below->fp32->fdot);
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
+    assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);
 }

@@ -302,6 +302,90 @@ static void mat_vec_is_dot_of_every_row(void **state)
     for (int p = 1; p < 4; p++) dn_pool_destroy(pools[p]);
 }
 
+/* Counts whose sizes do not fit are refused before anything is allocated:
+   rows near SIZE_MAX (dn_mat_vec's split into tasks once wrapped
+   rows + threads * 4 - 1 and answered DN_ERR_OUT_OF_MEMORY) and n past
+   UINT32_MAX (dn_read_row's limit; dn_mat_vec_rows once allocated its
+   working rows first). */
+static void huge_counts_are_invalid(void **state)
+{
+    (void)state;
+    static int16_t codes[256];
+    dn_act_scale sc[8];
+    for (int k = 0; k < 8; k++) sc[k] = (dn_act_scale){8, 0};
+    dn_act_row act = {codes, sc, 256, 32, DN_WORDS_ONE};
+    static uint8_t w[144];
+    float out[1];
+    dn_pool *pool = dn_pool_create(2);
+    assert_non_null(pool);
+    const size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 6, SIZE_MAX / 2};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, NULL, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, pool, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, 0, 1, out, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+    }
+#if SIZE_MAX > UINT32_MAX
+    const size_t long_n[] = {(size_t)1 << 40, ((size_t)UINT32_MAX + 1) * 256};
+    for (size_t i = 0; i < sizeof long_n / sizeof long_n[0]; i++) {
+        dn_act_row wide = {codes, sc, long_n[i], 32, DN_WORDS_ONE};
+        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, 0, 1, out, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, out, pool, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+    }
+#endif
+    dn_pool_destroy(pool);
+}
+
+/* The API asks no alignment of the weights (bytes): every format, both
+   scalings, both word counts, the matrix at 1, 2 and 3 bytes past an
+   aligned buffer and the activation's codes and scales one element past
+   theirs give the bits of the aligned call (and UBSan, in the sanitize
+   build, sees no misaligned load). */
+static void odd_addresses_change_no_bit(void **state)
+{
+    (void)state;
+    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
+                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+                                    DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
+    const size_t rows = 9, n = 512;
+    uint64_t s = 0x6f64646164647221u;
+    uint8_t *w = malloc(rows * (n / 32) * 34 + 64), *wo = malloc(rows * (n / 32) * 34 + 64);
+    float *x = malloc(n * sizeof *x), ref[9], out[9];
+    int16_t *codes = malloc(n * sizeof *codes), *codes_odd = malloc((n + 1) * sizeof *codes);
+    dn_act_scale *scales = malloc(n / 32 * sizeof *scales), *scales_odd = malloc((n / 32 + 1) * sizeof *scales);
+    assert_true(w && wo && x && codes && codes_odd && scales && scales_odd);
+    for (size_t i = 0; i < n; i++) x[i] = (float)(between(&s, -1000, 1000)) / 250.0f;
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        dn_type t = types[ti];
+        size_t be = dn_type_block_elements(t), bytes = rows * (n / be) * dn_type_block_bytes(t);
+        random_matrix(&s, t, w, rows * (n / be));
+        for (int k = 0; k < 4; k++) {
+            dn_act_scaling scaling = k & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+            dn_words words = k & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
+            dn_act_row act = {codes, scales, n, 0, words}, odd = {codes_odd + 1, scales_odd + 1, n, 0, words};
+            assert_int_equal(scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, &act, NULL)
+                                                     : dn_quantize_blocks(x, n, be, words, &act, NULL), DN_OK);
+            assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, ref, NULL, NULL), DN_OK);
+            assert_int_equal(scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, &odd, NULL)
+                                                     : dn_quantize_blocks(x, n, be, words, &odd, NULL), DN_OK);
+            for (size_t off = 1; off < 4; off++) {
+                memcpy(wo + off, w, bytes);
+                memset(out, 0xFF, sizeof out);
+                assert_int_equal(dn_mat_vec(t, wo + off, rows, n, &odd, scaling, out, NULL, NULL), DN_OK);
+                for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
+                memset(out, 0xFF, sizeof out);
+                assert_int_equal(dn_mat_vec_rows(t, wo + off, rows, n, &act, scaling, 1, rows, out, NULL), DN_OK);
+                for (size_t r = 1; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
+            }
+        }
+    }
+    free(w); free(wo); free(x); free(codes); free(codes_odd); free(scales); free(scales_odd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +394,8 @@ int main(void)
         cmocka_unit_test(sub32_groups_are_exact),
         cmocka_unit_test(blocks_are_exact),
         cmocka_unit_test(mat_vec_is_dot_of_every_row),
+        cmocka_unit_test(huge_counts_are_invalid),
+        cmocka_unit_test(odd_addresses_change_no_bit),
     };
     return cmocka_run_group_tests_name("dot", tests, model_setup, model_teardown);
 }

@@ -43,7 +43,11 @@ DN_API dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_s
    as ggml stores them) . act, for r in [row_begin, row_end), on the calling
    thread. DN_ERR_UNREADABLE_BLOCK with *bad (if not NULL) = r * (n / block)
    + the block's index in its row, for the first unreadable block met; other
-   errors as dn_read_row and dn_dot. Working memory: 4n bytes. */
+   errors as dn_read_row and dn_dot (n > UINT32_MAX, or a matrix or output
+   whose size in bytes does not fit size_t: DN_ERR_INVALID_ARGUMENT, before
+   anything is allocated). Working memory: 4n bytes. No alignment is
+   required: w may start at any byte, the other arrays need only their
+   element types' alignment. */
 DN_API dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                                  const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                                  size_t row_end, float *out, size_t *bad);

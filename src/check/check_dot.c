@@ -2,7 +2,7 @@
  * The quantization and quantized dot / matrix-vector kernels held to their
  * references, every output's bits (and every status and reported index).
  *
- *  - scale: the kernels' exact activation scale (dn_dot_fast_scale) against
+ *  - scale: the kernels' exact activation scale (dn_quant_fast_scale) against
  *    dn_block_scale / dn_wide_scale, on amax drawn over every binade with
  *    significands that stress the rounding (multiples of the bound, grid
  *    values, all-ones, random), both grids, both word counts;
@@ -23,7 +23,7 @@
 #include "check.h"
 #include "decodenum/fp32.h"
 #include "bits.h"
-#include "dot_kernels.h"
+#include "dispatch.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -66,7 +66,7 @@ static void check_scale(const dn_check_plan *plan, dn_check_result *res)
         int32_t lo = (z >> 41) & 1 ? 128 : 8;
         dn_act_scale want, got;
         (lo == 8 ? dn_block_scale : dn_wide_scale)(amax, words, &want);
-        dn_dot_fast_scale(amax, lo, words, &got);
+        dn_quant_fast_scale(amax, lo, words, &got);
         if (want.m != got.m || want.e != got.e)
             dn_check_mismatch(res, "scale amax=0x%08" PRIx32 " lo=%d words=%d: reference %d*2^%d, kernel %d*2^%d",
                               dn_bits(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
@@ -130,7 +130,7 @@ static void fill_ties(dn_rng *r, float *x, size_t len, int32_t lo, dn_words word
     }
 }
 
-static void check_quantize(const dn_dot_kernels *kern, const dn_check_plan *plan, size_t cases,
+static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *plan, size_t cases,
                            dn_check_result *res)
 {
     const size_t maxn = 64 * 256;
@@ -477,11 +477,12 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
 
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
-    const dn_dot_kernels *kern = dn_dot_kernels_for(isa);
-    if (!kern) return 0;
+    const dn_kernels *ks = dn_kernels_for(isa);
+    if (!ks) return 0;
+    const dn_dot_kernels *kern = ks->dot;
     int failed = 0;
     /* A table of references held to itself proves nothing: a token run. */
-    const int same = kern == &dn_dot_scalar;
+    const int same = kern->mat_vec_rows == dn_ref_mat_vec_rows;
     size_t cases = plan->every_length_to >= 300 ? 1200 : 240;
     if (same) cases = 4;
 
@@ -496,7 +497,7 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     if (sink) sink(&so, ctx);
 
     dn_check_result q = {"dot", "quantize", isa, 0, 0, ""};
-    check_quantize(kern, plan, same ? 20 : plan->every_length_to >= 300 ? 3000 : 600, &q);
+    check_quantize(ks->quant, plan, same ? 20 : plan->every_length_to >= 300 ? 3000 : 600, &q);
     if (q.mismatched) failed++;
     if (sink) sink(&q, ctx);
 

@@ -1,7 +1,7 @@
 /*
- * Activation quantization and the quantized dot / matrix-vector product on
- * AArch64 NEON (Advanced SIMD of ARMv8.0: no SDOT): bit for bit the
- * references of src/quant.c and src/dot.c (dot_kernels.h, docs/dot.md).
+ * The quantized dot / matrix-vector product on AArch64 NEON (Advanced SIMD
+ * of ARMv8.0: no SDOT): bit for bit the reference of src/dot.c
+ * (dot_kernels.h, docs/dot.md).
  *
  * Per row and per 16 elements, the block's digits are decoded to bytes in a
  * register and multiplied with the activation codes exactly: one-word codes
@@ -23,76 +23,7 @@
 
 #define AI static inline __attribute__((always_inline))
 
-/* ---- quantization -------------------------------------------------------------- */
-
-static size_t first_non_finite(const float *x, size_t n)
-{
-    const uint32x4_t exp = vdupq_n_u32(0x7F800000u);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        uint32x4_t u = vreinterpretq_u32_f32(vld1q_f32(x + i));
-        if (vmaxvq_u32(vceqq_u32(vandq_u32(u, exp), exp))) break;
-    }
-    for (; i < n; i++)
-        if ((dn_bits(x[i]) & DN_EXP_BITS) == DN_EXP_BITS) return i;
-    return n;
-}
-
-/* Two codes, exactly rne_div (the argument of dot_avx2.c's codes4). */
-AI int32x2_t codes2(float32x2_t x, float64x2_t md, float64x2_t rcp)
-{
-    float64x2_t xd = vcvt_f64_f32(x);
-    float64x2_t q0 = vrndnq_f64(vmulq_f64(xd, rcp));
-    float64x2_t r = vsubq_f64(xd, vmulq_f64(q0, md));
-    float64x2_t t = vabsq_f64(vaddq_f64(r, r));
-    float64x2_t h = vmulq_f64(q0, vdupq_n_f64(0.5));
-    uint64x2_t odd = vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(vrndq_f64(h), h))));
-    uint64x2_t adj = vorrq_u64(vcgtq_f64(t, md), vandq_u64(vceqq_f64(t, md), odd));
-    float64x2_t step = vbslq_f64(vcltzq_f64(r), vdupq_n_f64(-1.0), vdupq_n_f64(1.0));
-    float64x2_t q = vaddq_f64(q0, vreinterpretq_f64_u64(vandq_u64(adj, vreinterpretq_u64_f64(step))));
-    return vmovn_s64(vcvtq_s64_f64(q));
-}
-
-static dn_status neon_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
-                               dn_act_row *row, size_t *bad)
-{
-    size_t nf = first_non_finite(x, n);
-    if (nf < n) {
-        if (bad) *bad = nf;
-        return DN_ERR_NON_FINITE;
-    }
-    row->block = (uint32_t)block;
-    row->words = words;
-    const float32x4_t fmin = vdupq_n_f32(0x1p-126f);
-    for (size_t b = 0; b < n / block; b++) {
-        const float *xb = x + b * block;
-        int16_t *cb = row->codes + b * block;
-        float32x4_t m = vdupq_n_f32(0.0f);
-        for (size_t i = 0; i < block; i += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(xb + i)));
-        float amax = vmaxvq_f32(m);
-        dn_act_scale *sc = &row->scales[b];
-        if (amax < 0x1p-126f) {
-            sc->m = lo;
-            sc->e = 0;
-            memset(cb, 0, block * sizeof *cb);
-            continue;
-        }
-        dn_dot_fast_scale(amax, lo, words, sc);
-        const float64x2_t md = vdupq_n_f64(ldexp((double)sc->m, sc->e));
-        const float64x2_t rcp = vdupq_n_f64(1.0 / ldexp((double)sc->m, sc->e));
-        for (size_t i = 0; i < block; i += 4) {
-            float32x4_t v = vld1q_f32(xb + i);
-            v = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */
-            int32x4_t q = vcombine_s32(codes2(vget_low_f32(v), md, rcp), codes2(vget_high_f32(v), md, rcp));
-            vst1_s16(cb + i, vmovn_s32(q));
-        }
-    }
-    return DN_OK;
-}
-
 /* ---- the weight digits of 16 elements ------------------------------------------- */
-
-AI int signed_digits(dn_type t) { return t == DN_TYPE_Q8_0 || t == DN_TYPE_IQ4_NL || t == DN_TYPE_IQ4_XS; }
 
 /* 16 bytes, 0xFF where bit i of the 16-bit x is set. */
 AI uint8x16_t bits16(uint32_t x)
@@ -104,8 +35,7 @@ AI uint8x16_t bits16(uint32_t x)
 
 AI int8x16_t iq4_levels(uint8x16_t idx)
 {
-    static const int8_t lv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-    return vqtbl1q_s8(vld1q_s8(lv), idx);
+    return vqtbl1q_s8(vld1q_s8(dn_iq4_levels), idx);
 }
 
 /* Digits of elements [16u, 16u + 16) of the block at blk (u < 2 for
@@ -186,7 +116,7 @@ AI int32_t dot16_narrow(int8x16_t q, const int8_t *c8)
 AI int32_t dot16_wide(dn_type t, int8x16_t q, const int16_t *c16)
 {
     int16x8_t q0, q1;
-    if (signed_digits(t)) {
+    if (dn_signed_digits(t)) {
         q0 = vmovl_s8(vget_low_s8(q));
         q1 = vmovl_high_s8(q);
     } else {
@@ -224,33 +154,20 @@ AI void raw16(const dn_mv_ctx *c, dn_type t, const uint8_t *blk, int G, size_t g
 AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
 {
     const dn_dot_act *a = c->a;
-    const int big = dn_big(t), has_o = dn_has_offs(t), sub32 = c->scaling == DN_ACT_SUB32;
+    const int big = dn_big(t), has_o = dn_has_offs(t);
     const size_t n = c->n, bb = c->bb;
-    float acc = 0.0f, p;
+    float acc = 0.0f;
     int tiny = 0;
     for (size_t g = 0; g < n; g += DN_GROUP) {
-        const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32);
-        const uint8_t *blk = row + (big ? gi * bb : (g / 32) * bb);
-        const double *S = a->S + (sub32 || !big ? g / 32 : gi);
+        const uint8_t *blk = row + (big ? g / DN_GROUP * bb : (g / 32) * bb);
         int32_t raw[16];
         if (big) {
-            uint16_t dh = dn_ld16(blk + dn_d_at(t)), mh = dn_m_at(t) >= 0 ? dn_ld16(blk + dn_m_at(t)) : 0;
-            if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
-            int ok = 0;
-            if (!sub32 || a->gok[gi]) {
-                int64_t C[8], O[8];
-                raw16(c, t, blk, 8, g, raw);
-                dn_big_chunks(t, blk, raw, a->bs16 + g / 16, C, O);
-                if (sub32) {
-                    ok = dn_piece_big_sub32(C, O, has_o, S, a->glim[gi], dn_dot_f16(dh), dn_dot_f16(mh), &p);
-                } else {
-                    int64_t Ct = 0, Ot = 0;
-                    for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
-                    ok = dn_piece_big_block(Ct, Ot, has_o, S[0], dn_dot_f16(dh), dn_dot_f16(mh), &p);
-                }
-            }
-            if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);
+            uint16_t dh, mh;
+            if (!dn_big_scales16(t, blk, &dh, &mh)) return -1;
+            const int fast = dn_group_fast(c, g);
+            if (fast) raw16(c, t, blk, 8, g, raw);
+            float p = dn_big_group_piece(c, t, blk, g, fast ? raw : NULL, dh, mh);
             tiny |= dn_piece_tiny(p);
             acc += p;
             continue;
@@ -258,27 +175,16 @@ AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
         double d[8] = {0}, m[8] = {0};
         int64_t C[8];
         for (int k = 0; k < G; k++) {
-            uint16_t dh = dn_ld16(blk + k * bb), mh = has_o ? dn_ld16(blk + k * bb + 2) : 0;
+            uint16_t dh = dn_load_u16(blk + k * bb), mh = has_o ? dn_load_u16(blk + k * bb + 2) : 0;
             if (dn_f16_bad(dh) || dn_f16_bad(mh)) return -1;
-            d[k] = dn_dot_f16(dh);
-            m[k] = dn_dot_f16(mh);
+            d[k] = dn_f16_double(dh);
+            m[k] = dn_f16_double(mh);
         }
         raw16(c, t, blk, G, g, raw);
         const int z = dn_zero_point(t);
         for (int k = 0; k < 8; k++)
             C[k] = k < G ? (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k] : 0;
-        if (sub32) {
-            if (!a->gok[gi] || !dn_piece_small_sub32(G, C, a->bs32 + g / 32, has_o, S, d, m, a->gfac[gi], &p))
-                p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
-            tiny |= dn_piece_tiny(p);
-            acc += p;
-            continue;
-        }
-        for (int k = 0; k < G; k++) {
-            p = dn_piece_small_block(C[k], a->bs32[g / 32 + k], has_o, S[k], d[k], m[k]);
-            tiny |= dn_piece_tiny(p);
-            acc += p;
-        }
+        tiny |= dn_small_group_add(c, t, blk, g, G, C, d, m, &acc);
     }
     *v = acc;
     return tiny;
@@ -301,10 +207,97 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
     return DN_OK;
 }
 
-DN_DOT_MV_ENTRIES(neon, mv_rows)
+/* The row loop instantiated once per format with the format a constant.
+   Each is its own function: merged into the switch below as one function,
+   GCC allocated the loops' registers together and Q8_0's product took 2 %
+   more instructions (callgrind, 1024 x 4096, Sub32, one word). */
+#define NOINLINE __attribute__((noinline))
+
+static NOINLINE dn_status mv_q4_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q4_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q4_1(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q4_1, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q5_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q5_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q5_1(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q5_1, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q8_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q2_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q2_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q3_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q3_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q4_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q5_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_IQ4_NL, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
+}
+
+/* The table's entries: the format's row loop, the reference where the
+   activation side is not usable; mat_vec_rows prepares that side for its
+   call alone. */
+static dn_status mat_vec_rows_act_neon(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                      const dn_act_row *act, dn_act_scaling scaling,
+                                      const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                      size_t *bad)
+{
+    if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
+    switch (type) {
+    case DN_TYPE_Q4_0: return mv_q4_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q4_1: return mv_q4_1(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_0: return mv_q5_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_1: return mv_q5_1(&c, r0, r1, out, bad);
+    case DN_TYPE_Q8_0: return mv_q8_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q2_K: return mv_q2_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q3_K: return mv_q3_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q4_K: return mv_q4_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_K: return mv_q5_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q6_K: return mv_q6_k(&c, r0, r1, out, bad);
+    case DN_TYPE_IQ4_NL: return mv_iq4_nl(&c, r0, r1, out, bad);
+    case DN_TYPE_IQ4_XS: return mv_iq4_xs(&c, r0, r1, out, bad);
+    default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    }
+}
+
+static dn_status mat_vec_rows_neon(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                  const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                  size_t r1, float *out, size_t *bad)
+{
+    return dn_dot_rows_own_act(mat_vec_rows_act_neon, type, w, rows, n, act, scaling, r0, r1,
+                               out, bad);
+}
 
 const dn_dot_kernels dn_dot_neon = {
-    .quantize = neon_quantize,
-    .mat_vec_rows = neon_mat_vec_rows,
-    .mat_vec_rows_act = neon_mat_vec_rows_act,
+    .mat_vec_rows = mat_vec_rows_neon,
+    .mat_vec_rows_act = mat_vec_rows_act_neon,
 };

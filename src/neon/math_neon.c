@@ -92,6 +92,15 @@ static inline V scale(V y, VI k)
 
 static inline V hi12(V v) { return U_F(vandq_u32(AS_U(v), U(0xFFFFF000u))); }
 
+/* math.c's one_minus_split, lane by lane. */
+static inline V one_minus_split(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = SUB(F(1.0f), MUL(a_hi, b_hi));
+    r = SUB(r, MUL(a_hi, b_lo));
+    r = SUB(r, MUL(a_lo, b_hi));
+    return SUB(r, MUL(a_lo, b_lo));
+}
+
 /* A stored result: denormal flushed, NaN canonical. */
 static inline V result(V v)
 {
@@ -220,11 +229,7 @@ static inline vrecip_parts recip_split(V m, V err)
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, y_hi));
-    r = SUB(r, MUL(m_hi, y_lo));
-    r = SUB(r, MUL(m_lo, y_hi));
-    r = SUB(r, MUL(m_lo, y_lo));
-    r = SUB(r, MUL(err, y1));
+    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
 }
@@ -268,11 +273,7 @@ static inline V v_rsqrt(V x)
     V g_lo = ADD(MUL(ADD(y_hi, y_hi), y_lo), MUL(y_lo, y_lo));
     V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V r = SUB(F(1.0f), MUL(m_hi, gh_hi));
-    r = SUB(r, MUL(m_hi, gh_lo));
-    r = SUB(r, MUL(m_lo, gh_hi));
-    r = SUB(r, MUL(m_lo, gh_lo));
-    r = SUB(r, MUL(m, g_lo));
+    V r = SUB(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), MUL(m, g_lo));
     V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
     V res = scale(y2, neg_i(k));
     V zero = F(0.0f);

@@ -71,7 +71,7 @@
 #include "decodenum/fp32.h"
 #include "decodenum/quant.h"
 #include "bits.h"
-#include "dot_kernels.h"
+#include "dispatch.h"
 
 #define CHECK(c) \
     do {         \
@@ -109,6 +109,7 @@ static void bytes(input *in, uint8_t *to, size_t n)
 
 /* Every kernel table other than the reference's that this CPU can run. */
 static const dn_dot_kernels *kernels[3];
+static const dn_quant_kernels *qkernels[3];
 static size_t nkernels;
 
 static void find_kernels(void)
@@ -118,8 +119,11 @@ static void find_kernels(void)
     done = 1;
     const dn_isa isas[] = {DN_ISA_AVX2, DN_ISA_NEON};
     for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
-        const dn_dot_kernels *k = dn_dot_kernels_for(isas[i]);
-        if (k && k != &dn_dot_scalar) kernels[nkernels++] = k;
+        const dn_kernels *ks = dn_kernels_for(isas[i]);
+        if (ks && ks->dot->mat_vec_rows != dn_ref_mat_vec_rows) {
+            qkernels[nkernels] = ks->quant;
+            kernels[nkernels++] = ks->dot;
+        }
     }
 }
 
@@ -231,7 +235,7 @@ static dn_status quantize(const float *x, size_t n, size_t block, int32_t lo, dn
     dn_act_scale *scales = malloc(nblk * sizeof *scales + 1);
     CHECK(codes && scales);
     for (size_t k = 0; k <= nkernels; k++) {
-        const dn_dot_kernels *kern = k < nkernels ? kernels[k] : &dn_dot_scalar;
+        const dn_quant_kernels *kern = k < nkernels ? qkernels[k] : &dn_quant_scalar;
         dn_act_row other = {codes, scales, n, 0, DN_WORDS_ONE};
         bad_ref = SENTINEL_BAD;
         dn_status st_k = kern->quantize(x, n, block, lo, words, &other, &bad_ref);
