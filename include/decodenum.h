@@ -19,6 +19,8 @@
  *   decodenum/attention.h  one decode token's attention over a KV cache:
  *                       f32/f16/bf16 rows, or int8 rows summed exactly
  *   decodenum/selftest.h the library holding its kernels to its references
+ *   decodenum/gdn.h     Gated-DeltaNet memory: the convolution, the eager
+ *                       row, head and layer, the lazily flushed head
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
@@ -34,5 +36,6 @@
 #include "decodenum/math.h"
 #include "decodenum/attention.h"
 #include "decodenum/selftest.h"
+#include "decodenum/gdn.h"
 
 #endif /* DECODENUM_H */

@@ -15,14 +15,14 @@
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_quant_scalar,
-                       &dn_dot_scalar, &dn_attention_scalar},
+                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar},
 #if defined(DN_HAVE_AVX2)
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
-                     &dn_attention_avx2},
+                     &dn_attention_avx2, &dn_gdn_avx2},
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
-                     &dn_attention_neon},
+                     &dn_attention_neon, &dn_gdn_neon},
 #endif
 };
 
@@ -101,6 +101,15 @@ static void resolve_attention(dn_attention_kernels *k, const dn_attention_kernel
     if (!k->weighted_int8) k->weighted_int8 = b->weighted_int8;
 }
 
+static void resolve_gdn(dn_gdn_kernels *k, const dn_gdn_kernels *b)
+{
+    if (!k->conv) k->conv = b->conv;
+    if (!k->rows) k->rows = b->rows;
+    if (!k->flush_rows) k->flush_rows = b->flush_rows;
+    if (!k->fold) k->fold = b->fold;
+    if (!k->read_rows) k->read_rows = b->read_rows;
+}
+
 void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
 {
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
@@ -109,14 +118,16 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     out->quant = own->quant ? *own->quant : *below_k->quant;
     out->dot = own->dot ? *own->dot : *below_k->dot;
     out->attention = own->attention ? *own->attention : *below_k->attention;
+    out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
     resolve_quant(&out->quant, below_k->quant);
     resolve_dot(&out->dot, below_k->dot);
     resolve_attention(&out->attention, below_k->attention);
-    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16, &out->quant, &out->dot,
-                                &out->attention};
+    resolve_gdn(&out->gdn, below_k->gdn);
+    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16,       &out->quant,
+                                &out->dot,  &out->attention, &out->gdn};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -132,7 +143,7 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention)
+        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();

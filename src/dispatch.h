@@ -15,6 +15,7 @@
 #include "attention_kernels.h"
 #include "dot_kernels.h"
 #include "f16_kernels.h"
+#include "gdn_kernels.h"
 #include "fp32_kernels.h"
 #include "math_kernels.h"
 #include "quant_kernels.h"
@@ -27,6 +28,7 @@ typedef struct dn_kernels {
     const dn_quant_kernels *quant;
     const dn_dot_kernels *dot;
     const dn_attention_kernels *attention;
+    const dn_gdn_kernels *gdn;
 } dn_kernels;
 
 /* The resolved kernels of `isa`, every slot filled; NULL where this build or
@@ -44,6 +46,7 @@ typedef struct dn_kernel_slots {
     dn_quant_kernels quant;
     dn_dot_kernels dot;
     dn_attention_kernels attention;
+    dn_gdn_kernels gdn;
     dn_kernels kernels;
 } dn_kernel_slots;
 

@@ -44,6 +44,10 @@ static void every_slot_filled(void **state)
         assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
                     h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
         assert_true(k->quant->quantize && k->dot->mat_vec_rows);
+        const dn_attention_kernels *a = k->attention;
+        assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
+        const dn_gdn_kernels *g = k->gdn;
+        assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
     }
     assert_ptr_equal(dn_kernels_active(), dn_kernels_for(dn_isa_active()));
 }
@@ -57,7 +61,8 @@ static void missing_entry_runs_the_reference(void **state)
     const dn_kernels *scalar = dn_kernels_for(DN_ISA_SCALAR);
     dn_fp32_kernels fp32 = *simd->fp32;
     fp32.fdot = NULL;
-    const dn_kernels partial = {&fp32, NULL, simd->f16, simd->quant, simd->dot, NULL};
+    const dn_kernels partial = {.fp32 = &fp32, .f16 = simd->f16, .quant = simd->quant,
+                                .dot = simd->dot, .attention = simd->attention, .gdn = simd->gdn};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
 
@@ -88,7 +93,7 @@ static void new_isa_with_one_kernel(void **state)
     (void)state;
     const dn_kernels *below = dn_kernels_for(simd_isa());
     const dn_f16_kernels one = {.vec_dot = dn_ref_f16_vec_dot};
-    const dn_kernels start = {NULL, NULL, &one, NULL, NULL, NULL};
+    const dn_kernels start = {.f16 = &one};
     dn_kernel_slots out;
     dn_kernels_resolve(&start, below, &out);
     assert_ptr_equal(out.kernels.f16->vec_dot, dn_ref_f16_vec_dot);
@@ -96,6 +101,8 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.f16->widen, below->f16->widen);
     assert_ptr_equal(out.kernels.fp32->fdot, below->fp32->fdot);
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
+    assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);
+    assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);

@@ -88,6 +88,10 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
 /* The attention module's kernels: scores and weighted sums over f32, binary16
    and bfloat16 rows, int8 scores and weighted sums (src/check/check_attention.c). */
 int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+/* The Gated-DeltaNet module's kernels: rows, flush, fold (trailing
+   included), read over S = 16..256 and odd sizes, every store; the
+   convolution for 1-8 taps and odd channel counts (src/check/check_gdn.c). */
+int dn_check_gdn(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);

@@ -1,0 +1,167 @@
+/*
+ * decodenum-bench-gdn: one decode token through a Gated-DeltaNet layer of 32
+ * heads of S = 128 (16 key heads), the eager layer on 1 and 2 threads for
+ * each store, the lazily flushed heads amortised over their flush period
+ * (logs of 8, 16 and 64 tokens; flushes included), and the convolution of
+ * 8192 channels x 4 taps; the bytes of state each reads and writes per token
+ * against the read bandwidth over a buffer of the state's size.
+ *
+ *   ./bench/decodenum-bench-gdn [--quick]
+ */
+#include "common.h"
+
+#include "decodenum.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HEADS = 32, KEY_HEADS = 16, S = 128, CH = 8192, TAPS = 4 };
+
+/* One layer's buffers and the heads' inputs. */
+typedef struct layer {
+    dn_gdn_shape shape;
+    void *state;
+    float q[KEY_HEADS * S], k[KEY_HEADS * S], v[HEADS * S], g[HEADS], beta[HEADS], out[HEADS * S];
+    dn_pool *pool;
+    dn_gdn_lazy *lazy[HEADS];
+} layer;
+
+static void fill(float *x, size_t n, float lo, float hi, uint64_t *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        *s = *s * 6364136223846793005u + 1442695040888963407u;
+        x[i] = lo + (hi - lo) * (float)(*s >> 40) * 0x1p-24f;
+    }
+}
+
+static layer *layer_new(dn_gdn_store store, unsigned threads, size_t log)
+{
+    layer *L = calloc(1, sizeof *L);
+    uint64_t s = 42;
+    L->shape = (dn_gdn_shape){HEADS, KEY_HEADS, S, S, (uint32_t)store};
+    size_t elems = (size_t)HEADS * S * S, bytes = elems * dn_gdn_store_bytes(store);
+    L->state = malloc(bytes);
+    float *tmp = malloc(elems * sizeof *tmp);
+    fill(tmp, elems, -0.05f, 0.05f, &s);
+    for (size_t i = 0; i < elems; i++) {
+        if (store == DN_GDN_STORE_F32)
+            ((float *)L->state)[i] = tmp[i];
+        else
+            ((uint16_t *)L->state)[i] =
+                store == DN_GDN_STORE_BF16 ? dn_f32_to_bf16(tmp[i]) : dn_f32_to_f16(tmp[i]);
+    }
+    free(tmp);
+    fill(L->q, sizeof L->q / 4, -1, 1, &s), fill(L->k, sizeof L->k / 4, -1, 1, &s);
+    for (int h = 0; h < KEY_HEADS; h++) {
+        dn_l2norm(L->q + h * S, 1e-6f, L->q + h * S, S);
+        dn_l2norm(L->k + h * S, 1e-6f, L->k + h * S, S);
+    }
+    fill(L->v, sizeof L->v / 4, -1, 1, &s);
+    fill(L->g, HEADS, -0.1f, -0.01f, &s), fill(L->beta, HEADS, 0.1f, 0.9f, &s);
+    L->pool = threads > 1 ? dn_pool_create(threads) : NULL;
+    for (int h = 0; log && h < HEADS; h++)
+        dn_gdn_lazy_create((char *)L->state + (size_t)h * S * S * dn_gdn_store_bytes(store), store,
+                           S, S, log, &L->lazy[h]);
+    return L;
+}
+
+static void layer_free(layer *L)
+{
+    for (int h = 0; h < HEADS; h++) dn_gdn_lazy_destroy(L->lazy[h]);
+    dn_pool_destroy(L->pool);
+    free(L->state);
+    free(L);
+}
+
+static void eager_call(bench_case *c)
+{
+    layer *L = c->ctx;
+    dn_gdn_layer(L->state, &L->shape, 1, L->q, L->k, L->v, L->g, L->beta, 0.0883883f, L->out,
+                 L->pool);
+    c->result = L->out[0];
+}
+
+static void lazy_call(bench_case *c)
+{
+    layer *L = c->ctx;
+    for (int h = 0; h < HEADS; h++) {
+        const float *q = L->q + h / 2 * S, *k = L->k + h / 2 * S;
+        dn_gdn_lazy_step(L->lazy[h], q, k, L->v + h * S, L->g[h], L->beta[h], 0.0883883f,
+                         L->out + h * S);
+    }
+    c->result = L->out[0];
+}
+
+typedef struct conv_ctx {
+    float *ring, *kernel, *x, *y;
+    uint32_t head;
+} conv_ctx;
+
+static void conv_call(bench_case *c)
+{
+    conv_ctx *k = c->ctx;
+    dn_gdn_conv_append(k->ring, &k->head, CH, TAPS, k->kernel, k->x, k->y);
+    c->result = k->y[0];
+}
+
+static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
+
+int main(int argc, char **argv)
+{
+    int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
+    if (rc >= 0) return rc;
+    bench_print_command("decodenum-bench-gdn: one token, 32 heads x S=128, conv 8192 x 4", argc,
+                        argv, NULL, 0);
+    bench_print_machine(bench_clock_ghz(0.05));
+    bench_print_load();
+    static const char *store_name[3] = {"f32", "bf16", "f16"};
+    static const char *impls[11] = {"f32 1t",     "f32 2t",      "bf16 1t",   "bf16 2t",
+                                    "f16 1t",     "f16 2t",      "lazy8 f32", "lazy16 f32",
+                                    "lazy64 f32", "lazy16 bf16", "conv"};
+    bench_case cs[11];
+    layer *Ls[10];
+    memset(cs, 0, sizeof cs);
+    int n = 0;
+    for (int st = 0; st < 3; st++)
+        for (unsigned t = 1; t <= 2; t++, n++) {
+            Ls[n] = layer_new((dn_gdn_store)st, t, 0);
+            cs[n] = (bench_case){.op = "eager", .impl = impls[n], .call = eager_call, .ctx = Ls[n]};
+            cs[n].bytes = 2.0 * HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)st);
+        }
+    const size_t logs[4] = {8, 16, 64, 16};
+    for (int i = 0; i < 4; i++, n++) {
+        dn_gdn_store st = i == 3 ? DN_GDN_STORE_BF16 : DN_GDN_STORE_F32;
+        Ls[n] = layer_new(st, 1, logs[i]);
+        cs[n] = (bench_case){.op = "lazy", .impl = impls[n], .call = lazy_call, .ctx = Ls[n]};
+        /* read once a token, written once a period */
+        cs[n].bytes = (1.0 + 1.0 / (double)logs[i]) * HEADS * S * S * dn_gdn_store_bytes(st);
+    }
+    conv_ctx cc = {calloc(CH * (TAPS - 1), 4), malloc(CH * TAPS * 4), malloc(CH * 4),
+                   malloc(CH * 4), 0};
+    uint64_t s = 7;
+    fill(cc.kernel, CH * TAPS, -0.5f, 0.5f, &s), fill(cc.x, CH, -1, 1, &s);
+    cs[n] = (bench_case){.op = "conv", .impl = impls[n], .call = conv_call, .ctx = &cc};
+    cs[n].bytes = (double)CH * (2 * TAPS + 1) * 4;
+    n++;
+    for (int i = 0; i < n; i++) {
+        cs[i].want = quick ? 5 : 15;
+        bench_calibrate(&cs[i], quick ? 0.02 : 0.1, quick ? 0.01 : 0.03);
+    }
+    bench_run_group_shuffled(cs, n);
+    void *buf = bench_alloc((size_t)HEADS * S * S * 4);
+    size_t state_bytes = (size_t)HEADS * S * S * 4;
+    if (buf) memset(buf, 1, state_bytes);
+    bench_bw bw = bench_read_best(buf, state_bytes, 1, quick ? 5 : 11);
+    printf("read bandwidth over %zu KiB (1 thread, %s): %.1f GB/s median\n", state_bytes / 1024,
+           bw.kernel, bw.med_gbps);
+    printf("%-6s %-12s %10s %10s %12s %8s\n", "op", "variant", "us/token", "best", "state bytes",
+           "GB/s");
+    for (int i = 0; i < n; i++)
+        printf("%-6s %-12s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl, cs[i].med * 1e6,
+               cs[i].best * 1e6, cs[i].bytes, cs[i].bytes / cs[i].med * 1e-9);
+    (void)store_name;
+    for (int i = 0; i < n - 1; i++) layer_free(Ls[i]);
+    free(buf), free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
+    return 0;
+}
