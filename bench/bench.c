@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum-bench: throughput of the fp32 reductions, per ISA, against
  * OpenBLAS and against the machine's own single-thread read bandwidth, all
@@ -68,12 +69,19 @@ static void call_blas_sasum(bench_case *c) { c->result = cblas_sasum((int)c->n, 
 #endif
 
 /* One case: `bytes` input bytes per call, `want` samples. */
-static bench_case mk(const char *op, const char *impl, bench_call_fn call,
-                     const dn_fp32_kernels *k, const float *a, const float *b, size_t n,
-                     double bytes, int want)
+static bench_case mk(const char *op, const char *impl, bench_call_fn call, const dn_fp32_kernels *k,
+                     const float *a, const float *b, size_t n, double bytes, int want)
 {
-    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = (void *)k, .a = a, .b = b,
-                        .n = n, .bytes = bytes, .reps = 1, .want = want};
+    return (bench_case){.op = op,
+                        .impl = impl,
+                        .call = call,
+                        .ctx = (void *)k,
+                        .a = a,
+                        .b = b,
+                        .n = n,
+                        .bytes = bytes,
+                        .reps = 1,
+                        .want = want};
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -145,7 +153,8 @@ static void print_header(run *r, int argc, char **argv)
 
     r->ghz = bench_clock_ghz(r->quick ? 0.05 : 0.2);
     bench_print_machine(r->ghz);
-    printf("env: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n", bench_env_or("OPENBLAS_CORETYPE", "(unset)"),
+    printf("env: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n",
+           bench_env_or("OPENBLAS_CORETYPE", "(unset)"),
            bench_env_or("OPENBLAS_L2_SIZE", "(unset)"));
 #if defined(DN_BENCH_OPENBLAS)
     openblas_set_num_threads(1);
@@ -177,7 +186,8 @@ static void add_isa_cases(run *r)
 {
     static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
     const dn_fp32_kernels *kt[3];
-    for (int i = 0; i < 3; i++) kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->fp32 : NULL;
+    for (int i = 0; i < 3; i++)
+        kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->fp32 : NULL;
     const dn_fp32_kernels *vec = kt[1] ? kt[1] : kt[2]; /* the SIMD table, if any */
     r->vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
     const float *sa = r->sa, *sb = r->sb, *la = r->big, *lb = r->big + LARGE_N;
@@ -187,14 +197,28 @@ static void add_isa_cases(run *r)
         if (!kt[i]) continue;
         const char *name = dn_isa_name(isas[i]);
         int is_ref = isas[i] == DN_ISA_SCALAR;
-        if (is_ref) r->s_ref_dot = r->ns; else if (kt[i] == vec) r->s_vec_dot = r->ns;
-        small[r->ns++] = mk("fdot", name, call_fdot, kt[i], sa, sb, SMALL_N, 8.0 * SMALL_N, r->small_samples);
-        if (is_ref) r->s_ref_sum = r->ns; else if (kt[i] == vec) r->s_vec_sum = r->ns;
-        small[r->ns++] = mk("fsum", name, call_fsum, kt[i], sa, NULL, SMALL_N, 4.0 * SMALL_N, r->small_samples);
+        if (is_ref)
+            r->s_ref_dot = r->ns;
+        else if (kt[i] == vec)
+            r->s_vec_dot = r->ns;
+        small[r->ns++] =
+            mk("fdot", name, call_fdot, kt[i], sa, sb, SMALL_N, 8.0 * SMALL_N, r->small_samples);
+        if (is_ref)
+            r->s_ref_sum = r->ns;
+        else if (kt[i] == vec)
+            r->s_vec_sum = r->ns;
+        small[r->ns++] =
+            mk("fsum", name, call_fsum, kt[i], sa, NULL, SMALL_N, 4.0 * SMALL_N, r->small_samples);
         int want = is_ref ? r->large_scalar_samples : r->large_samples;
-        if (is_ref) r->l_ref_dot = r->nl; else if (kt[i] == vec) r->l_vec_dot = r->nl;
+        if (is_ref)
+            r->l_ref_dot = r->nl;
+        else if (kt[i] == vec)
+            r->l_vec_dot = r->nl;
         large[r->nl++] = mk("fdot", name, call_fdot, kt[i], la, lb, LARGE_N, 8.0 * LARGE_N, want);
-        if (is_ref) r->l_ref_sum = r->nl; else if (kt[i] == vec) r->l_vec_sum = r->nl;
+        if (is_ref)
+            r->l_ref_sum = r->nl;
+        else if (kt[i] == vec)
+            r->l_vec_sum = r->nl;
         large[r->nl++] = mk("fsum", name, call_fsum, kt[i], la, NULL, LARGE_N, 4.0 * LARGE_N, want);
     }
 }
@@ -207,11 +231,15 @@ static void add_peer_cases(run *r)
 #if defined(DN_BENCH_OPENBLAS)
     const float *la = r->big, *lb = r->big + LARGE_N;
     r->s_blas = r->ns;
-    small[r->ns++] = mk("sdot", "openblas", call_blas_sdot, NULL, sa, sb, SMALL_N, 8.0 * SMALL_N, r->small_samples);
-    small[r->ns++] = mk("sasum", "openblas", call_blas_sasum, NULL, sa, NULL, SMALL_N, 4.0 * SMALL_N, r->small_samples);
+    small[r->ns++] = mk("sdot", "openblas", call_blas_sdot, NULL, sa, sb, SMALL_N, 8.0 * SMALL_N,
+                        r->small_samples);
+    small[r->ns++] = mk("sasum", "openblas", call_blas_sasum, NULL, sa, NULL, SMALL_N,
+                        4.0 * SMALL_N, r->small_samples);
     r->l_blas = r->nl;
-    large[r->nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N, r->large_samples);
-    large[r->nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N, 4.0 * LARGE_N, r->large_samples);
+    large[r->nl++] = mk("sdot", "openblas", call_blas_sdot, NULL, la, lb, LARGE_N, 8.0 * LARGE_N,
+                        r->large_samples);
+    large[r->nl++] = mk("sasum", "openblas", call_blas_sasum, NULL, la, NULL, LARGE_N,
+                        4.0 * LARGE_N, r->large_samples);
 #endif
     /* The L1 load ceiling of the SIMD kernels' vector width at n = 4096. */
     for (int i = 0; r->vec_name && i < bench_read_kernel_count(); i++) {
@@ -225,7 +253,8 @@ static void add_peer_cases(run *r)
     }
     /* Read kernels over the whole 512 MiB buffer. */
     r->l_first_read = r->nl;
-    r->nl = bench_add_read_cases(large, r->nl, NULL, r->big, BW_FLOATS * sizeof(float), r->large_samples);
+    r->nl = bench_add_read_cases(large, r->nl, NULL, r->big, BW_FLOATS * sizeof(float),
+                                 r->large_samples);
 }
 
 static void measure(run *r)
@@ -250,14 +279,17 @@ static void print_table(const run *r)
     for (int pass = 0; pass < 2; pass++) {
         const bench_case *cs = pass ? r->large : r->small;
         int count = pass ? r->l_first_read : r->ns;
-        int ref_dot = pass ? r->l_ref_dot : r->s_ref_dot, ref_sum = pass ? r->l_ref_sum : r->s_ref_sum;
+        int ref_dot = pass ? r->l_ref_dot : r->s_ref_dot,
+            ref_sum = pass ? r->l_ref_sum : r->s_ref_sum;
         for (int i = 0; i < count; i++) {
             const bench_case *c = &cs[i];
             chk[0] = 0;
             int ref = !strcmp(c->op, "fdot") ? ref_dot : !strcmp(c->op, "fsum") ? ref_sum : -1;
             if (ref >= 0 && ref != i)
-                snprintf(chk, sizeof chk, "%s", bench_bits_of(c->result) == bench_bits_of(cs[ref].result)
-                                                       ? "bits = scalar" : "BITS DIFFER FROM SCALAR");
+                snprintf(chk, sizeof chk, "%s",
+                         bench_bits_of(c->result) == bench_bits_of(cs[ref].result)
+                             ? "bits = scalar"
+                             : "BITS DIFFER FROM SCALAR");
             else if (!strcmp(c->op, "sdot") && ref_dot >= 0) {
                 double scale, exact = dot_f64(c->a, c->b, c->n, &scale);
                 snprintf(chk, sizeof chk, "err/sum|ab|: sdot %.1e, fdot %.1e",
@@ -276,7 +308,8 @@ static int print_bandwidth(const run *r)
     printf("\n  read bandwidth, single thread, %zu MiB buffer (median GB/s, max GB/s):\n",
            BW_FLOATS * sizeof(float) >> 20);
     for (int i = r->l_first_read; i < r->nl; i++) {
-        printf("    %-10s %7.2f %7.2f\n", r->large[i].impl, bench_gbps(&r->large[i], r->large[i].med),
+        printf("    %-10s %7.2f %7.2f\n", r->large[i].impl,
+               bench_gbps(&r->large[i], r->large[i].med),
                bench_gbps(&r->large[i], r->large[i].best));
     }
     int best_read = bench_best_case(r->large, r->l_first_read, r->nl);
@@ -296,19 +329,22 @@ static void print_summary(const run *r, int best_read)
     double rm, rp;
     if (r->s_vec_dot >= 0 && r->s_blas >= 0) {
         bench_ratio(&small[r->s_vec_dot], &small[r->s_blas], &rm, &rp);
-        printf("  %s fdot / openblas sdot, n=4096 : paired %.3f, medians %.3f  (target >= 0.8: %s)\n",
-               vec_name, rp, rm, rp >= 0.8 ? "met" : "MISSED");
+        printf(
+            "  %s fdot / openblas sdot, n=4096 : paired %.3f, medians %.3f  (target >= 0.8: %s)\n",
+            vec_name, rp, rm, rp >= 0.8 ? "met" : "MISSED");
         if (r->s_l1 >= 0) {
             double cm, cp;
             bench_ratio(&small[r->s_l1], &small[r->s_blas], &cm, &cp);
-            printf("  %s L1 read / openblas sdot, n=4096 : paired %.3f, medians %.3f  (the ceiling of\n"
+            printf("  %s L1 read / openblas sdot, n=4096 : paired %.3f, medians %.3f  (the ceiling "
+                   "of\n"
                    "      any kernel that loads both inputs %s-wide; fdot reaches %.2f of it)\n",
                    vec_name, cp, cm, vec_name, rp / cp);
         }
         bench_ratio(&large[r->l_vec_dot], &large[r->l_blas], &rm, &rp);
         printf("  %s fdot / openblas sdot, n=2^26 : paired %.3f, medians %.3f\n", vec_name, rp, rm);
     } else {
-        printf("  fdot / openblas sdot: %s\n", r->s_blas < 0 ? "openblas not found" : "no SIMD fdot");
+        printf("  fdot / openblas sdot: %s\n",
+               r->s_blas < 0 ? "openblas not found" : "no SIMD fdot");
     }
     if (r->l_vec_dot >= 0) {
         bench_ratio(&large[r->l_vec_dot], &large[best_read], &rm, &rp);
@@ -321,7 +357,8 @@ static void print_summary(const run *r, int best_read)
         bench_ratio(&large[r->l_vec_sum], &large[best_read], &rm, &rp);
         printf("  %s fsum n=2^26 / read bandwidth : paired %.3f, medians %.3f\n", vec_name, rp, rm);
     }
-    printf("  samples: %d per case at n=4096 (~%.0f ms each), %d at n=2^26 (scalar %d); run took %.1f s\n",
+    printf("  samples: %d per case at n=4096 (~%.0f ms each), %d at n=2^26 (scalar %d); run took "
+           "%.1f s\n",
            r->small_samples, r->small_target * 1e3, r->large_samples, r->large_scalar_samples,
            now_s() - r->t_start);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum-bench-dot: the engine's quantized matrix-vector product through
  * the public API, on 1 and 2 threads, against the machine's read bandwidth
@@ -66,8 +67,8 @@ typedef struct product {
     size_t rows, n;
     dn_act_scaling scaling;
     dn_words words;
-    const float *x;       /* the activation, n floats */
-    dn_act_row *act;      /* its quantized form (buffers owned by main) */
+    const float *x;  /* the activation, n floats */
+    dn_act_row *act; /* its quantized form (buffers owned by main) */
     float *out;
     dn_pool *pool;
     const dn_dot_kernels *kern; /* kernel forms: the table called directly */
@@ -85,9 +86,10 @@ static void call_mat_vec(bench_case *c)
     const product *p = c->ctx;
     dn_act_row *a = p->act;
     a->n = p->n;
-    dn_status st = p->scaling == DN_ACT_SUB32
-                       ? dn_quantize(p->x, p->n, p->words, a, NULL)
-                       : dn_quantize_blocks(p->x, p->n, dn_type_block_elements(p->type), p->words, a, NULL);
+    dn_status st =
+        p->scaling == DN_ACT_SUB32
+            ? dn_quantize(p->x, p->n, p->words, a, NULL)
+            : dn_quantize_blocks(p->x, p->n, dn_type_block_elements(p->type), p->words, a, NULL);
     if (st != DN_OK) fail_status("quantize", st);
     st = dn_mat_vec(p->type, p->w, p->rows, p->n, a, p->scaling, p->out, p->pool, NULL);
     if (st != DN_OK) fail_status("dn_mat_vec", st);
@@ -97,17 +99,26 @@ static void call_mat_vec(bench_case *c)
 static void call_kern(bench_case *c)
 {
     const product *p = c->ctx;
-    dn_status st = p->kern->mat_vec_rows(p->type, p->w, p->rows, p->n, p->act, p->scaling, 0, p->rows,
-                                         p->out, NULL);
+    dn_status st = p->kern->mat_vec_rows(p->type, p->w, p->rows, p->n, p->act, p->scaling, 0,
+                                         p->rows, p->out, NULL);
     if (st != DN_OK) fail_status("mat_vec_rows", st);
 }
 
-static size_t row_bytes(dn_type t) { return COLS / dn_type_block_elements(t) * dn_type_block_bytes(t); }
+static size_t row_bytes(dn_type t)
+{
+    return COLS / dn_type_block_elements(t) * dn_type_block_bytes(t);
+}
 
 static bench_case mk(const char *op, const char *impl, bench_call_fn call, product *p, int want)
 {
-    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = p, .n = p->rows * p->n,
-                        .bytes = (double)p->rows * (double)row_bytes(p->type), .reps = 1, .want = want};
+    return (bench_case){.op = op,
+                        .impl = impl,
+                        .call = call,
+                        .ctx = p,
+                        .n = p->rows * p->n,
+                        .bytes = (double)p->rows * (double)row_bytes(p->type),
+                        .reps = 1,
+                        .want = want};
 }
 
 static double ms(double secs) { return secs * 1e3; }
@@ -134,10 +145,14 @@ static void fill_matrix(dn_type t, uint8_t *w, size_t rows, uint32_t seed)
         uint16_t d = typical_f16(&s, 0), m = typical_f16(&s, 0);
         switch (t) {
         case DN_TYPE_Q8_0: memcpy(blk, &d, 2); break;
-        case DN_TYPE_Q4_K: memcpy(blk, &d, 2); memcpy(blk + 2, &m, 2); break;
+        case DN_TYPE_Q4_K:
+            memcpy(blk, &d, 2);
+            memcpy(blk + 2, &m, 2);
+            break;
         case DN_TYPE_Q6_K:
             memcpy(blk + 208, &d, 2);
-            for (int k = 0; k < 16; k++) blk[192 + k] = (uint8_t)(int8_t)(((int)(blk[192 + k] % 64)) - 32);
+            for (int k = 0; k < 16; k++)
+                blk[192 + k] = (uint8_t)(int8_t)(((int)(blk[192 + k] % 64)) - 32);
             break;
         default: break;
         }
@@ -176,10 +191,14 @@ typedef struct peer_cases {
 
 #ifdef DN_BENCH_GGML
 /* ggml's output of ours [i] (variant 0 in place, 1 repacked) */
-static float *ggml_out(float *out, int variant, int i) { return out + (32 + 6 * (size_t)variant + i) * ROWS; }
+static float *ggml_out(float *out, int variant, int i)
+{
+    return out + (32 + 6 * (size_t)variant + i) * ROWS;
+}
 
 /* Ours against ggml's cases of the same group, paired round by round. */
-static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const product *mv, float *out, int *ggml_ok)
+static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const product *mv, float *out,
+                          int *ggml_ok)
 {
     printf("  %-26s %8s %8s %7s %8s %8s %7s %8s\n", "case", "ours ms", "ggml ms", "speed", "dist",
            "repacked", "speed", "dist");
@@ -213,13 +232,16 @@ static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const produ
 }
 #else
 /* Ours against ggml's figures from issue 5 (constants). */
-static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const product *mv, float *out, int *ggml_ok)
+static void print_vs_ggml(const bench_case *g, const peer_cases *pc, const product *mv, float *out,
+                          int *ggml_ok)
 {
     (void)pc, (void)mv, (void)out, (void)ggml_ok;
     printf("ggml's figures from issue 5 (not measured here; build with DECODENUM_BENCH_GGML to\n"
            "measure it); speed = ggml ms / ours (>1: ours faster):\n");
-    printf("  %-26s %9s %9s %9s %7s %7s\n", "case", "ggml ms", "ours ms", "ours-best", "speed", "best");
-    static const double gg[4] = {GGML_Q4_K_1T_MS, GGML_Q4_K_2T_MS, GGML_Q8_0_1T_MS, GGML_Q8_0_2T_MS};
+    printf("  %-26s %9s %9s %9s %7s %7s\n", "case", "ggml ms", "ours ms", "ours-best", "speed",
+           "best");
+    static const double gg[4] = {GGML_Q4_K_1T_MS, GGML_Q4_K_2T_MS, GGML_Q8_0_1T_MS,
+                                 GGML_Q8_0_2T_MS};
     static const int gi[4] = {0, 1, 4, 5};
     for (int k = 0; k < 4; k++) {
         const bench_case *c = &g[gi[k]];
@@ -237,23 +259,23 @@ static const char *const fnames[3] = {"Q4_K", "Q6_K", "Q8_0"};
 typedef struct dot_run {
     int quick, samples, isa_samples, b2b_samples;
     double warm, b2b_target, t_start;
-    uint8_t *w[3];        /* the matrices, ftypes[] */
-    size_t wb[3];         /* their bytes */
-    float *x;             /* the activation */
+    uint8_t *w[3]; /* the matrices, ftypes[] */
+    size_t wb[3];  /* their bytes */
+    float *x;      /* the activation */
     int16_t *codes;
     dn_act_scale *scales;
-    float *out;           /* every case's output rows */
+    float *out; /* every case's output rows */
     dn_act_row acts[16];
     dn_pool *pool1, *pool2;
     bench_team *team2;
 #ifdef DN_BENCH_GGML
     ggml_peer *gp[12];
 #endif
-    product mv[6];        /* the three formats on 1 and 2 threads */
-    bench_case g1[64];    /* mv's cases, ggml's, the read kernels' */
+    product mv[6];     /* the three formats on 1 and 2 threads */
+    bench_case g1[64]; /* mv's cases, ggml's, the read kernels' */
     int n1, r1_first, r2_first, best1, best2;
     peer_cases peers;
-    int ggml_ok;          /* the peer's products look computed (no peer: trivially) */
+    int ggml_ok; /* the peer's products look computed (no peer: trivially) */
 } dot_run;
 
 static void plan(dot_run *r, int quick)
@@ -301,7 +323,8 @@ static int setup(dot_run *r)
     }
     fill_activation(r->x, COLS);
     for (int i = 0; i < 16; i++)
-        r->acts[i] = (dn_act_row){r->codes + i * COLS, r->scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
+        r->acts[i] =
+            (dn_act_row){r->codes + i * COLS, r->scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
 
     r->pool1 = dn_pool_create(1), r->pool2 = dn_pool_create(2);
     r->team2 = bench_team_create(2);
@@ -318,9 +341,19 @@ static void add_thread_cases(dot_run *r)
     for (int f = 0; f < 3; f++)
         for (int t = 0; t < 2; t++) {
             int i = 2 * f + t;
-            r->mv[i] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, r->x, &r->acts[i],
-                                 r->out + i * ROWS, t ? r->pool2 : r->pool1, NULL};
-            r->g1[r->n1++] = mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &r->mv[i], r->samples);
+            r->mv[i] = (product){ftypes[f],
+                                 r->w[f],
+                                 ROWS,
+                                 COLS,
+                                 DN_ACT_SUB32,
+                                 DN_WORDS_ONE,
+                                 r->x,
+                                 &r->acts[i],
+                                 r->out + i * ROWS,
+                                 t ? r->pool2 : r->pool1,
+                                 NULL};
+            r->g1[r->n1++] =
+                mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &r->mv[i], r->samples);
         }
     r->peers = (peer_cases){.cases = r->n1};
 }
@@ -331,8 +364,8 @@ static int add_ggml_cases(dot_run *r)
 {
     for (int j = 0; j < 12; j++) {
         int i = j % 6, rp = j >= 6;
-        r->gp[j] = ggml_peer_create((int)ftypes[i / 2], r->w[i / 2], ROWS, COLS, r->x, 1, ggml_out(r->out, rp, i),
-                                    i % 2 + 1, rp);
+        r->gp[j] = ggml_peer_create((int)ftypes[i / 2], r->w[i / 2], ROWS, COLS, r->x, 1,
+                                    ggml_out(r->out, rp, i), i % 2 + 1, rp);
         if (!r->gp[j]) {
             fprintf(stderr, "decodenum-bench-dot: ggml_peer_create failed\n");
             return -1;
@@ -342,7 +375,8 @@ static int add_ggml_cases(dot_run *r)
             continue;
         }
         (rp ? r->peers.repacked : r->peers.plain)[i] = r->n1;
-        r->g1[r->n1] = mk(fnames[i / 2], rp ? "ggml repacked" : "ggml", ggml_peer_call, &r->mv[i], r->samples);
+        r->g1[r->n1] =
+            mk(fnames[i / 2], rp ? "ggml repacked" : "ggml", ggml_peer_call, &r->mv[i], r->samples);
         r->g1[r->n1++].ctx = r->gp[j];
     }
     r->peers.cases = r->n1;
@@ -369,25 +403,29 @@ static void measure_threads(dot_run *r)
 static void print_threads(dot_run *r)
 {
     const bench_case *g1 = r->g1;
-    printf("\n%zu x %zu mat_vec, Sub32 scales, one word: dn_quantize + dn_mat_vec, %d samples of 1 call:\n",
+    printf("\n%zu x %zu mat_vec, Sub32 scales, one word: dn_quantize + dn_mat_vec, %d samples of 1 "
+           "call:\n",
            ROWS, COLS, r->samples);
-    printf("  %-5s %-9s %7s %8s %8s %8s   %s\n", "type", "threads", "MiB", "ms/call", "GB/s", "GB/s-max",
-           "/ read bandwidth, same threads (paired, medians)");
+    printf("  %-5s %-9s %7s %8s %8s %8s   %s\n", "type", "threads", "MiB", "ms/call", "GB/s",
+           "GB/s-max", "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 6; i++) {
         const bench_case *c = &g1[i], *rd = &g1[i % 2 ? r->best2 : r->best1];
         double rm, rp;
         bench_ratio(c, rd, &rm, &rp);
-        printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n", c->op, c->impl,
-               r->wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med), bench_gbps(c, c->best), rp, rm, rd->impl,
-               bench_gbps(rd, rd->med));
+        printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n", c->op,
+               c->impl, r->wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med),
+               bench_gbps(c, c->best), rp, rm, rd->impl, bench_gbps(rd, rd->med));
     }
     printf("  read bandwidth over %zu MiB (median / max GB/s):\n", r->wb[2] >> 20);
     bench_print_read_pairs(g1, r->r1_first, r->r2_first);
 #ifdef DN_BENCH_GGML
     printf("\nggml measured in this run: %s;\n"
-           "its own activation quantization (Q8_K for Q4_K and Q6_K, Q8_0 for Q8_0) in every call, on\n"
-           "the weights in place and repacked as llama.cpp loads them (where ggml repacks the format).\n"
-           "speed = our throughput / ggml's (>1 = ours faster), paired round by round; dist = relative\n"
+           "its own activation quantization (Q8_K for Q4_K and Q6_K, Q8_0 for Q8_0) in every call, "
+           "on\n"
+           "the weights in place and repacked as llama.cpp loads them (where ggml repacks the "
+           "format).\n"
+           "speed = our throughput / ggml's (>1 = ours faster), paired round by round; dist = "
+           "relative\n"
            "L2 distance of ggml's outputs from ours.\n",
            ggml_peer_build());
 #endif
@@ -409,8 +447,10 @@ static void back_to_back(dot_run *r)
         bench_calibrate(&g4[i], 0.0, r->b2b_target);
     }
     bench_run_group_shuffled(g4, r->peers.cases);
-    printf("\nback to back: each sample %.0f ms of consecutive calls of one case (the regime of ggml's own\n"
-           "timing loops: threads awake, the weights partly in the L3 from the call before), %d samples:\n",
+    printf("\nback to back: each sample %.0f ms of consecutive calls of one case (the regime of "
+           "ggml's own\n"
+           "timing loops: threads awake, the weights partly in the L3 from the call before), %d "
+           "samples:\n",
            r->b2b_target * 1e3, r->b2b_samples);
     print_vs_ggml(g4, &r->peers, r->mv, r->out, &r->ggml_ok);
     fflush(stdout);
@@ -422,21 +462,42 @@ static void other_scalings(dot_run *r)
     product ov[6];
     static bench_case g2[6];
     for (int f = 0; f < 3; f++) {
-        ov[2 * f] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_PER_BLOCK, DN_WORDS_ONE, r->x,
-                              &r->acts[6 + 2 * f], r->out + (6 + 2 * f) * ROWS, r->pool1, NULL};
-        ov[2 * f + 1] = (product){ftypes[f], r->w[f], ROWS, COLS, DN_ACT_SUB32, DN_WORDS_TWO, r->x,
-                                  &r->acts[7 + 2 * f], r->out + (7 + 2 * f) * ROWS, r->pool1, NULL};
-        g2[2 * f] = mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], r->samples / 2 + 1);
-        g2[2 * f + 1] = mk(fnames[f], "Sub32, two words", call_mat_vec, &ov[2 * f + 1], r->samples / 2 + 1);
+        ov[2 * f] = (product){ftypes[f],
+                              r->w[f],
+                              ROWS,
+                              COLS,
+                              DN_ACT_PER_BLOCK,
+                              DN_WORDS_ONE,
+                              r->x,
+                              &r->acts[6 + 2 * f],
+                              r->out + (6 + 2 * f) * ROWS,
+                              r->pool1,
+                              NULL};
+        ov[2 * f + 1] = (product){ftypes[f],
+                                  r->w[f],
+                                  ROWS,
+                                  COLS,
+                                  DN_ACT_SUB32,
+                                  DN_WORDS_TWO,
+                                  r->x,
+                                  &r->acts[7 + 2 * f],
+                                  r->out + (7 + 2 * f) * ROWS,
+                                  r->pool1,
+                                  NULL};
+        g2[2 * f] =
+            mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], r->samples / 2 + 1);
+        g2[2 * f + 1] =
+            mk(fnames[f], "Sub32, two words", call_mat_vec, &ov[2 * f + 1], r->samples / 2 + 1);
     }
     for (int i = 0; i < 6; i++) bench_calibrate(&g2[i], r->warm, 0.0);
     bench_run_group_shuffled(g2, 6);
     printf("\nthe other scalings and word counts, 1 thread, quantization included:\n");
-    printf("  %-5s %-20s %8s %8s   %s\n", "type", "scaling", "ms/call", "GB/s", "/ Sub32 one word 1 thread (medians)");
+    printf("  %-5s %-20s %8s %8s   %s\n", "type", "scaling", "ms/call", "GB/s",
+           "/ Sub32 one word 1 thread (medians)");
     for (int i = 0; i < 6; i++) {
         const bench_case *c = &g2[i];
-        printf("  %-5s %-20s %8.2f %8.2f   %.3f\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med),
-               r->g1[2 * (i / 2)].med / c->med);
+        printf("  %-5s %-20s %8.2f %8.2f   %.3f\n", c->op, c->impl, ms(c->med),
+               bench_gbps(c, c->med), r->g1[2 * (i / 2)].med / c->med);
     }
     fflush(stdout);
 }
@@ -450,12 +511,22 @@ static int per_isa(dot_run *r)
     int n3 = 0, isa_of[9], fmt_of[9];
     for (int f = 0; f < 3; f++) {
         dn_act_row *a = &r->acts[12 + f];
-        if (dn_quantize(r->x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK) fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
+        if (dn_quantize(r->x, COLS, DN_WORDS_ONE, a, NULL) != DN_OK)
+            fail_status("dn_quantize", DN_ERR_INVALID_ARGUMENT);
         for (int i = 0; i < 3; i++) {
             const dn_dot_kernels *k = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->dot : NULL;
             if (!k) continue;
-            kp[n3] = (product){ftypes[f], r->w[f], ISA_ROWS, COLS, DN_ACT_SUB32, DN_WORDS_ONE, r->x, a,
-                               r->out + (16 + n3) * ROWS, NULL, k};
+            kp[n3] = (product){ftypes[f],
+                               r->w[f],
+                               ISA_ROWS,
+                               COLS,
+                               DN_ACT_SUB32,
+                               DN_WORDS_ONE,
+                               r->x,
+                               a,
+                               r->out + (16 + n3) * ROWS,
+                               NULL,
+                               k};
             g3[n3] = mk(fnames[f], dn_isa_name(isas[i]), call_kern, &kp[n3], r->isa_samples);
             isa_of[n3] = i;
             fmt_of[n3] = f;
@@ -464,8 +535,10 @@ static int per_isa(dot_run *r)
     }
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], 0.0, 0.02);
     bench_run_group_shuffled(g3, n3);
-    printf("\nper ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows, %zu x %zu, Sub32 one word\n"
-           "(activation quantized beforehand), %d samples:\n", ISA_ROWS, COLS, r->isa_samples);
+    printf("\nper ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows, %zu x %zu, Sub32 one "
+           "word\n"
+           "(activation quantized beforehand), %d samples:\n",
+           ISA_ROWS, COLS, r->isa_samples);
     printf("  %-5s %-7s %9s %8s   %s\n", "type", "isa", "ms/call", "GB/s", "check");
     int isa_ok = 1;
     for (int i = 0; i < n3; i++) {
@@ -478,7 +551,8 @@ static int per_isa(dot_run *r)
             isa_ok &= same;
             chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
         }
-        printf("  %-5s %-7s %9.3f %8.2f   %s\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med), chk);
+        printf("  %-5s %-7s %9.3f %8.2f   %s\n", c->op, c->impl, ms(c->med), bench_gbps(c, c->med),
+               chk);
         if (isa_of[i] != 0) printf("        speed-up over scalar: %.1fx\n", g3[j].med / c->med);
     }
     return isa_ok;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum-bench-f16: the F16 products (ggml's bits) through the public API,
  * on 1 and 2 threads, against the machine's read bandwidth measured in the
@@ -46,28 +47,28 @@
 #include "ggml_peer.h"
 #endif
 
-#define MV_DIM ((size_t)8192) /* mat_vec: MV_DIM x MV_DIM */
-#define MM_DIM ((size_t)4096) /* mat_mul: MM_DIM x MM_DIM */
+#define MV_DIM ((size_t)8192)  /* mat_vec: MV_DIM x MV_DIM */
+#define MM_DIM ((size_t)4096)  /* mat_mul: MM_DIM x MM_DIM */
 #define ISA_DIM ((size_t)2048) /* per-ISA kernels: ISA_DIM x ISA_DIM */
 #define ISA_N ((size_t)8)      /* columns of the per-ISA sgemm */
 #define MM_MAX_N ((size_t)64)
 
 /* ggml on this machine as issue 4 gives it (not measured here; printed when
    the bench has no ggml peer). */
-#define GGML_MV_1T_GBPS 20.1  /* 8192^2 mat_vec, 1 thread, GB/s of weights */
-#define GGML_MV_2T_GBPS 36.6  /* 8192^2 mat_vec, 2 threads */
-#define GGML_MM8_1T_MS 3.43   /* 4096^2 x 8 columns, 1 thread, ms per call */
-#define GGML_MM64_1T_MS 20.5  /* 4096^2 x 64 columns, 1 thread */
+#define GGML_MV_1T_GBPS 20.1 /* 8192^2 mat_vec, 1 thread, GB/s of weights */
+#define GGML_MV_2T_GBPS 36.6 /* 8192^2 mat_vec, 2 threads */
+#define GGML_MM8_1T_MS 3.43  /* 4096^2 x 8 columns, 1 thread, ms per call */
+#define GGML_MM64_1T_MS 20.5 /* 4096^2 x 64 columns, 1 thread */
 
 /* ---- one product, as a bench case's ctx ------------------------------------- */
 
 typedef struct product {
     const uint16_t *w;
     size_t rows, k, n;
-    const float *act;            /* n columns of k (rounded for the kernel forms) */
-    float *out;                  /* n * rows */
-    dn_pool *pool;               /* public API forms */
-    const dn_f16_kernels *kern;  /* kernel forms */
+    const float *act;           /* n columns of k (rounded for the kernel forms) */
+    float *out;                 /* n * rows */
+    dn_pool *pool;              /* public API forms */
+    const dn_f16_kernels *kern; /* kernel forms */
 } product;
 
 static void fail_status(const char *what, dn_status st)
@@ -105,8 +106,14 @@ static void call_kern_sgemm(bench_case *c)
 /* A case over *p: weights read once per call (2 * rows * k bytes). */
 static bench_case mk(const char *op, const char *impl, bench_call_fn call, product *p, int want)
 {
-    return (bench_case){.op = op, .impl = impl, .call = call, .ctx = p, .n = p->rows * p->k,
-                        .bytes = 2.0 * (double)p->rows * (double)p->k, .reps = 1, .want = want};
+    return (bench_case){.op = op,
+                        .impl = impl,
+                        .call = call,
+                        .ctx = p,
+                        .n = p->rows * p->k,
+                        .bytes = 2.0 * (double)p->rows * (double)p->k,
+                        .reps = 1,
+                        .want = want};
 }
 
 static double ms(double secs) { return secs * 1e3; }
@@ -129,7 +136,8 @@ static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
         size_t m = n - i < CHUNK ? n - i : CHUNK;
         for (size_t j = 0; j < m; j++) {
             int64_t sum = 0;
-            for (int u = 0; u < 4; u++) sum += (int64_t)bench_lcg(&s) - 2147483648LL; /* uniform in [-2^31, 2^31) */
+            for (int u = 0; u < 4; u++)
+                sum += (int64_t)bench_lcg(&s) - 2147483648LL; /* uniform in [-2^31, 2^31) */
             tmp[j] = (float)sum * 0.5f * scale; /* sum/2 has the variance of one uniform */
         }
         if (dn_f16_from_f32(tmp, w + i, m) != DN_OK) return -1;
@@ -156,12 +164,13 @@ typedef struct ggml_cases {
 
 /* Adds ggml's product i of variant v to the group g (count *n), over p's
    shape; its output at out. 0 when the variant does not exist here. */
-static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product *p, float *out, int samples)
+static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product *p, float *out,
+                    int samples)
 {
     gc->at[v][i] = -1;
     unsigned threads = i == 1 || i >= 4 ? 2 : 1;
-    ggml_peer *peer = ggml_peer_create(1 /* GGML_TYPE_F16 */, p->w, p->rows, p->k, p->act, p->n, out,
-                                       (int)threads, v);
+    ggml_peer *peer = ggml_peer_create(1 /* GGML_TYPE_F16 */, p->w, p->rows, p->k, p->act, p->n,
+                                       out, (int)threads, v);
     if (!peer) {
         fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
         exit(1);
@@ -173,7 +182,8 @@ static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product
     gc->peer[v][i] = peer;
     gc->out[v][i] = out;
     gc->at[v][i] = *n;
-    g[*n] = mk(i < 2 ? "mat_vec" : "mat_mul", v ? "ggml repacked" : "ggml", ggml_peer_call, p, samples);
+    g[*n] =
+        mk(i < 2 ? "mat_vec" : "mat_mul", v ? "ggml repacked" : "ggml", ggml_peer_call, p, samples);
     g[(*n)++].ctx = peer;
     return 1;
 }
@@ -205,27 +215,27 @@ static const char *kern_name(const dn_f16_kernels *k)
 /* The plan, the data and the cases of one run. */
 typedef struct f16_run {
     int quick;
-    int mv_samples;      /* one call per sample */
-    double mv_warm;      /* seconds of warm-up calls per case */
+    int mv_samples; /* one call per sample */
+    double mv_warm; /* seconds of warm-up calls per case */
     int mm_samples;
-    double mm_target;    /* seconds per sample */
+    double mm_target; /* seconds per sample */
     int isa_samples, isa_scalar_samples;
     double isa_target;
     double t_start;
     const dn_f16_kernels *kt[3]; /* isas[]' tables, NULL where absent */
-    uint16_t *w;         /* one 8192^2 weight matrix; the 4096^2 and 2048^2
+    uint16_t *w;                 /* one 8192^2 weight matrix; the 4096^2 and 2048^2
                             matrices are its first 32 MiB and 8 MiB */
-    float *act, *act_r;  /* activations; the kernels' rounded ones */
-    float *out, *o;      /* every case's outputs; the next free place */
+    float *act, *act_r;          /* activations; the kernels' rounded ones */
+    float *out, *o;              /* every case's outputs; the next free place */
     dn_pool *pool1, *pool2;
     bench_team *team2;
 #ifdef DN_BENCH_GGML
     ggml_cases gc;
 #endif
     product mv[3], mm[4];
-    bench_case g1[64];   /* mat_vec: ours, ggml's, the read kernels' */
-    bench_case g2[12];   /* mat_mul: ours 4, ggml up to 8 */
-    int ggml_bits_ok;    /* no peer, or ours = ggml's where they must be */
+    bench_case g1[64]; /* mat_vec: ours, ggml's, the read kernels' */
+    bench_case g2[12]; /* mat_mul: ours 4, ggml up to 8 */
+    int ggml_bits_ok;  /* no peer, or ours = ggml's where they must be */
 } f16_run;
 
 static void plan(f16_run *r, int quick)
@@ -265,7 +275,8 @@ static int setup(f16_run *r)
     r->w = bench_alloc(w_elems * sizeof *r->w);
     r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
-    r->out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    r->out =
+        bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
     if (!r->w || !r->act || !r->act_r || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return -1;
@@ -306,7 +317,8 @@ static void print_mat_vec(const f16_run *r, int r1_first, int r2_first, int best
     printf("  read bandwidth over the same %zu MiB (median / max GB/s):\n", w_bytes >> 20);
     bench_print_read_pairs(g1, r1_first, r2_first);
     printf("    best: 1 thread %s %.2f GB/s, 2 threads %s %.2f GB/s\n", g1[best1].impl,
-           bench_gbps(&g1[best1], g1[best1].med), g1[best2].impl, bench_gbps(&g1[best2], g1[best2].med));
+           bench_gbps(&g1[best1], g1[best1].med), g1[best2].impl,
+           bench_gbps(&g1[best2], g1[best2].med));
     fflush(stdout);
 }
 
@@ -345,26 +357,30 @@ static void mat_mul_section(f16_run *r)
     bench_case *g2 = r->g2;
     int n2 = 0;
     for (int i = 0; i < 4; i++, r->o += MM_MAX_N * MM_DIM) {
-        r->mm[i] = (product){r->w, MM_DIM, MM_DIM, mm_n[i], r->act, r->o, i < 2 ? NULL : r->pool2, NULL};
-        g2[n2++] = mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &r->mm[i], r->mm_samples);
+        r->mm[i] =
+            (product){r->w, MM_DIM, MM_DIM, mm_n[i], r->act, r->o, i < 2 ? NULL : r->pool2, NULL};
+        g2[n2++] =
+            mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &r->mm[i], r->mm_samples);
     }
 #ifdef DN_BENCH_GGML
     /* ggml's mat_mul cases follow ours */
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < 4; i++)
-            if (add_ggml(&r->gc, v, 2 + i, g2, &n2, &r->mm[i], r->o, r->mm_samples)) r->o += MM_MAX_N * MM_DIM;
+            if (add_ggml(&r->gc, v, 2 + i, g2, &n2, &r->mm[i], r->o, r->mm_samples))
+                r->o += MM_MAX_N * MM_DIM;
 #endif
     for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], r->mm_target, r->mm_target);
     bench_run_group_shuffled(g2, n2);
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_f16_mat_mul, %d samples of ~%.0f ms:\n",
            MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, r->mm_samples, r->mm_target * 1e3);
-    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call", "ms-min",
-           "GFLOP/s");
+    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call",
+           "ms-min", "GFLOP/s");
     for (int i = 0; i < 4; i++) {
         const bench_case *c = &g2[i];
-        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", r->mm[i].n, dn_pool_threads(r->mm[i].pool),
-               c->impl, dn_f16_takes_sgemm(MM_DIM, MM_DIM, r->mm[i].n) ? "sgemm" : "vec_dot",
-               ms(c->med), ms(c->best), gflops(c, &r->mm[i]));
+        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", r->mm[i].n,
+               dn_pool_threads(r->mm[i].pool), c->impl,
+               dn_f16_takes_sgemm(MM_DIM, MM_DIM, r->mm[i].n) ? "sgemm" : "vec_dot", ms(c->med),
+               ms(c->best), gflops(c, &r->mm[i]));
     }
 }
 
@@ -374,14 +390,16 @@ static void versus_ggml(f16_run *r)
 {
     ggml_cases *gc = &r->gc;
     printf("\nggml measured in this run: %s, on the weights in place and repacked as\n"
-           "llama.cpp loads them (where ggml repacks F16); speed = our throughput / ggml's (>1 = ours\n"
+           "llama.cpp loads them (where ggml repacks F16); speed = our throughput / ggml's (>1 = "
+           "ours\n"
            "faster), paired round by round; bits: whether ours equal ggml's, every bit:\n",
            ggml_peer_build());
-    printf("  %-32s %9s %9s %7s %5s %9s %7s %5s\n", "case", "ours ms", "ggml ms", "speed", "bits", "repacked",
-           "speed", "bits");
-    static const char *const gcase[6] = {"8192^2 mat_vec, 1 thread", "8192^2 mat_vec, 2 threads",
-                                         "4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread",
-                                         "4096^2 mat_mul n=8, 2 threads", "4096^2 mat_mul n=64, 2 threads"};
+    printf("  %-32s %9s %9s %7s %5s %9s %7s %5s\n", "case", "ours ms", "ggml ms", "speed", "bits",
+           "repacked", "speed", "bits");
+    static const char *const gcase[6] = {
+        "8192^2 mat_vec, 1 thread",      "8192^2 mat_vec, 2 threads",
+        "4096^2 mat_mul n=8, 1 thread",  "4096^2 mat_mul n=64, 1 thread",
+        "4096^2 mat_mul n=8, 2 threads", "4096^2 mat_mul n=64, 2 threads"};
     const bench_case *ours[6] = {&r->g1[0], &r->g1[2], &r->g2[0], &r->g2[1], &r->g2[2], &r->g2[3]};
     int same_as_ggml = 1;
     for (int i = 0; i < 6; i++) {
@@ -394,7 +412,8 @@ static void versus_ggml(f16_run *r)
             bench_ratio(ours[i], &g[gc->at[v][i]], &rm, &rp);
             int same = same_bits(p->out, gc->out[v][i], p->n * p->rows);
             if (v == 0) same_as_ggml &= same;
-            snprintf(col[v], sizeof col[v], "%9.3f %7.3f %5s", ms(g[gc->at[v][i]].med), rp, same ? "=" : "differ");
+            snprintf(col[v], sizeof col[v], "%9.3f %7.3f %5s", ms(g[gc->at[v][i]].med), rp,
+                     same ? "=" : "differ");
         }
         printf("  %-32s %9.3f %s %s\n", gcase[i], ms(ours[i]->med), col[0], col[1]);
     }
@@ -402,9 +421,10 @@ static void versus_ggml(f16_run *r)
        difference from it is a failure; other builds round differently */
     int ggml_expected = ggml_peer_f16_bits_are_ours();
     r->ggml_bits_ok = same_as_ggml || !ggml_expected;
-    printf("bits: %s\n", same_as_ggml    ? "ours = ggml's (weights in place) in all six products"
-                         : ggml_expected ? "OURS DIFFER FROM GGML'S AVX2 BUILD"
-                                         : "ours differ from ggml's (expected: not its AVX2/FMA/F16C build)");
+    printf("bits: %s\n", same_as_ggml ? "ours = ggml's (weights in place) in all six products"
+                         : ggml_expected
+                             ? "OURS DIFFER FROM GGML'S AVX2 BUILD"
+                             : "ours differ from ggml's (expected: not its AVX2/FMA/F16C build)");
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < 6; i++)
             if (gc->at[v][i] >= 0) ggml_peer_destroy(gc->peer[v][i]);
@@ -423,15 +443,16 @@ static void versus_ggml(f16_run *r)
     for (int i = 0; i < 2; i++) {
         const bench_case *c = &r->g1[2 * i]; /* pool NULL, pool 2 */
         double med = bench_gbps(c, c->med), best = bench_gbps(c, c->best);
-        printf("  %-30s %7.2f GB/s %7.2f GB/s %7.2f GB/s %7.3f %7.3f\n", gb_case[i], gb_ggml[i], med,
-               best, med / gb_ggml[i], best / gb_ggml[i]);
+        printf("  %-30s %7.2f GB/s %7.2f GB/s %7.2f GB/s %7.3f %7.3f\n", gb_case[i], gb_ggml[i],
+               med, best, med / gb_ggml[i], best / gb_ggml[i]);
     }
-    static const char *const ms_case[2] = {"4096^2 mat_mul n=8, 1 thread", "4096^2 mat_mul n=64, 1 thread"};
+    static const char *const ms_case[2] = {"4096^2 mat_mul n=8, 1 thread",
+                                           "4096^2 mat_mul n=64, 1 thread"};
     static const double ms_ggml[2] = {GGML_MM8_1T_MS, GGML_MM64_1T_MS};
     for (int i = 0; i < 2; i++) {
         const bench_case *c = &r->g2[i]; /* n = 8, 64 on pool NULL */
-        printf("  %-30s %9.2f ms %9.3f ms %9.3f ms %7.3f %7.3f\n", ms_case[i], ms_ggml[i], ms(c->med),
-               ms(c->best), ms_ggml[i] / ms(c->med), ms_ggml[i] / ms(c->best));
+        printf("  %-30s %9.2f ms %9.3f ms %9.3f ms %7.3f %7.3f\n", ms_case[i], ms_ggml[i],
+               ms(c->med), ms(c->best), ms_ggml[i] / ms(c->med), ms_ggml[i] / ms(c->best));
     }
     fflush(stdout);
 }
@@ -488,9 +509,9 @@ static int per_isa(f16_run *r)
 static int print_thread_bits(const f16_run *r)
 {
     const product *mv = r->mv, *mm = r->mm;
-    int threads_ok = same_bits(mv[0].out, mv[1].out, MV_DIM) && same_bits(mv[0].out, mv[2].out, MV_DIM) &&
-                     same_bits(mm[0].out, mm[2].out, 8 * MM_DIM) &&
-                     same_bits(mm[1].out, mm[3].out, 64 * MM_DIM);
+    int threads_ok =
+        same_bits(mv[0].out, mv[1].out, MV_DIM) && same_bits(mv[0].out, mv[2].out, MV_DIM) &&
+        same_bits(mm[0].out, mm[2].out, 8 * MM_DIM) && same_bits(mm[1].out, mm[3].out, 64 * MM_DIM);
     printf("\nbits: %s (mat_vec pool NULL / 1 / 2; mat_mul n=8 and n=64, 1 / 2 threads)\n",
            threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
     return threads_ok;

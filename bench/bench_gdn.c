@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum-bench-gdn: one decode token through a Gated-DeltaNet layer of 32
  * heads of S = 128 (16 key heads), the eager layer on 1 and 2 threads for

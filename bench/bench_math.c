@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum-bench-math: ns per element of the transcendentals' array forms
  * and softmax over 4096 floats, on every ISA this CPU runs, with SLEEF's
@@ -60,21 +61,25 @@ static void run_softmax(bcase *c) { c->tab->softmax(c->in, yout, N); }
 #if defined(DN_BENCH_SLEEF)
 static void run_sleef_exp(bcase *c)
 {
-    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, Sleef_expf8_u10(_mm256_loadu_ps(c->in + i)));
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, Sleef_expf8_u10(_mm256_loadu_ps(c->in + i)));
 }
 static void run_sleef_log(bcase *c)
 {
-    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, Sleef_logf8_u10(_mm256_loadu_ps(c->in + i)));
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, Sleef_logf8_u10(_mm256_loadu_ps(c->in + i)));
 }
 #endif
 #if defined(DN_BENCH_MVEC)
 static void run_mvec_exp(bcase *c)
 {
-    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, _ZGVdN8v_expf(_mm256_loadu_ps(c->in + i)));
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, _ZGVdN8v_expf(_mm256_loadu_ps(c->in + i)));
 }
 static void run_mvec_log(bcase *c)
 {
-    for (size_t i = 0; i < N; i += 8) _mm256_storeu_ps(yout + i, _ZGVdN8v_logf(_mm256_loadu_ps(c->in + i)));
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, _ZGVdN8v_logf(_mm256_loadu_ps(c->in + i)));
 }
 #endif
 
@@ -123,21 +128,24 @@ int main(int argc, char **argv)
         xin[i] = -20.0f + 40.0f * (float)rand() / (float)RAND_MAX; /* exp, sigmoid, silu, softmax */
         xpos[i] = ldexpf(1.0f + (float)rand() / (float)RAND_MAX, rand() % 40 - 20); /* ln */
     }
-    printf("decodenum-bench-math: ns per element over %d floats, median of %d samples\n", N, samples);
-    static const char *const names[] = {"exp_v", "ln_v", "ln1p_v", "recip_v", "rsqrt_v",
+    printf("decodenum-bench-math: ns per element over %d floats, median of %d samples\n", N,
+           samples);
+    static const char *const names[] = {"exp_v",     "ln_v",   "ln1p_v",     "recip_v", "rsqrt_v",
                                         "sigmoid_v", "silu_v", "softplus_v", "softmax"};
     for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
         const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
         if (!registered) continue;
         const dn_math_kernels *t = registered->math;
-        dn_unary_kernel ks[8] = {t->exp_v, t->ln_v, t->ln1p_v, t->recip_v, t->rsqrt_v,
-                                 t->sigmoid_v, t->silu_v, t->softplus_v};
+        dn_unary_kernel ks[8] = {t->exp_v,   t->ln_v,      t->ln1p_v, t->recip_v,
+                                 t->rsqrt_v, t->sigmoid_v, t->silu_v, t->softplus_v};
         for (int f = 0; f < 9; f++) {
             char name[48];
             snprintf(name, sizeof name, "%s %s", dn_isa_name((dn_isa)isa), names[f]);
             int positive = f == 1 || f == 2 || f == 3 || f == 4;
-            if (f == 8) add_case(name, run_softmax, NULL, t, xin);
-            else add_case(name, run_unary, ks[f], t, positive ? xpos : xin);
+            if (f == 8)
+                add_case(name, run_softmax, NULL, t, xin);
+            else
+                add_case(name, run_unary, ks[f], t, positive ? xpos : xin);
         }
     }
 #if defined(DN_BENCH_SLEEF)

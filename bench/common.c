@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/common.c: timing, round-robin sampling, read-bandwidth kernels
  * (single thread and on a team of threads) and the run header, shared by the
@@ -88,8 +89,8 @@ AVX2_HELPER uint64_t hsum256(__m256i v)
 }
 
 /* ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) in 32-bit lanes, summed. */
-AVX2_HELPER uint64_t fold8(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256i a4,
-                              __m256i a5, __m256i a6, __m256i a7)
+AVX2_HELPER uint64_t fold8(__m256i a0, __m256i a1, __m256i a2, __m256i a3, __m256i a4, __m256i a5,
+                           __m256i a6, __m256i a7)
 {
     a0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
                           _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
@@ -101,7 +102,8 @@ static AVX2_FN uint64_t read_avx2_int(const void *p, size_t bytes)
 {
     const __m256i *q = p;
     size_t n = bytes / 32;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0;
     for (size_t i = 0; i + 8 <= n; i += 8) {
         a0 = _mm256_add_epi32(a0, _mm256_load_si256(q + i));
         a1 = _mm256_add_epi32(a1, _mm256_load_si256(q + i + 1));
@@ -144,7 +146,8 @@ two_streams(const void *p, size_t bytes, int prefetch)
 {
     const __m256i *q = p, *r = (const __m256i *)((const char *)p + bytes / 2);
     size_t n = bytes / 64;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0;
     for (size_t i = 0; i + 4 <= n; i += 4) {
         if (prefetch) {
             _mm_prefetch((const char *)(q + i) + 512, _MM_HINT_T0);
@@ -164,15 +167,22 @@ two_streams(const void *p, size_t bytes, int prefetch)
     return fold8(a0, a1, a2, a3, a4, a5, a6, a7);
 }
 
-static AVX2_FN uint64_t read_avx2_2stream(const void *p, size_t bytes) { return two_streams(p, bytes, 0); }
-static AVX2_FN uint64_t read_avx2_2stream_pf(const void *p, size_t bytes) { return two_streams(p, bytes, 1); }
+static AVX2_FN uint64_t read_avx2_2stream(const void *p, size_t bytes)
+{
+    return two_streams(p, bytes, 0);
+}
+static AVX2_FN uint64_t read_avx2_2stream_pf(const void *p, size_t bytes)
+{
+    return two_streams(p, bytes, 1);
+}
 
 /* Four streams (the four quarters), vpaddd, two accumulators per stream. */
 static AVX2_FN uint64_t read_avx2_4stream(const void *p, size_t bytes)
 {
     const __m256i *q0 = p, *q1 = q0 + bytes / 128, *q2 = q1 + bytes / 128, *q3 = q2 + bytes / 128;
     size_t n = bytes / 128;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0;
     for (size_t i = 0; i + 2 <= n; i += 2) {
         a0 = _mm256_add_epi32(a0, _mm256_load_si256(q0 + i));
         a1 = _mm256_add_epi32(a1, _mm256_load_si256(q1 + i));
@@ -191,7 +201,8 @@ static AVX512_FN uint64_t read_avx512_int(const void *p, size_t bytes)
 {
     const __m512i *q = p;
     size_t n = bytes / 64;
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+            a7 = a0;
     for (size_t i = 0; i + 8 <= n; i += 8) {
         a0 = _mm512_add_epi32(a0, _mm512_load_si512(q + i));
         a1 = _mm512_add_epi32(a1, _mm512_load_si512(q + i + 1));
@@ -259,7 +270,8 @@ static void init_kernels(void)
         g_kernels[n++] = (read_kernel){"avx2-2s-pf", read_avx2_2stream_pf};
         g_kernels[n++] = (read_kernel){"avx2-4str", read_avx2_4stream};
     }
-    if (__builtin_cpu_supports("avx512f")) g_kernels[n++] = (read_kernel){"avx512", read_avx512_int};
+    if (__builtin_cpu_supports("avx512f"))
+        g_kernels[n++] = (read_kernel){"avx512", read_avx512_int};
 #endif
 #if defined(BENCH_ARM64)
     g_kernels[n++] = (read_kernel){"neon-int", read_neon_int};
@@ -378,8 +390,8 @@ typedef struct team_slot {
 
 struct bench_team {
     unsigned threads;
-    pthread_t *workers;  /* threads - 1 */
-    team_slot *slots;    /* one per thread; slot 0 is the caller's */
+    pthread_t *workers; /* threads - 1 */
+    team_slot *slots;   /* one per thread; slot 0 is the caller's */
     pthread_barrier_t start, done;
     read_fn rd;
     const char *p;
@@ -464,16 +476,24 @@ uint64_t bench_team_read(bench_team *t, read_fn rd, const void *p, size_t bytes)
 static void call_read(bench_case *c)
 {
     bench_team *t = c->ctx;
-    g_sink_u = t ? bench_team_read(t, c->rd, c->a, (size_t)c->bytes) : c->rd(c->a, (size_t)c->bytes);
+    g_sink_u =
+        t ? bench_team_read(t, c->rd, c->a, (size_t)c->bytes) : c->rd(c->a, (size_t)c->bytes);
 }
 
 int bench_add_read_cases(bench_case *cs, int at, bench_team *team, const void *p, size_t bytes,
                          int want)
 {
     for (int i = 0; i < bench_read_kernel_count(); i++)
-        cs[at++] = (bench_case){.op = "read", .impl = g_kernels[i].name, .call = call_read,
-                                .ctx = team, .rd = g_kernels[i].fn, .a = p, .n = bytes / sizeof(float),
-                                .bytes = (double)bytes, .reps = 1, .want = want};
+        cs[at++] = (bench_case){.op = "read",
+                                .impl = g_kernels[i].name,
+                                .call = call_read,
+                                .ctx = team,
+                                .rd = g_kernels[i].fn,
+                                .a = p,
+                                .n = bytes / sizeof(float),
+                                .bytes = (double)bytes,
+                                .reps = 1,
+                                .want = want};
     return at;
 }
 
@@ -519,11 +539,14 @@ double bench_clock_ghz(double secs)
 #if defined(BENCH_X86)
             __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
                              "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
-                             : "+r"(x) : "r"(y));
+                             : "+r"(x)
+                             : "r"(y));
 #else
-            __asm__ volatile("add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\t"
-                             "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1"
-                             : "+r"(x) : "r"(y));
+            __asm__ volatile(
+                "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\t"
+                "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1"
+                : "+r"(x)
+                : "r"(y));
 #endif
         }
         double g = 8.0 * (double)iters / (now_s() - t0) * 1e-9;

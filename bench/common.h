@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/common.h: the machinery the decodenum benchmark programs share.
  *
@@ -42,20 +43,20 @@ typedef void (*bench_call_fn)(bench_case *c);
 typedef uint64_t (*read_fn)(const void *p, size_t bytes);
 
 struct bench_case {
-    const char *op;   /* labels for the tables */
+    const char *op; /* labels for the tables */
     const char *impl;
     bench_call_fn call;
-    void *ctx;        /* what the call needs beyond a, b, n */
-    read_fn rd;       /* read cases: the kernel */
+    void *ctx;  /* what the call needs beyond a, b, n */
+    read_fn rd; /* read cases: the kernel */
     const float *a, *b;
-    size_t n;         /* elements (the caller's unit) */
-    double bytes;     /* bytes per call, for GB/s */
-    size_t reps;      /* calls per sample */
-    int want;         /* samples wanted */
+    size_t n;     /* elements (the caller's unit) */
+    double bytes; /* bytes per call, for GB/s */
+    size_t reps;  /* calls per sample */
+    int want;     /* samples wanted */
     int have;
     double t[BENCH_MAX_SAMPLES]; /* seconds per call */
-    double med, best; /* seconds per call */
-    float result;     /* of the last call */
+    double med, best;            /* seconds per call */
+    float result;                /* of the last call */
 };
 
 /* Seconds per call over c->reps calls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/ggml_peer.c: ggml_mul_mat over the bench's buffers (see ggml_peer.h).
  *
@@ -40,7 +41,8 @@ static ggml_backend_buffer_type_t repack_type(void)
     if (!dev) return NULL;
     ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(dev);
     ggml_backend_dev_get_extra_bufts_t get =
-        (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts");
+        (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(
+            reg, "ggml_backend_dev_get_extra_bufts");
     ggml_backend_buffer_type_t *types = get ? get(dev) : NULL;
     return types ? types[0] : NULL;
 }
@@ -53,7 +55,8 @@ static int repack(ggml_peer *p, struct ggml_tensor *tw, const void *w)
     if (!bt) return 0;
     p->repacked = ggml_backend_buft_alloc_buffer(bt, ggml_backend_buft_get_alloc_size(bt, tw));
     if (!p->repacked) return 0;
-    if (ggml_backend_tensor_alloc(p->repacked, tw, ggml_backend_buffer_get_base(p->repacked)) != GGML_STATUS_SUCCESS ||
+    if (ggml_backend_tensor_alloc(p->repacked, tw, ggml_backend_buffer_get_base(p->repacked)) !=
+            GGML_STATUS_SUCCESS ||
         !tw->extra) { /* no repacked layout for this type or shape */
         ggml_backend_buffer_free(p->repacked);
         p->repacked = NULL;
@@ -65,16 +68,18 @@ static int repack(ggml_peer *p, struct ggml_tensor *tw, const void *w)
     return 1;
 }
 
-ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x, size_t n,
-                            float *out, int threads, int repacked)
+ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x,
+                            size_t n, float *out, int threads, int repacked)
 {
     ggml_cpu_init();
     ggml_peer *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    struct ggml_init_params ip = {.mem_size = (size_t)1 << 20, .mem_buffer = NULL, .no_alloc = true};
+    struct ggml_init_params ip = {
+        .mem_size = (size_t)1 << 20, .mem_buffer = NULL, .no_alloc = true};
     p->ctx = ggml_init(ip);
     if (!p->ctx || k % (size_t)ggml_blck_size((enum ggml_type)type) != 0) goto fail;
-    struct ggml_tensor *tw = ggml_new_tensor_2d(p->ctx, (enum ggml_type)type, (int64_t)k, (int64_t)rows);
+    struct ggml_tensor *tw =
+        ggml_new_tensor_2d(p->ctx, (enum ggml_type)type, (int64_t)k, (int64_t)rows);
     struct ggml_tensor *tx = ggml_new_tensor_2d(p->ctx, GGML_TYPE_F32, (int64_t)k, (int64_t)n);
     struct ggml_tensor *ty = ggml_mul_mat(p->ctx, tw, tx);
     if (!repacked || !repack(p, tw, w)) tw->data = (void *)(uintptr_t)w;
@@ -118,15 +123,17 @@ void ggml_peer_call(bench_case *c)
 
 int ggml_peer_f16_bits_are_ours(void)
 {
-    return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c() && !ggml_cpu_has_avx512();
+    return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c() &&
+           !ggml_cpu_has_avx512();
 }
 
 const char *ggml_peer_build(void)
 {
     static char s[160];
-    snprintf(s, sizeof s, "ggml (cpu built for:%s%s%s%s%s%s; tinyBLAS %s)", ggml_cpu_has_avx2() ? " AVX2" : "",
-             ggml_cpu_has_fma() ? " FMA" : "", ggml_cpu_has_f16c() ? " F16C" : "",
-             ggml_cpu_has_avx512() ? " AVX512F" : "", ggml_cpu_has_avx512_vnni() ? " AVX512-VNNI" : "",
-             ggml_cpu_has_neon() ? " NEON" : "", ggml_cpu_has_llamafile() ? "on" : "off");
+    snprintf(s, sizeof s, "ggml (cpu built for:%s%s%s%s%s%s; tinyBLAS %s)",
+             ggml_cpu_has_avx2() ? " AVX2" : "", ggml_cpu_has_fma() ? " FMA" : "",
+             ggml_cpu_has_f16c() ? " F16C" : "", ggml_cpu_has_avx512() ? " AVX512F" : "",
+             ggml_cpu_has_avx512_vnni() ? " AVX512-VNNI" : "", ggml_cpu_has_neon() ? " NEON" : "",
+             ggml_cpu_has_llamafile() ? "on" : "off");
     return s;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/ggml_peer.h: ggml's own matrix product as a peer measured in the same
  * run as ours. ggml_mul_mat through ggml's C API on its CPU backend, over
@@ -27,8 +28,8 @@ typedef struct ggml_peer ggml_peer;
    llama.cpp loads them (ggml_peer.c), where ggml has a layout for the
    format; otherwise ggml reads w in place. NULL when ggml refuses the shape
    or memory runs out. */
-ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x, size_t n,
-                            float *out, int threads, int repacked);
+ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x,
+                            size_t n, float *out, int threads, int repacked);
 void ggml_peer_destroy(ggml_peer *p);
 /* Whether ggml holds p's weights repacked. */
 int ggml_peer_repacked(const ggml_peer *p);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum: what the library sees on this machine, and a self-test that
  * holds every kernel the CPU can run to the scalar references.
@@ -36,7 +37,8 @@ static void report(const char *line, void *ctx)
 static int selftest(void)
 {
     int failed = 0, ran = 0;
-    printf("libdecodenum %s selftest: lengths 0..%d and %d random up to %d, every kernel vs its reference\n",
+    printf("libdecodenum %s selftest: lengths 0..%d and %d random up to %d, every kernel vs its "
+           "reference\n",
            dn_version_string(), DN_SELFTEST_EVERY_LENGTH_TO, DN_SELFTEST_RANDOM_LENGTHS,
            DN_SELFTEST_RANDOM_LENGTH_MAX);
     for (int i = DN_ISA_SCALAR; i <= DN_ISA_NEON; i++) {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for AArch64 Linux with Debian's gcc-aarch64-linux-gnu; tests
 # run through qemu-aarch64 (qemu-user). Libraries of the arm64 architecture
 # (dpkg --add-architecture arm64; libcmocka-dev:arm64) live in

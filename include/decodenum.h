@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum.h: libdecodenum, the arithmetic of an LLM decode engine, bit for bit.
  *

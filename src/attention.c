@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attention module's references (the definitions) and its scalar kernel
  * table. docs/numerics.md ("Attention") states each as its sequence of
@@ -28,7 +29,10 @@ float dn_attn_elem(uint32_t type, const void *row, size_t i)
     }
 }
 
-static size_t elem_size(uint32_t type) { return type == DN_KV_F32 ? 4 : type == DN_KV_INT8 ? 1 : 2; }
+static size_t elem_size(uint32_t type)
+{
+    return type == DN_KV_F32 ? 4 : type == DN_KV_INT8 ? 1 : 2;
+}
 
 static const void *row_at(uint32_t type, const void *base, size_t j, size_t stride)
 {
@@ -42,7 +46,8 @@ static float dot_row(uint32_t type, const float *q, const void *row, size_t d)
 {
     float lanes[DN_LANES] = {0};
     for (size_t i = 0; i < d; i++)
-        lanes[i % DN_LANES] = dn_fadd(lanes[i % DN_LANES], dn_fmul(q[i], dn_attn_elem(type, row, i)));
+        lanes[i % DN_LANES] =
+            dn_fadd(lanes[i % DN_LANES], dn_fmul(q[i], dn_attn_elem(type, row, i)));
     return dn_tree(lanes, DN_LANES);
 }
 
@@ -174,7 +179,8 @@ int dn_ref_attn_weighted_int8(const float *p, size_t heads, size_t n, const int8
             size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
             int16_t c[DN_VALUE_BLOCK];
             int32_t e;
-            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
+            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c,
+                                    &e)) {
                 bad = 1;
                 for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
                 continue;
@@ -211,7 +217,8 @@ void dn_attn_plan_of(const dn_act_row *q, size_t d, dn_attn_plan *plan)
     for (size_t c = 0; c < chunks; c++) {
         const dn_act_scale *sc = &q->scales[c / per];
         int64_t mag = 0;
-        for (size_t i = 0; i < 32; i++) mag += q->codes[c * 32 + i] < 0 ? -q->codes[c * 32 + i] : q->codes[c * 32 + i];
+        for (size_t i = 0; i < 32; i++)
+            mag += q->codes[c * 32 + i] < 0 ? -q->codes[c * 32 + i] : q->codes[c * 32 + i];
         plan->f[c] = 0.0;
         if (!mag) continue;
         if (sc->e - plan->emin > 60 || sc->m < 1) return;
@@ -250,10 +257,14 @@ void dn_ref_int8_codes(const float *x, size_t n, float inv, int8_t *codes)
     for (size_t i = 0; i < n; i++) {
         float p = dn_fmul(x[i], inv);
         int64_t c = 0;
-        if (zero || p != p) c = 0;
-        else if (p >= 127.0f) c = 127;
-        else if (p <= -127.0f) c = -127;
-        else dn_rne(p, &c);
+        if (zero || p != p)
+            c = 0;
+        else if (p >= 127.0f)
+            c = 127;
+        else if (p <= -127.0f)
+            c = -127;
+        else
+            dn_rne(p, &c);
         codes[i] = (int8_t)c;
     }
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attention module's public entry points: argument checks (sizes through
  * sizes.h, before any allocation), the working memory, and the split of a
@@ -20,7 +21,10 @@
 
 static int finite_bits(float x) { return (dn_bits(x) & DN_EXP_BITS) != DN_EXP_BITS; }
 
-static size_t elem_bytes(uint32_t type) { return type == DN_KV_F32 ? 4 : type == DN_KV_INT8 ? 1 : 2; }
+static size_t elem_bytes(uint32_t type)
+{
+    return type == DN_KV_F32 ? 4 : type == DN_KV_INT8 ? 1 : 2;
+}
 
 /* (last row index) * stride + extra must fit size_t, and in bytes of `size`. */
 static int extent_fits(size_t pos_last, size_t pos_stride, size_t head_last, size_t head_stride,
@@ -38,16 +42,18 @@ static dn_status check_cache(const dn_kv_cache *c, size_t end, int used)
     if (!c || c->type > DN_KV_INT8) return DN_ERR_INVALID_ARGUMENT;
     size_t d = c->head_dim;
     if (d == 0 || d > DN_ATTN_MAX_HEAD_DIM || c->kv_heads == 0) return DN_ERR_INVALID_ARGUMENT;
-    if (c->pos_stride < d || (c->kv_heads > 1 && c->head_stride < d)) return DN_ERR_INVALID_ARGUMENT;
+    if (c->pos_stride < d || (c->kv_heads > 1 && c->head_stride < d))
+        return DN_ERR_INVALID_ARGUMENT;
     int int8 = c->type == DN_KV_INT8;
     if (int8 && (c->scale_pos_stride == 0 || (c->kv_heads > 1 && c->scale_head_stride == 0)))
         return DN_ERR_INVALID_ARGUMENT;
     if (!used || end == 0) return DN_OK;
     if (!c->k || !c->v || (int8 && (!c->k_scale || !c->v_scale))) return DN_ERR_INVALID_ARGUMENT;
-    if (!extent_fits(end - 1, c->pos_stride, c->kv_heads - 1, c->head_stride, d, elem_bytes(c->type)))
+    if (!extent_fits(end - 1, c->pos_stride, c->kv_heads - 1, c->head_stride, d,
+                     elem_bytes(c->type)))
         return DN_ERR_INVALID_ARGUMENT;
-    if (int8 && !extent_fits(end - 1, c->scale_pos_stride, c->kv_heads - 1, c->scale_head_stride,
-                             1, sizeof(uint16_t)))
+    if (int8 && !extent_fits(end - 1, c->scale_pos_stride, c->kv_heads - 1, c->scale_head_stride, 1,
+                             sizeof(uint16_t)))
         return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
 }
@@ -59,9 +65,8 @@ static dn_status check_params(const dn_kv_cache *c, const dn_attn_params *p)
     if (st != DN_OK) return st;
     if (p->q_heads % c->kv_heads || p->begin > p->end || !finite_bits(p->scale))
         return DN_ERR_INVALID_ARGUMENT;
-    if (c->type == DN_KV_INT8 &&
-        ((p->scaling != DN_ACT_SUB32 && p->scaling != DN_ACT_PER_BLOCK) ||
-         (p->words != DN_WORDS_ONE && p->words != DN_WORDS_TWO)))
+    if (c->type == DN_KV_INT8 && ((p->scaling != DN_ACT_SUB32 && p->scaling != DN_ACT_PER_BLOCK) ||
+                                  (p->words != DN_WORDS_ONE && p->words != DN_WORDS_TWO)))
         return DN_ERR_INVALID_ARGUMENT;
     size_t elems;
     if (!dn_size_mul(p->q_heads, c->head_dim, &elems) || !dn_size_mul(elems, 4, &elems))
@@ -135,8 +140,10 @@ static void quantize_head(const float *q, size_t d, dn_act_scaling scaling, dn_w
         float amax = dn_ref_absmax(q + lo, hi - lo);
         dn_act_scale s = {scaling == DN_ACT_SUB32 ? 8 : 128, 0};
         if (amax > 0.0f) {
-            if (scaling == DN_ACT_SUB32) dn_block_scale(amax, words, &s);
-            else dn_wide_scale(amax, words, &s);
+            if (scaling == DN_ACT_SUB32)
+                dn_block_scale(amax, words, &s);
+            else
+                dn_wide_scale(amax, words, &s);
         }
         out->scales[b] = s;
         for (size_t i = lo; i < lo + block; i++) {
@@ -207,13 +214,15 @@ dn_status dn_cache_rows(const float *x, size_t rows, size_t n, uint16_t *scales,
 dn_status dn_int8_score(const dn_act_row *query, uint16_t key_scale, const int8_t *key, size_t d,
                         float *out)
 {
-    if (!query || !key || !out || !query->codes || !query->scales || d == 0) return DN_ERR_INVALID_ARGUMENT;
+    if (!query || !key || !out || !query->codes || !query->scales || d == 0)
+        return DN_ERR_INVALID_ARGUMENT;
     size_t n = query->n, b = query->block;
     if (d > n || n > DN_ATTN_MAX_HEAD_DIM || b == 0 || n % b || n / b > DN_ATTN_MAX_HEAD_DIM / 32)
         return DN_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < n / b; i++) {
         const dn_act_scale *s = &query->scales[i];
-        if (s->m < 1 || s->m > 255 || s->e > (1 << 20) || s->e < -(1 << 20)) return DN_ERR_INVALID_ARGUMENT;
+        if (s->m < 1 || s->m > 255 || s->e > (1 << 20) || s->e < -(1 << 20))
+            return DN_ERR_INVALID_ARGUMENT;
     }
     *out = dn_attn_int8_score1(query, d, key_scale, key);
     return DN_OK;
@@ -264,8 +273,10 @@ dn_status dn_cache_append(const dn_kv_cache *cache, size_t pos, const float *k, 
         size_t at = pos * c->pos_stride + h * c->head_stride;
         size_t sat = pos * c->scale_pos_stride + h * c->scale_head_stride;
         int i8 = c->type == DN_KV_INT8;
-        bad |= store_row(c->type, k + h * d, d, (char *)c->k + at * es, i8 ? c->k_scale + sat : NULL);
-        bad |= store_row(c->type, v + h * d, d, (char *)c->v + at * es, i8 ? c->v_scale + sat : NULL);
+        bad |=
+            store_row(c->type, k + h * d, d, (char *)c->k + at * es, i8 ? c->k_scale + sat : NULL);
+        bad |=
+            store_row(c->type, v + h * d, d, (char *)c->v + at * es, i8 ? c->v_scale + sat : NULL);
     }
     return bad ? DN_ERR_NON_FINITE : DN_OK;
 }
@@ -301,7 +312,8 @@ static void scores_of(const layer *L, size_t kvh, size_t h0, size_t g, float *s,
     dn_act_row *rows = (dn_act_row *)carve(&at, g, sizeof(dn_act_row));
     for (size_t i = 0; i < g; i++) {
         rows[i] = (dn_act_row){codes + i * dp, scales + i * nb, dp, 0, (dn_words)p->words};
-        quantize_head(L->q + (h0 + i) * d, d, (dn_act_scaling)p->scaling, (dn_words)p->words, &rows[i]);
+        quantize_head(L->q + (h0 + i) * d, d, (dn_act_scaling)p->scaling, (dn_words)p->words,
+                      &rows[i]);
     }
     const uint16_t *ks = c->k_scale + p->begin * c->scale_pos_stride + kvh * c->scale_head_stride;
     L->kern->scores_int8(rows, g, d, (const int8_t *)c->k + row0, c->pos_stride, ks,
@@ -329,7 +341,8 @@ static int run_group(const layer *L, size_t kvh, size_t h0, size_t g, unsigned c
     }
     size_t row0 = p->begin * c->pos_stride + kvh * c->head_stride;
     if (c->type == DN_KV_INT8) {
-        const uint16_t *vs = c->v_scale + p->begin * c->scale_pos_stride + kvh * c->scale_head_stride;
+        const uint16_t *vs =
+            c->v_scale + p->begin * c->scale_pos_stride + kvh * c->scale_head_stride;
         bad |= L->kern->weighted_int8(s, g, n, (const int8_t *)c->v + row0, c->pos_stride, vs,
                                       c->scale_pos_stride, d, out);
     } else {
@@ -349,8 +362,8 @@ static void group_task(size_t t, void *ctx)
 
 /* Checks everything and provides the working memory: *mem is what to free. */
 static dn_status prepare(layer *L, const dn_kv_cache *c, const dn_attn_params *p, const float *q,
-                         size_t h0, size_t h1, float *out, void *work, size_t work_bytes,
-                         int whole, void **mem)
+                         size_t h0, size_t h1, float *out, void *work, size_t work_bytes, int whole,
+                         void **mem)
 {
     *mem = NULL;
     dn_status st = check_params(c, p);
@@ -412,8 +425,8 @@ dn_status dn_attend_heads(const dn_kv_cache *cache, const dn_attn_params *params
 
 /* ---- one head ------------------------------------------------------------------------------ */
 
-dn_status dn_attend_vector(const float *q, size_t d, dn_kv_type type, const void *k,
-                           const void *v, size_t n, size_t stride, float scale, float *out)
+dn_status dn_attend_vector(const float *q, size_t d, dn_kv_type type, const void *k, const void *v,
+                           size_t n, size_t stride, float scale, float *out)
 {
     if (type == DN_KV_INT8) return DN_ERR_INVALID_ARGUMENT;
     dn_kv_cache c = {(void *)k, (void *)v, NULL, NULL, d, 1, stride, d, 1, 1, (uint32_t)type, 0};
@@ -426,8 +439,18 @@ dn_status dn_attend_int8(const float *q, size_t d, dn_act_scaling scaling, dn_wo
                          const uint16_t *v_scale, size_t n, size_t stride, size_t scale_stride,
                          float scale, float *out)
 {
-    dn_kv_cache c = {(void *)k, (void *)v, (uint16_t *)k_scale, (uint16_t *)v_scale, d, 1, stride, d,
-                     scale_stride, 1, DN_KV_INT8, 0};
+    dn_kv_cache c = {(void *)k,
+                     (void *)v,
+                     (uint16_t *)k_scale,
+                     (uint16_t *)v_scale,
+                     d,
+                     1,
+                     stride,
+                     d,
+                     scale_stride,
+                     1,
+                     DN_KV_INT8,
+                     0};
     dn_attn_params p = {1, 0, n, scale, (uint32_t)scaling, (uint32_t)words};
     return dn_attend_heads(&c, &p, q, 0, 1, out, NULL, 0);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * attention_kernels.h: the attention module's kernel table.
  *
@@ -24,9 +25,8 @@ typedef struct dn_attention_kernels {
                      size_t stride, size_t d, float *out);
     /* s[g*n + j] = fmul(int8_score(q[g], key row j), scale); q[g] are
        quantized heads (dn_quantize_head) of the same scaling */
-    void (*scores_int8)(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
-                        size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
-                        float scale, float *s);
+    void (*scores_int8)(const dn_act_row *q, size_t heads, size_t d, const int8_t *k, size_t stride,
+                        const uint16_t *ks, size_t scale_stride, size_t n, float scale, float *s);
     /* out[g*d + i] = weighted_int8(p + g*n, value rows); returns non-zero
        when a block held a non-finite weight */
     int (*weighted_int8)(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
@@ -65,7 +65,7 @@ float dn_attn_int8_score1(const dn_act_row *q, size_t d, uint16_t key_scale, con
    2047 * sum_c f[c] * 128 * sum |codes of c| < 2^53, so every sum the
    kernels form is exact. chunks = padded length / 32. */
 typedef struct dn_attn_plan {
-    int fast;       /* the bound holds: the kernels may use f and emin */
+    int fast; /* the bound holds: the kernels may use f and emin */
     int32_t emin;
     size_t chunks;
     double f[DN_ATTN_MAX_HEAD_DIM / 32];

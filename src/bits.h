@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bits.h: binary32 bit access and the FTZ/NaN rules every reference uses. */
 #ifndef DN_BITS_H
 #define DN_BITS_H
@@ -14,8 +15,18 @@
 #define DN_EXP_BITS 0x7F800000u
 #define DN_FRAC_BITS 0x007FFFFFu
 
-static inline uint32_t dn_bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
-static inline float dn_from_bits(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+static inline uint32_t dn_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+static inline float dn_from_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
 
 static inline int dn_is_nan_bits(uint32_t u) { return (u & 0x7FFFFFFFu) > DN_EXP_BITS; }
 

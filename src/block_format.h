@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * block_format.h: the facts of ggml's block formats, once: one constant
  * table indexed by dn_type (ggml's type_traits idea), the little-endian
@@ -21,10 +22,10 @@
 #include "decodenum/blocks.h"
 
 typedef struct dn_block_format {
-    uint16_t elements; /* per block; 0: a type id this library does not know */
-    uint16_t bytes;    /* per block */
-    int16_t d_at;      /* byte offset of d, the binary16 scale of coef (-1: none) */
-    int16_t m_at;      /* byte offset of the binary16 scale of offs (-1: no offset term) */
+    uint16_t elements;     /* per block; 0: a type id this library does not know */
+    uint16_t bytes;        /* per block */
+    int16_t d_at;          /* byte offset of d, the binary16 scale of coef (-1: none) */
+    int16_t m_at;          /* byte offset of the binary16 scale of offs (-1: no offset term) */
     uint8_t zero_point;    /* z of the weight digit q: coef = sc * (q - z) */
     uint8_t sub_elements;  /* elements under one sub-block scale (the block's for 32) */
     uint8_t signed_digits; /* the digits are int8 levels (Q8_0, IQ4), else 0..63 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blocks.c: ggml's block formats read as coded rows. THIS CODE IS THE
  * SPECIFICATION of what a stored block means to the engine.
@@ -228,7 +229,8 @@ static int read_iq4_xs(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16
     const uint8_t *qs = blk + 8;
     for (int e = 0; e < 256; e++) {
         int j = e / 32, byte = qs[16 * j + e % 16];
-        coef[e] = (int16_t)(dn_iq4_xs_scale(blk, j) * dn_iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4]);
+        coef[e] =
+            (int16_t)(dn_iq4_xs_scale(blk, j) * dn_iq4_levels[e % 32 < 16 ? byte & 15 : byte >> 4]);
         offs[e] = 0;
     }
     return 1;
@@ -238,10 +240,10 @@ static int read_iq4_xs(const uint8_t *blk, dn_segment *seg, int16_t *coef, int16
 
 /* The readers by type id: NULL for a type the engine's array does not read. */
 static const block_reader readers[DN_TYPE_LIMIT] = {
-    [DN_TYPE_Q4_0] = read_q4_0,   [DN_TYPE_Q4_1] = read_q4_1,   [DN_TYPE_Q5_0] = read_q5_0,
-    [DN_TYPE_Q5_1] = read_q5_1,   [DN_TYPE_Q8_0] = read_q8_0,   [DN_TYPE_Q2_K] = read_q2_k,
-    [DN_TYPE_Q3_K] = read_q3_k,   [DN_TYPE_Q4_K] = read_q4_k,   [DN_TYPE_Q5_K] = read_q5_k,
-    [DN_TYPE_Q6_K] = read_q6_k,   [DN_TYPE_IQ4_NL] = read_iq4_nl, [DN_TYPE_IQ4_XS] = read_iq4_xs,
+    [DN_TYPE_Q4_0] = read_q4_0, [DN_TYPE_Q4_1] = read_q4_1,     [DN_TYPE_Q5_0] = read_q5_0,
+    [DN_TYPE_Q5_1] = read_q5_1, [DN_TYPE_Q8_0] = read_q8_0,     [DN_TYPE_Q2_K] = read_q2_k,
+    [DN_TYPE_Q3_K] = read_q3_k, [DN_TYPE_Q4_K] = read_q4_k,     [DN_TYPE_Q5_K] = read_q5_k,
+    [DN_TYPE_Q6_K] = read_q6_k, [DN_TYPE_IQ4_NL] = read_iq4_nl, [DN_TYPE_IQ4_XS] = read_iq4_xs,
 };
 
 static block_reader reader_of(dn_type type)
@@ -271,7 +273,8 @@ dn_status dn_read_row(dn_type type, const uint8_t *bytes, size_t n, dn_coded_row
     const dn_block_format *f = dn_block_format_of(type);
     if (row == NULL || row->n != n || n % f->elements != 0 || n > UINT32_MAX)
         return DN_ERR_INVALID_ARGUMENT;
-    if (n != 0 && (bytes == NULL || row->coef == NULL || row->offs == NULL || row->segments == NULL))
+    if (n != 0 &&
+        (bytes == NULL || row->coef == NULL || row->offs == NULL || row->segments == NULL))
         return DN_ERR_INVALID_ARGUMENT;
     size_t blocks = n / f->elements;
     row->nsegments = 0;

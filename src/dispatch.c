@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one place kernels are registered: a registration per ISA naming each
  * module's table, resolved over the ISA below it so that a missing module or
@@ -126,7 +127,7 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     resolve_dot(&out->dot, below_k->dot);
     resolve_attention(&out->attention, below_k->attention);
     resolve_gdn(&out->gdn, below_k->gdn);
-    out->kernels = (dn_kernels){&out->fp32, &out->math, &out->f16,       &out->quant,
+    out->kernels = (dn_kernels){&out->fp32, &out->math,      &out->f16, &out->quant,
                                 &out->dot,  &out->attention, &out->gdn};
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dispatch.h: every module's kernels for one ISA, as the public entry points
  * call them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The engine's dot product of a coded weight row with a quantized
  * activation row: integer dots per activation block, exact sums of the scaled
@@ -36,7 +37,10 @@ static void block_terms(const dn_segment *s, dn_act_scale as, int64_t c, int64_t
    |sum| <= 256 * 32768 * 32768 = 2^38 (a piece's integer sums run over at
    most DN_GROUP elements: aligned() refuses longer per-block segments),
    times |sig| <= 2^15 and m <= 255: below 2^61. */
-static int scale_ok(dn_scale s) { return s.sig >= -32768 && s.sig <= 32768 && s.exp >= -(1 << 20) && s.exp <= (1 << 20); }
+static int scale_ok(dn_scale s)
+{
+    return s.sig >= -32768 && s.sig <= 32768 && s.exp >= -(1 << 20) && s.exp <= (1 << 20);
+}
 
 static int aligned(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling)
 {
@@ -63,8 +67,10 @@ static size_t segment_of(const dn_coded_row *row, size_t i)
     size_t lo = 0, hi = row->nsegments;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (row->segments[mid].first <= i) lo = mid;
-        else hi = mid;
+        if (row->segments[mid].first <= i)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -190,7 +196,8 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
 {
     size_t row_bytes = 0;
     int empty;
-    dn_status st0 = dn_dot_rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
+    dn_status st0 =
+        dn_dot_rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
     if (st0 != DN_OK || empty) return st0;
     size_t blocks = n / dn_type_block_elements(type);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dot_act.c: what the dot kernels of every ISA share: the activation side of
  * a matrix-vector product, computed once per call (O(n)).
@@ -58,8 +59,8 @@ static act_sizes sizes_of(size_t n, size_t nblk, size_t ngroups, dn_act_scaling 
     z.amax = ((n / 16) * 4 + 31) & ~(size_t)31;
     z.f16 = sub32 ? (ngroups * 16 + 31) & ~(size_t)31 : 0;
     z.fbs = 2 * z.f16;
-    z.total = 3 * z.c8 + 3 * z.bs16n + z.bs16 + 3 * z.bs32 + 3 * z.S + 3 * z.g + 2 * z.gok + z.amax +
-              z.f16 + z.fbs + 64;
+    z.total = 3 * z.c8 + 3 * z.bs16n + z.bs16 + 3 * z.bs32 + 3 * z.S + 3 * z.g + 2 * z.gok +
+              z.amax + z.f16 + z.fbs + 64;
     return z;
 }
 
@@ -71,26 +72,46 @@ static int carve(dn_dot_act *a, const act_sizes *z, int32_t **amax16)
     if (!mem) return 0;
     a->mem = mem;
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 31) & ~(uintptr_t)31);
-    a->c8 = (int8_t *)p; p += z->c8;
-    a->bs16n = (int16_t *)p; p += z->bs16n;
-    a->bs16 = (int32_t *)p; p += z->bs16;
-    a->bs32 = (int32_t *)p; p += z->bs32;
-    a->S = (double *)p; p += z->S;
-    a->Sinf = (double *)p; p += z->S;
-    a->P = (double *)p; p += z->S;
-    a->glim = (double *)p; p += z->g;
-    a->gfac = (double *)p; p += z->g;
-    a->gok = p; p += z->gok;
-    a->g2e = (double *)p; p += z->g;
-    a->fok = p; p += z->gok;
-    a->f16 = (int16_t *)p; p += z->f16;
-    a->fbs = (int32_t *)p; p += z->fbs;
-    a->hi8 = (int8_t *)p; p += z->c8;
-    a->lo8 = p; p += z->c8;
-    a->bs16hi = (int16_t *)p; p += z->bs16n;
-    a->bs16lo = (int16_t *)p; p += z->bs16n;
-    a->bs32hi = (int32_t *)p; p += z->bs32;
-    a->bs32lo = (int32_t *)p; p += z->bs32;
+    a->c8 = (int8_t *)p;
+    p += z->c8;
+    a->bs16n = (int16_t *)p;
+    p += z->bs16n;
+    a->bs16 = (int32_t *)p;
+    p += z->bs16;
+    a->bs32 = (int32_t *)p;
+    p += z->bs32;
+    a->S = (double *)p;
+    p += z->S;
+    a->Sinf = (double *)p;
+    p += z->S;
+    a->P = (double *)p;
+    p += z->S;
+    a->glim = (double *)p;
+    p += z->g;
+    a->gfac = (double *)p;
+    p += z->g;
+    a->gok = p;
+    p += z->gok;
+    a->g2e = (double *)p;
+    p += z->g;
+    a->fok = p;
+    p += z->gok;
+    a->f16 = (int16_t *)p;
+    p += z->f16;
+    a->fbs = (int32_t *)p;
+    p += z->fbs;
+    a->hi8 = (int8_t *)p;
+    p += z->c8;
+    a->lo8 = p;
+    p += z->c8;
+    a->bs16hi = (int16_t *)p;
+    p += z->bs16n;
+    a->bs16lo = (int16_t *)p;
+    p += z->bs16n;
+    a->bs32hi = (int32_t *)p;
+    p += z->bs32;
+    a->bs32lo = (int32_t *)p;
+    p += z->bs32;
     *amax16 = (int32_t *)p;
     return 1;
 }
@@ -150,10 +171,13 @@ static void block_scales(dn_dot_act *a, const dn_act_row *act, const int32_t *am
         a->S[k] = 0.0;
         if (k < a->nblk) {
             int32_t amax = 0;
-            for (size_t u = k * per16; u < (k + 1) * per16; u++) amax = amax16[u] > amax ? amax16[u] : amax;
+            for (size_t u = k * per16; u < (k + 1) * per16; u++)
+                amax = amax16[u] > amax ? amax16[u] : amax;
             dn_act_scale sc = act->scales[k];
-            if (amax != 0 && (sc.e < -600 || sc.e > 600)) a->usable = 0;
-            else if (amax != 0) a->S[k] = ldexp((double)sc.m, sc.e);
+            if (amax != 0 && (sc.e < -600 || sc.e > 600))
+                a->usable = 0;
+            else if (amax != 0)
+                a->S[k] = ldexp((double)sc.m, sc.e);
         }
         a->Sinf[k] = a->S[k] != 0.0 ? a->S[k] : INFINITY;
         a->P[k] = a->block == 32 && k < a->nblk ? (double)a->bs32[k] * a->S[k] : 0.0;
@@ -185,9 +209,12 @@ static void group_factors(dn_dot_act *a, const dn_act_row *act, dn_type type, si
     int fok = ok && a->narrow;
     for (size_t k = k0; fok && k < k1; k++) {
         int32_t sh = act->scales[k].e - emin;
-        if (a->S[k] == 0.0) a->f16[k] = 0;
-        else if (sh > 8 || ((int64_t)act->scales[k].m << sh) > dn_dot_factor_max(type)) fok = 0;
-        else a->f16[k] = (int16_t)(act->scales[k].m << sh);
+        if (a->S[k] == 0.0)
+            a->f16[k] = 0;
+        else if (sh > 8 || ((int64_t)act->scales[k].m << sh) > dn_dot_factor_max(type))
+            fok = 0;
+        else
+            a->f16[k] = (int16_t)(act->scales[k].m << sh);
         a->fbs[k] = a->f16[k] * a->bs32[k];
     }
     a->fok[g] = (uint8_t)fok;
@@ -196,8 +223,8 @@ static void group_factors(dn_dot_act *a, const dn_act_row *act, dn_type type, si
 
 /* Sub32 group g: the spread (1.), the static exactness of A and B for the
    256-element formats (2.), glim, the factors (3.) and gfac. */
-static void group_facts(dn_dot_act *a, const dn_act_row *act, dn_type type,
-                        const int32_t *amax16, size_t g)
+static void group_facts(dn_dot_act *a, const dn_act_row *act, dn_type type, const int32_t *amax16,
+                        size_t g)
 {
     size_t k0 = g * 8, k1 = k0 + 8 < a->nblk ? k0 + 8 : a->nblk;
     int32_t emin = 0, emax = 0, mmax = 1;

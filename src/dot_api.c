@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The quantized matrix-vector product's public entry points: the
  * reference's argument checks, the pool split, then the active ISA's kernel
@@ -28,12 +29,13 @@ dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
 {
     size_t row_bytes = 0;
     int empty;
-    dn_status st0 = dn_dot_rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
+    dn_status st0 =
+        dn_dot_rows_args(type, w, rows, n, act, row_begin, row_end, out, &row_bytes, &empty);
     if (st0 != DN_OK || empty) return st0;
     if (!kernels_take(type, n, act, scaling))
         return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out, bad);
-    return dn_kernels_active()->dot->mat_vec_rows(type, w, rows, n, act, scaling, row_begin, row_end, out,
-                                         bad);
+    return dn_kernels_active()->dot->mat_vec_rows(type, w, rows, n, act, scaling, row_begin,
+                                                  row_end, out, bad);
 }
 
 typedef struct mv_job {
@@ -43,8 +45,8 @@ typedef struct mv_job {
     const dn_act_row *act;
     dn_act_scaling scaling;
     float *out;
-    dn_status *status; /* one per task */
-    size_t *bad;       /* one per task */
+    dn_status *status;          /* one per task */
+    size_t *bad;                /* one per task */
     const dn_dot_kernels *kern; /* with a: the kernels every task runs */
     const dn_dot_act *a;        /* the activation side, prepared once; or NULL */
 } mv_job;
@@ -53,8 +55,8 @@ static void mv_task(size_t t, void *ctx)
 {
     const mv_job *j = ctx;
     size_t r0 = t * j->chunk, r1 = j->rows - r0 > j->chunk ? r0 + j->chunk : j->rows;
-    j->status[t] = j->a ? j->kern->mat_vec_rows_act(j->type, j->w, j->rows, j->n, j->act, j->scaling,
-                                                    j->a, r0, r1, j->out, &j->bad[t])
+    j->status[t] = j->a ? j->kern->mat_vec_rows_act(j->type, j->w, j->rows, j->n, j->act,
+                                                    j->scaling, j->a, r0, r1, j->out, &j->bad[t])
                         : dn_mat_vec_rows(j->type, j->w, j->rows, j->n, j->act, j->scaling, r0, r1,
                                           j->out, &j->bad[t]);
 }
@@ -83,7 +85,8 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
         free(where);
         return DN_ERR_OUT_OF_MEMORY;
     }
-    mv_job j = {type, w, rows, n, chunk, act, scaling, out, status, where, dn_kernels_active()->dot, NULL};
+    mv_job j = {type, w, rows, n, chunk, act, scaling, out, status, where, dn_kernels_active()->dot,
+                NULL};
     /* Kernels that prepare the activation side do it once for all tasks
        (O(n) each time: 2% of an 8192-row Q4_K product on two threads). */
     dn_dot_act a;
@@ -109,4 +112,3 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
     free(where);
     return st;
 }
-

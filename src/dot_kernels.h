@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dot_kernels.h: the quantized dot module's kernel table, and what its
  * kernels share.
@@ -58,7 +59,6 @@ extern const dn_dot_kernels dn_dot_avx2;
 extern const dn_dot_kernels dn_dot_neon;
 #endif
 
-
 /* ---- what the reference exposes to the kernels ------------------------------ */
 
 /* The checks both row-range forms make (the reference and dn_mat_vec_rows):
@@ -94,12 +94,12 @@ float dn_dot_chain(const float *p, size_t count);
 /* The activation side of a matrix-vector product, computed once per call
    (O(n)) and shared by every row. */
 struct dn_dot_act {
-    size_t n, nblk;     /* elements; activation blocks (n / block) */
-    uint32_t block;     /* 32 or 256 */
-    int narrow;         /* every code within +-127: c8 holds them as int8 */
-    int usable;         /* every block with a non-zero code has |e| <= 600 */
-    int8_t *c8;         /* n codes as int8 (narrow only) */
-    int16_t *bs16n;     /* per 16 elements, the sum of the codes (narrow only: fits int16) */
+    size_t n, nblk; /* elements; activation blocks (n / block) */
+    uint32_t block; /* 32 or 256 */
+    int narrow;     /* every code within +-127: c8 holds them as int8 */
+    int usable;     /* every block with a non-zero code has |e| <= 600 */
+    int8_t *c8;     /* n codes as int8 (narrow only) */
+    int16_t *bs16n; /* per 16 elements, the sum of the codes (narrow only: fits int16) */
     /* Codes beyond +-127 as two byte planes, code = 256 hi + lo (not narrow
        only): hi signed (-128..127), lo unsigned (0..255), with their sums
        per 16 (int16) and per 32. */
@@ -107,23 +107,23 @@ struct dn_dot_act {
     uint8_t *lo8;
     int16_t *bs16hi, *bs16lo;
     int32_t *bs32hi, *bs32lo;
-    int32_t *bs16;      /* per 16 elements, the sum of the codes */
-    int32_t *bs32;      /* per 32 elements, the sum of the codes */
-    double *S;          /* per activation block: m * 2^e, 0 when its codes are all zero */
-    double *Sinf;       /* S, or +inf where S is 0 (and past the row): for minima */
-    double *P;          /* per 32 elements (Sub32): bs32 * S (exact: 20 x 8 bits) */
+    int32_t *bs16; /* per 16 elements, the sum of the codes */
+    int32_t *bs32; /* per 32 elements, the sum of the codes */
+    double *S;     /* per activation block: m * 2^e, 0 when its codes are all zero */
+    double *Sinf;  /* S, or +inf where S is 0 (and past the row): for minima */
+    double *P;     /* per 32 elements (Sub32): bs32 * S (exact: 20 x 8 bits) */
     /* Per Sub32 group of 256 (Sub32 only): */
-    uint8_t *gok;       /* the fast path may be taken (see dot_act.c) */
-    double *glim;       /* 2^(emin + 42): |A| below it keeps d * A exact */
-    double *gfac;       /* 2^(52 - 11 - bits of the largest m): the exactness factor */
+    uint8_t *gok; /* the fast path may be taken (see dot_act.c) */
+    double *glim; /* 2^(emin + 42): |A| below it keeps d * A exact */
+    double *gfac; /* 2^(52 - 11 - bits of the largest m): the exactness factor */
     /* The group's scales as small integers (Sub32, narrow, gok only), for
        kernels that weight chunk sums in int16: S_k = f_k 2^emin with
        f_k = m_k 2^(e_k - emin) <= dn_dot_factor_max(type) (0 for a block
        whose codes are all zero). fok: every f_k of the group fits. */
-    int16_t *f16;       /* per 32 elements: f_k */
-    int32_t *fbs;       /* per 32 elements: f_k * bs32_k (|.| <= 4064 * 480 < 2^21) */
-    double *g2e;        /* per group: 2^emin */
-    uint8_t *fok;       /* per group */
+    int16_t *f16; /* per 32 elements: f_k */
+    int32_t *fbs; /* per 32 elements: f_k * bs32_k (|.| <= 4064 * 480 < 2^21) */
+    double *g2e;  /* per group: 2^emin */
+    uint8_t *fok; /* per group */
     void *mem;
 };
 

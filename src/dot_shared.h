@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dot_shared.h: the scalar parts of the dot kernels, shared by the AVX2 and
  * NEON files (static inline; no ISA-specific code).
@@ -36,21 +37,12 @@ static inline void dn_big_meta(dn_type t, const uint8_t *blk, int32_t sc[16], in
             s = blk[u] & 15;
             m = blk[u] >> 4;
             break;
-        case DN_TYPE_Q3_K:
-            s = dn_q3_k_scale(blk + 96, u);
-            break;
+        case DN_TYPE_Q3_K: s = dn_q3_k_scale(blk + 96, u); break;
         case DN_TYPE_Q4_K:
-        case DN_TYPE_Q5_K:
-            dn_k_scale_min(blk + 4, j, &s, &m);
-            break;
-        case DN_TYPE_Q6_K:
-            s = (int8_t)blk[192 + u];
-            break;
-        case DN_TYPE_IQ4_XS:
-            s = dn_iq4_xs_scale(blk, j);
-            break;
-        default:
-            break;
+        case DN_TYPE_Q5_K: dn_k_scale_min(blk + 4, j, &s, &m); break;
+        case DN_TYPE_Q6_K: s = (int8_t)blk[192 + u]; break;
+        case DN_TYPE_IQ4_XS: s = dn_iq4_xs_scale(blk, j); break;
+        default: break;
         }
         sc[u] = s;
         off[u] = -m;
@@ -102,8 +94,8 @@ static inline int dn_piece_big_sub32(const int64_t C[8], const int64_t O[8], int
 /* Per-block piece of a 256-element format: C (d S) + O (dm S). d S has at
    most 19 significant bits, so the product is exact while |C| < 2^34;
    |O| < 256 * 63 * 2^15 < 2^29. */
-static inline int dn_piece_big_block(int64_t C, int64_t O, int has_o, double S, double d,
-                                     double dm, float *piece)
+static inline int dn_piece_big_block(int64_t C, int64_t O, int has_o, double S, double d, double dm,
+                                     float *piece)
 {
     if (C >= (INT64_C(1) << 34) || C <= -(INT64_C(1) << 34)) return 0;
     double s = (double)C * (d * S);
@@ -210,7 +202,8 @@ static inline float dn_big_group_piece(const dn_mv_ctx *c, dn_type t, const uint
         } else {
             int64_t Ct = 0, Ot = 0;
             for (int k = 0; k < 8; k++) Ct += C[k], Ot += O[k];
-            ok = dn_piece_big_block(Ct, Ot, has_o, a->S[gi], dn_f16_double(dh), dn_f16_double(mh), &p);
+            ok = dn_piece_big_block(Ct, Ot, has_o, a->S[gi], dn_f16_double(dh), dn_f16_double(mh),
+                                    &p);
         }
     }
     if (!ok) p = dn_dot_piece_of_bytes(t, blk, c->act, c->scaling, g, g + 256);

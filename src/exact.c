@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Exact integer results from f32 inputs: dn_rne, dn_rne_div, dn_exact_sum.
  *
@@ -45,7 +46,10 @@ dn_status dn_rne_div(float x, uint32_t m, int32_t e, int64_t *q)
     if (!q || m == 0) return DN_ERR_INVALID_ARGUMENT;
     uint32_t u = dn_bits(dn_flush(x));
     if ((u & DN_EXP_BITS) == DN_EXP_BITS) return DN_ERR_NON_FINITE;
-    if ((u & 0x7FFFFFFFu) == 0) { *q = 0; return DN_OK; }
+    if ((u & 0x7FFFFFFFu) == 0) {
+        *q = 0;
+        return DN_OK;
+    }
 
     int neg;
     uint32_t sig;
@@ -60,7 +64,10 @@ dn_status dn_rne_div(float x, uint32_t m, int32_t e, int64_t *q)
         return signed_result(neg, rne_quotient((unsigned __int128)sig << d, m), q);
     }
     /* sig < 2^24 <= den / 4 once -d >= 26: the quotient is below 1/2. */
-    if (-d >= 26) { *q = 0; return DN_OK; }
+    if (-d >= 26) {
+        *q = 0;
+        return DN_OK;
+    }
     return signed_result(neg, rne_quotient(sig, (unsigned __int128)m << -d), q);
 }
 
@@ -101,7 +108,10 @@ dn_status dn_exact_sum(const dn_term *terms, size_t n, float *out)
     const dn_term *largest = NULL;
     for (size_t i = 0; i < n; i++)
         if (terms[i].v != 0 && (!largest || larger_term(&terms[i], largest))) largest = &terms[i];
-    if (!largest) { *out = 0.0f; return DN_OK; }
+    if (!largest) {
+        *out = 0.0f;
+        return DN_OK;
+    }
 
     /* Every kept place is a multiple of 2^W. A term no larger than the
        largest has e <= L + 63, so its shift is at most 127 and its shifted

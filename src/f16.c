@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ggml-compatible F16 module's references: ggml's x86 (AVX2 + FMA +
  * F16C) arithmetic for F16 weights, written out as scalar C.
@@ -29,7 +30,8 @@ uint16_t dn_f16_narrow1(float x)
 float dn_f16_widen1(uint16_t h)
 {
     if ((h & 0x7C00u) == 0x7C00u && (h & 0x3FFu))
-        return dn_from_bits(((uint32_t)(h & 0x8000u) << 16) | 0x7FC00000u | ((uint32_t)(h & 0x1FFu) << 13));
+        return dn_from_bits(((uint32_t)(h & 0x8000u) << 16) | 0x7FC00000u |
+                            ((uint32_t)(h & 0x1FFu) << 13));
     return dn_f16_to_f32(h);
 }
 

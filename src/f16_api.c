@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The F16 module's public entry points: argument checks (sizes through
  * sizes.h, before any allocation), working memory for
@@ -176,7 +177,8 @@ dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k
     if (count == 0) return DN_OK;
     part *parts = malloc(count * sizeof *parts);
     if (!parts) return DN_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; i < count; i++) parts[i] = (part){mats[i].w, mats[i].out, (size_t)mats[i].rows, 0, 0};
+    for (size_t i = 0; i < count; i++)
+        parts[i] = (part){mats[i].w, mats[i].out, (size_t)mats[i].rows, 0, 0};
     dn_status st = run_product(parts, count, k, x, 1, 0, pool);
     free(parts);
     return st;

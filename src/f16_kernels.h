@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * f16_kernels.h: the ggml-compatible F16 module's kernel table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fp32 core's references (the definitions) and its scalar kernel table.
  *
@@ -202,7 +203,11 @@ size_t dn_ref_argmax(const float *x, size_t n)
     for (size_t i = 0; i < n; i++) {
         float v = dn_flush(x[i]);
         if (v != v) continue;
-        if (!found || v > best) { best = v; at = i; found = 1; }
+        if (!found || v > best) {
+            best = v;
+            at = i;
+            found = 1;
+        }
     }
     return at;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fp32 core's dispatched entry points: argument checks, then the active
  * ISA's kernel, which reproduces the reference (src/fp32.c) bit for bit.

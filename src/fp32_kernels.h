@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fp32_kernels.h: the fp32 core's kernel table.
  *

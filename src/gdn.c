@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module's references (the definitions) and its scalar
  * kernel table, in the order the kernels run: the convolution, the stored

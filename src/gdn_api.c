@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module's public entry points: argument checks (sizes
  * through sizes.h, before any allocation; every input finite before anything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gdn_kernels.h: the Gated-DeltaNet module's kernel table.
  *

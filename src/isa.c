@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runtime choice of kernels: CPUID and XGETBV on x86-64 (AVX2, FMA and F16C
  * with the OS saving the YMM state), NEON on AArch64, the DECODENUM_ISA
@@ -106,9 +107,12 @@ static void choose(void)
         return;
     }
     dn_isa asked;
-    if (strcmp(want, "scalar") == 0) asked = DN_ISA_SCALAR;
-    else if (strcmp(want, "avx2") == 0) asked = DN_ISA_AVX2;
-    else if (strcmp(want, "neon") == 0) asked = DN_ISA_NEON;
+    if (strcmp(want, "scalar") == 0)
+        asked = DN_ISA_SCALAR;
+    else if (strcmp(want, "avx2") == 0)
+        asked = DN_ISA_AVX2;
+    else if (strcmp(want, "neon") == 0)
+        asked = DN_ISA_NEON;
     else {
         chosen = DN_ISA_SCALAR;
         snprintf(note, sizeof note,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* isa.h: what the CPU offers, as the dispatcher and `decodenum info` see it. */
 #ifndef DN_ISA_H
 #define DN_ISA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lane.c: the block-scale lane, the reference model of the hardware array's
  * lane. Read it top to bottom:
@@ -104,7 +105,10 @@ static int image_iq4_nl(const uint8_t *blk, dn_lane_image *w)
 }
 
 /* Element e's 2-bit plane code in Q2_K's and Q3_K's qs[64]. */
-static int plane2(const uint8_t *qs, int e) { return (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3; }
+static int plane2(const uint8_t *qs, int e)
+{
+    return (qs[32 * (e / 128) + e % 32] >> 2 * ((e % 128) / 32)) & 3;
+}
 
 /* Q2_K: unit u = sub-block u. q = the 2-bit code (0..3), z = 0,
    c = sc = scales[u] & 15, n = -m = -(scales[u] >> 4). */
@@ -123,7 +127,8 @@ static int image_q3_k(const uint8_t *blk, dn_lane_image *w)
 {
     if (!dn_block_scales(DN_TYPE_Q3_K, blk, &w->a, &w->b)) return 0;
     const uint8_t *hmask = blk, *s = blk + 96;
-    for (int e = 0; e < 256; e++) put_q(w, e, plane2(blk + 32, e) | ((hmask[e % 32] >> (e / 32)) & 1) << 2);
+    for (int e = 0; e < 256; e++)
+        put_q(w, e, plane2(blk + 32, e) | ((hmask[e % 32] >> (e / 32)) & 1) << 2);
     for (int u = 0; u < 16; u++) put_unit(w, u, 4, dn_q3_k_scale(s, u), 0);
     return 1;
 }
@@ -155,7 +160,8 @@ static int image_q5_k(const uint8_t *blk, dn_lane_image *w)
 {
     if (!dn_block_scales(DN_TYPE_Q5_K, blk, &w->a, &w->b)) return 0;
     const uint8_t *qh = blk + 16;
-    for (int e = 0; e < 256; e++) put_q(w, e, nibble256(blk + 48, e) | ((qh[e % 32] >> (e / 32)) & 1) << 4);
+    for (int e = 0; e < 256; e++)
+        put_q(w, e, nibble256(blk + 48, e) | ((qh[e % 32] >> (e / 32)) & 1) << 4);
     for (int u = 0; u < 16; u++) {
         int sc, m;
         dn_k_scale_min(blk + 4, u / 2, &sc, &m);
@@ -176,7 +182,8 @@ static int image_q6_k(const uint8_t *blk, dn_lane_image *w)
         int high = (qh[32 * h + l] >> 2 * k) & 3;
         put_q(w, e, low | high << 4);
     }
-    for (int u = 0; u < 16; u++) put_unit(w, u, 32, scales[u] >= 128 ? scales[u] - 256 : scales[u], 0);
+    for (int u = 0; u < 16; u++)
+        put_unit(w, u, 32, scales[u] >= 128 ? scales[u] - 256 : scales[u], 0);
     return 1;
 }
 
@@ -258,7 +265,7 @@ dn_status dn_lane_unit_sums_of(const dn_lane_unit *unit, const uint8_t word[DN_L
     uint32_t p = 0, s = 0;
     for (int i = 0; i < DN_LANE_UNIT; i++) {
         p += (uint32_t)unit->q[i] * word[i]; /* the array's multiply-accumulate */
-        s += word[i];                         /* the activation side's sum */
+        s += word[i];                        /* the activation side's sum */
     }
     *sums = (dn_lane_unit_sums){p, (uint16_t)s, 0};
     return DN_OK;
@@ -270,8 +277,8 @@ dn_status dn_lane_unit_sums_of(const dn_lane_unit *unit, const uint8_t word[DN_L
                    = P' - 128 Q - z S' + 2048 z,
      sum a = S' - 2048.
    With a' = a (a low byte) the 128 terms vanish. */
-static void unit_dot(uint32_t p, uint32_t q_sum, uint32_t s, uint32_t z, int excess,
-                     int32_t *qa, int32_t *a)
+static void unit_dot(uint32_t p, uint32_t q_sum, uint32_t s, uint32_t z, int excess, int32_t *qa,
+                     int32_t *a)
 {
     const int32_t x = excess ? DN_LANE_EXCESS : 0, units = DN_LANE_UNIT;
     *qa = (int32_t)p - x * (int32_t)q_sum - (int32_t)z * (int32_t)s + x * units * (int32_t)z;
@@ -326,8 +333,8 @@ static dn_status deliver_units(dn_type type, const uint8_t *row, const dn_act_ro
 }
 
 /* The checks both deliveries share: the type, the pointers, the row's shape. */
-static dn_status row_ok(dn_type type, const uint8_t *row, size_t n, const dn_act_row *act,
-                        size_t b, size_t act_block, const dn_lane_block *out)
+static dn_status row_ok(dn_type type, const uint8_t *row, size_t n, const dn_act_row *act, size_t b,
+                        size_t act_block, const dn_lane_block *out)
 {
     if (!dn_reads(type)) return DN_ERR_UNSUPPORTED_TYPE;
     size_t block = dn_type_block_elements(type);
@@ -401,7 +408,8 @@ dn_status dn_lane_block_sums(const dn_lane_block *blk, int64_t *coef_sum, int64_
         for (uint32_t k = 0; k < blk->nwords; k++) {
             const dn_lane_word_sums *word = &blk->words[k];
             int32_t qa, a;
-            unit_dot(word->units[u].p, unit->sum_q, word->units[u].s, unit->z, word->excess, &qa, &a);
+            unit_dot(word->units[u].p, unit->sum_q, word->units[u].s, unit->z, word->excess, &qa,
+                     &a);
             unit_qa += (int64_t)word->weight * qa;
             unit_a += (int64_t)word->weight * a;
         }
@@ -455,7 +463,8 @@ dn_status dn_lane(float *acc, const dn_lane_block *blk)
 dn_status dn_lane_group(float *acc, const dn_lane_block *subs, size_t nsubs)
 {
     enum { MAX_SUBS = DN_GROUP / DN_LANE_SUB_BLOCK };
-    if (acc == NULL || (subs == NULL && nsubs > 0) || nsubs > MAX_SUBS) return DN_ERR_INVALID_ARGUMENT;
+    if (acc == NULL || (subs == NULL && nsubs > 0) || nsubs > MAX_SUBS)
+        return DN_ERR_INVALID_ARGUMENT;
     dn_term t[2 * MAX_SUBS];
     for (size_t k = 0; k < nsubs; k++) {
         dn_status st = terms_of(&subs[k], t + 2 * k);

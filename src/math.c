@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals and the vector operations built on them: the scalar
  * references, which are the definitions (docs/numerics.md section 8), and
@@ -188,7 +189,8 @@ static float mul_err(float a, float b, float p)
 {
     float a_hi = hi12(a), a_lo = sub(a, a_hi);
     float b_hi = hi12(b), b_lo = sub(b, b_hi);
-    return add(add(add(sub(mul(a_hi, b_hi), p), mul(a_hi, b_lo)), mul(a_lo, b_hi)), mul(a_lo, b_lo));
+    return add(add(add(sub(mul(a_hi, b_hi), p), mul(a_hi, b_lo)), mul(a_lo, b_hi)),
+               mul(a_lo, b_lo));
 }
 
 /* 1/x for a finite normal x: the significand's reciprocal, its sign, 2^-E. */
@@ -206,7 +208,7 @@ float dn_recip(float x)
     x = dn_flush(x);
     uint32_t u = dn_bits(x);
     if (x != x) return canon_nan();
-    if (x == 0.0f) return dn_from_bits((u & DN_SIGN_BIT) | DN_EXP_BITS); /* ±inf */
+    if (x == 0.0f) return dn_from_bits((u & DN_SIGN_BIT) | DN_EXP_BITS);        /* ±inf */
     if ((u & 0x7FFFFFFFu) == DN_EXP_BITS) return dn_from_bits(u & DN_SIGN_BIT); /* ±0 */
     return recip_core(x);
 }

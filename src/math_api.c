@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals' public entry points: argument checks, then the active
  * ISA's kernel, which reproduces the reference (src/math.c) bit for bit.
@@ -14,10 +15,10 @@ static dn_status unary(dn_unary_kernel kernel, const float *x, float *y, size_t 
 }
 
 /* The eight unary array forms, one-line forwards to unary(). */
-#define DN_UNARY_ENTRY(name)                                                                        \
-    dn_status dn_##name##_v(const float *x, float *y, size_t n)                                     \
-    {                                                                                               \
-        return unary(dn_kernels_active()->math->name##_v, x, y, n);                                 \
+#define DN_UNARY_ENTRY(name)                                        \
+    dn_status dn_##name##_v(const float *x, float *y, size_t n)     \
+    {                                                               \
+        return unary(dn_kernels_active()->math->name##_v, x, y, n); \
     }
 DN_UNARY_ENTRY(exp)
 DN_UNARY_ENTRY(ln)

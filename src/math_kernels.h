@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * math_kernels.h: the transcendentals module's kernel table.
  *

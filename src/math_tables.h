@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* math_tables.h: the transcendentals' tables and coefficients, generated
    into src/math_tables.c by tools/gen_math_tables.py (docs/numerics.md 8). */
 #ifndef DN_MATH_TABLES_H
@@ -6,12 +7,12 @@
 #include <stdint.h>
 
 typedef struct dn_math_consts {
-    float exp_inv_ln2_64; /* 64/ln2 rounded */
-    float exp_ln2_64_hi;  /* C1: ln2/64 to 10 significant bits */
-    float exp_ln2_64_lo;  /* C2: ln2/64 - C1 rounded */
-    float exp_c2, exp_c3; /* e^r = 1 + r + c2 r^2 + c3 r^3 */
-    float ln2_hi;         /* ln2 to 16 significant bits */
-    float ln2_lo;         /* ln2 - ln2_hi rounded */
+    float exp_inv_ln2_64;      /* 64/ln2 rounded */
+    float exp_ln2_64_hi;       /* C1: ln2/64 to 10 significant bits */
+    float exp_ln2_64_lo;       /* C2: ln2/64 - C1 rounded */
+    float exp_c2, exp_c3;      /* e^r = 1 + r + c2 r^2 + c3 r^3 */
+    float ln2_hi;              /* ln2 to 16 significant bits */
+    float ln2_lo;              /* ln2 - ln2_hi rounded */
     float ln_a2, ln_a3, ln_a4; /* ln(1+s) = s + s^2 (a2 + a3 s + a4 s^2) */
 } dn_math_consts;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dn_pool: workers that sleep between jobs. A job is `count` tasks handed
  * out through an atomic counter; every worker joins every job (woken by a
@@ -23,15 +24,15 @@ typedef struct job {
 struct dn_pool {
     unsigned threads;
     pthread_t *workers;
-    pthread_mutex_t serial;     /* one job at a time */
-    pthread_mutex_t lock;       /* guards everything below but `next` */
-    pthread_cond_t wake;        /* workers wait here for a new generation */
-    pthread_cond_t done;        /* the caller waits here for the check-outs */
+    pthread_mutex_t serial; /* one job at a time */
+    pthread_mutex_t lock;   /* guards everything below but `next` */
+    pthread_cond_t wake;    /* workers wait here for a new generation */
+    pthread_cond_t done;    /* the caller waits here for the check-outs */
     unsigned long generation;
-    unsigned pending;           /* workers not yet checked out of this job */
+    unsigned pending; /* workers not yet checked out of this job */
     int stop;
     job current;
-    atomic_size_t next;         /* the next task of the current job */
+    atomic_size_t next; /* the next task of the current job */
 };
 
 static void take_tasks(dn_pool *p, const job *j)

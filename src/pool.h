@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pool.h: running a product's tasks on a dn_pool. */
 #ifndef DN_POOL_INTERNAL_H
 #define DN_POOL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Activation quantization: scales m * 2^e with small significands, codes the
  * exact nearest integers of x / scale. All of it is integer arithmetic on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The activation quantization's public entry points: the arguments checked,
  * then the active ISA's kernel (src/quant_kernels.h).

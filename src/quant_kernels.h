@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quant_kernels.h: the activation quantization module's kernel table, and
  * what its kernels share.
@@ -36,7 +37,6 @@ extern const dn_quant_kernels dn_quant_avx2;
 #if defined(DN_HAVE_NEON)
 extern const dn_quant_kernels dn_quant_neon;
 #endif
-
 
 /* ---- what the kernels share ------------------------------------------------- */
 

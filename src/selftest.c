@@ -24,7 +24,8 @@ static void to_line(const dn_check_result *r, void *p)
         snprintf(text, sizeof text, "%-6s %-6s %-16s %12" PRIu64 " outputs, every bit agrees",
                  dn_isa_name(r->isa), r->module, r->kernel, r->compared);
     else
-        snprintf(text, sizeof text, "%-6s %-6s %-16s %12" PRIu64 " outputs, %" PRIu64 " DIFFER; first: %s",
+        snprintf(text, sizeof text,
+                 "%-6s %-6s %-16s %12" PRIu64 " outputs, %" PRIu64 " DIFFER; first: %s",
                  dn_isa_name(r->isa), r->module, r->kernel, r->compared, r->mismatched, r->first);
     s->line(text, s->ctx);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sizes.h: the size arithmetic every public entry point checks before it
  * allocates or indexes. A product of caller-supplied counts that does not

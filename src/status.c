@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status names and the library's version. */
 #include "decodenum/common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Exact 256-bit integers and their one rounding to binary32.
  *
@@ -69,7 +70,10 @@ float dn_wide_to_f32(const dn_wide *w, int64_t e)
     }
     int top = -1;
     for (int i = DN_WIDE_LIMBS * 64 - 1; i >= 0; i--)
-        if (wide_bit(m, i)) { top = i; break; }
+        if (wide_bit(m, i)) {
+            top = i;
+            break;
+        }
     if (top < 0) return 0.0f;
 
     uint32_t sign = neg ? DN_SIGN_BIT : 0;
@@ -91,7 +95,10 @@ float dn_wide_to_f32(const dn_wide *w, int64_t e)
         int sticky = wide_any_below(m, (int)(drop - 1 > 256 ? 256 : drop - 1));
         if (half && (sticky || (q & 1))) q++;
     }
-    if (q == (UINT64_C(1) << 24)) { q >>= 1; lsb++; }
+    if (q == (UINT64_C(1) << 24)) {
+        q >>= 1;
+        lsb++;
+    }
     if (q < (UINT64_C(1) << 23)) return dn_from_bits(sign); /* denormal: FTZ */
     int64_t biased = lsb + 23 + 127;
     if (biased >= 0xFF) return dn_from_bits(sign | DN_EXP_BITS);

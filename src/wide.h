@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wide.h: the 256-bit two's-complement integer the exact sums accumulate in. */
 #ifndef DN_WIDE_H
 #define DN_WIDE_H

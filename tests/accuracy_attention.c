@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy_attention: how far the engine's attention lies from attention
  * computed in binary64 on the same cached values.
@@ -40,7 +41,10 @@ static double uniform(void)
     return ((double)(g_state >> 11) + 0.5) * 0x1p-53;
 }
 
-static float gauss(void) { return (float)(sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform())); }
+static float gauss(void)
+{
+    return (float)(sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform()));
+}
 
 static void fill(float *x, size_t n, int outliers, int channels)
 {
@@ -85,18 +89,22 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The cached values of a row as binary64. */
-static void cached_row(const dn_kv_cache *c, size_t p, const void *base, const uint16_t *scales, double *out)
+static void cached_row(const dn_kv_cache *c, size_t p, const void *base, const uint16_t *scales,
+                       double *out)
 {
     for (size_t i = 0; i < D; i++) {
-        if (c->type == DN_KV_F16) out[i] = dn_f16_to_f32(((const uint16_t *)base)[p * D + i]);
-        else out[i] = (double)((const int8_t *)base)[p * D + i] * dn_f16_to_f32(scales[p]);
+        if (c->type == DN_KV_F16)
+            out[i] = dn_f16_to_f32(((const uint16_t *)base)[p * D + i]);
+        else
+            out[i] = (double)((const int8_t *)base)[p * D + i] * dn_f16_to_f32(scales[p]);
     }
 }
 
 /* One configuration: prints a line, returns the largest error against the cached values. */
 static double run(size_t n, int outliers, uint32_t type, int scaling, int words, const char *label)
 {
-    float *k = malloc(n * D * sizeof(float)), *v = malloc(n * D * sizeof(float)), q[QH * D], out[QH * D];
+    float *k = malloc(n * D * sizeof(float)), *v = malloc(n * D * sizeof(float)), q[QH * D],
+          out[QH * D];
     double *kc = malloc(n * D * sizeof(double)), *vc = malloc(n * D * sizeof(double));
     double *ks = malloc(n * D * sizeof(double)), *vs = malloc(n * D * sizeof(double));
     g_state = 0x5EED + n + (uint64_t)outliers;
@@ -104,7 +112,18 @@ static double run(size_t n, int outliers, uint32_t type, int scaling, int words,
     fill(v, n * D, outliers, 0);
     fill(q, QH * D, outliers, 1);
     size_t es = type == DN_KV_F16 ? 2 : 1;
-    dn_kv_cache c = {malloc(n * D * es), malloc(n * D * es), malloc(n * 2), malloc(n * 2), D, 1, D, D, 1, 1, type, 0};
+    dn_kv_cache c = {malloc(n * D * es),
+                     malloc(n * D * es),
+                     malloc(n * 2),
+                     malloc(n * 2),
+                     D,
+                     1,
+                     D,
+                     D,
+                     1,
+                     1,
+                     type,
+                     0};
     for (size_t p = 0; p < n; p++) {
         dn_cache_append(&c, p, k + p * D, v + p * D);
         cached_row(&c, p, c.k, c.k_scale, kc + p * D);
@@ -125,8 +144,9 @@ static double run(size_t n, int outliers, uint32_t type, int scaling, int words,
     }
     qsort(ec, QH, sizeof(double), cmp_double);
     qsort(esrc, QH, sizeof(double), cmp_double);
-    printf("| %-22s | %-8s | %5zu | %.2e | %.2e | %.2e | %.2e |\n", label, outliers ? "outliers" : "Gaussian",
-           n, (ec[QH / 2 - 1] + ec[QH / 2]) / 2, ec[QH - 1], (esrc[QH / 2 - 1] + esrc[QH / 2]) / 2, esrc[QH - 1]);
+    printf("| %-22s | %-8s | %5zu | %.2e | %.2e | %.2e | %.2e |\n", label,
+           outliers ? "outliers" : "Gaussian", n, (ec[QH / 2 - 1] + ec[QH / 2]) / 2, ec[QH - 1],
+           (esrc[QH / 2 - 1] + esrc[QH / 2]) / 2, esrc[QH - 1]);
     free(k), free(v), free(kc), free(vc), free(ks), free(vs);
     free(c.k), free(c.v), free(c.k_scale), free(c.v_scale);
     return ec[QH - 1];
@@ -134,7 +154,8 @@ static double run(size_t n, int outliers, uint32_t type, int scaling, int words,
 
 int main(void)
 {
-    printf("| path | q, K, V | context | cached: median | cached: largest | source: median | source: largest |\n");
+    printf("| path | q, K, V | context | cached: median | cached: largest | source: median | "
+           "source: largest |\n");
     printf("|---|---|---|---|---|---|---|\n");
     const size_t ctxs[2] = {512, 8192};
     int failed = 0;
@@ -143,8 +164,10 @@ int main(void)
             failed |= run(ctxs[ci], o, DN_KV_F16, 0, 1, "attend_vector, f16") > 1e-5;
             failed |= run(ctxs[ci], o, DN_KV_INT8, DN_ACT_SUB32, 1, "attend_int8, Sub32, 1w") > 0.5;
             failed |= run(ctxs[ci], o, DN_KV_INT8, DN_ACT_SUB32, 2, "attend_int8, Sub32, 2w") > 0.5;
-            failed |= run(ctxs[ci], o, DN_KV_INT8, DN_ACT_PER_BLOCK, 1, "attend_int8, block, 1w") > 0.5;
-            failed |= run(ctxs[ci], o, DN_KV_INT8, DN_ACT_PER_BLOCK, 2, "attend_int8, block, 2w") > 0.5;
+            failed |=
+                run(ctxs[ci], o, DN_KV_INT8, DN_ACT_PER_BLOCK, 1, "attend_int8, block, 1w") > 0.5;
+            failed |=
+                run(ctxs[ci], o, DN_KV_INT8, DN_ACT_PER_BLOCK, 2, "attend_int8, block, 2w") > 0.5;
         }
     printf(failed ? "FAILED: an error past its bound\n" : "all within bounds\n");
     return failed;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy_dot: how far the engine's quantized dot product lies from the
  * exact dot of the stored weights with the f32 activations, under each
@@ -60,12 +61,12 @@
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
-#define N 4096          /* row length */
+#define N 4096 /* row length */
 #define WEIGHT_SIGMA 0.02
 #define N_OUTLIER_CHANNELS 4
 
-static size_t g_samples = 8;  /* activation vectors per format and distribution */
-static size_t g_rows = 16;    /* weight rows per activation vector */
+static size_t g_samples = 8; /* activation vectors per format and distribution */
+static size_t g_rows = 16;   /* weight rows per activation vector */
 static uint64_t g_seed = 0x5EEDACC0DEULL;
 static size_t g_outlier_channel[N_OUTLIER_CHANNELS];
 
@@ -89,8 +90,8 @@ typedef struct format {
     dn_type type;
     const char *name;
     void (*put)(const float *v, uint8_t *b);
-    ggml_act ggml;   /* the activation type ggml's CPU dot pairs with it */
-    double max_rms;  /* the quantizer's relative RMS error must stay below it */
+    ggml_act ggml;  /* the activation type ggml's CPU dot pairs with it */
+    double max_rms; /* the quantizer's relative RMS error must stay below it */
 } format;
 
 static const format formats[] = {
@@ -167,7 +168,8 @@ static void acc_add(acc *a, i128 v, int e)
 {
     if (v == 0) return;
     u128 mag = v < 0 ? (u128)0 - (u128)v : (u128)v;
-    if (mag >> 100 || e < ACC_BASE || e >= ACC_TOP) fail_msg("acc_add: term out of range (e %d)", e);
+    if (mag >> 100 || e < ACC_BASE || e >= ACC_TOP)
+        fail_msg("acc_add: term out of range (e %d)", e);
     int k = e - ACC_BASE;
     a->b[k] += v;
     if (k < a->lo) a->lo = k;
@@ -245,8 +247,8 @@ static void ggml_q8_k(const float *x, int8_t *codes, float *d)
         }
         const float iscale = -127.0f / max;
         for (int j = 0; j < 256; j++) {
-            float p = iscale * xb[j];     /* f32 product */
-            long v = lrintf(p);           /* nearest, ties to even (ggml's nearest_int) */
+            float p = iscale * xb[j]; /* f32 product */
+            long v = lrintf(p);       /* nearest, ties to even (ggml's nearest_int) */
             codes[256 * k + j] = (int8_t)(v > 127 ? 127 : v);
         }
         d[k] = 1.0f / iscale;
@@ -274,8 +276,8 @@ static const char *dist_name[N_DISTS] = {"Gaussian", "outliers"};
 
 /* schemes: the library's four, then ggml's two */
 enum { S_SUB32_1, S_SUB32_2, S_BLOCK_1, S_BLOCK_2, S_Q8_K, S_Q8_0, N_SCHEMES };
-static const char *scheme_name[N_SCHEMES] = {"Sub32 1w", "Sub32 2w", "per-block 1w",
-                                              "per-block 2w", "ggml Q8_K", "ggml Q8_0"};
+static const char *scheme_name[N_SCHEMES] = {"Sub32 1w",     "Sub32 2w",  "per-block 1w",
+                                             "per-block 2w", "ggml Q8_K", "ggml Q8_0"};
 
 static void make_activation(int dist, uint64_t *s, float *x)
 {
@@ -443,11 +445,12 @@ static void check_row(const row_ctx *c, const float lib_out[4], size_t fi, int d
         mpz_set_f32(g_z, lib_out[sch]);
         double err = diff_double(g_z, g_exact);
         double bound = (eq_max + g * abs_qmax + tiny) * slack;
-        if (!(q_err <= eq_own * slack) || !(round_err <= (g * abs_q + tiny) * slack) || !(err <= bound))
+        if (!(q_err <= eq_own * slack) || !(round_err <= (g * abs_q + tiny) * slack) ||
+            !(err <= bound))
             fail_msg("%s %s %s: |lib - exact| %.6g (bound %.6g), |Q - exact| %.6g (bound %.6g), "
                      "|lib - Q| %.6g (bound %.6g)",
-                     formats[fi].name, dist_name[dist], scheme_name[sch], err, bound, q_err,
-                     eq_own, round_err, g * abs_q + tiny);
+                     formats[fi].name, dist_name[dist], scheme_name[sch], err, bound, q_err, eq_own,
+                     round_err, g * abs_q + tiny);
         if (err / bound > g_worst_bound_ratio) g_worst_bound_ratio = err / bound;
         record(&g_stats[fi][dist][sch], err, exact, sum_abs);
     }
@@ -483,8 +486,8 @@ static void check_row(const row_ctx *c, const float lib_out[4], size_t fi, int d
    254 * 2^-24 < 2^-16); Q8_0's within d (1/2 + 2^-16) + 127 |d - f16(d)|
    with d the f32 amax/127 (codes from d and the f32 1/d, values with the
    binary16 d). Codes within +-127. */
-static void check_ggml_acts(const float *x, const int8_t *q8k, const float *q8k_d, const int8_t *q80,
-                            const uint16_t *q80_dh)
+static void check_ggml_acts(const float *x, const int8_t *q8k, const float *q8k_d,
+                            const int8_t *q80, const uint16_t *q80_dh)
 {
     for (size_t i = 0; i < N; i++) {
         double d = q8k_d[i / 256];
@@ -595,16 +598,19 @@ static void accuracy_sweep(void **state)
                     dn_act_scaling scaling = sch <= S_SUB32_2 ? DN_ACT_SUB32 : DN_ACT_PER_BLOCK;
                     size_t bad = 0;
                     assert_int_equal(dn_mat_vec(fm->type, bytes + smp * g_rows * rb, g_rows, N,
-                                                &lib[sch].row, scaling, out + sch * g_rows, NULL, &bad),
+                                                &lib[sch].row, scaling, out + sch * g_rows, NULL,
+                                                &bad),
                                      DN_OK);
                 }
                 ggml_q8_k(x, q8k, q8k_d);
                 ggml_q8_0(x, q80, q80_dh);
                 check_ggml_acts(x, q8k, q8k_d, q80, q80_dh);
-                row_ctx c = {NULL, x, {&lib[0], &lib[1], &lib[2], &lib[3]}, q8k, q8k_d, q80, q80_dh, be};
+                row_ctx c = {NULL,   x, {&lib[0], &lib[1], &lib[2], &lib[3]}, q8k, q8k_d, q80,
+                             q80_dh, be};
                 for (size_t r = 0; r < g_rows; r++) {
                     c.W = W + (smp * g_rows + r) * N;
-                    float lo[4] = {out[r], out[g_rows + r], out[2 * g_rows + r], out[3 * g_rows + r]};
+                    float lo[4] = {out[r], out[g_rows + r], out[2 * g_rows + r],
+                                   out[3 * g_rows + r]};
                     check_row(&c, lo, f, d);
                 }
             }
@@ -627,7 +633,8 @@ static void accuracy_sweep(void **state)
                 free(g_stats[f][d][s].rel);
                 free(g_stats[f][d][s].rel_sum);
             }
-    free(x), free(W), free(bytes), free(lib), free(q8k), free(q80), free(q8k_d), free(q80_dh), free(out);
+    free(x), free(W), free(bytes), free(lib), free(q8k), free(q80), free(q8k_d), free(q80_dh),
+        free(out);
 }
 
 /* The weight generator realizes Gaussian weights in every format: read back
@@ -658,7 +665,8 @@ static void weights_are_realized(void **state)
         }
         double rms = sqrt(se / sv);
         printf(" %s %.3f", fm->name, rms);
-        if (!(rms < fm->max_rms)) fail_msg("%s: relative RMS %.3f, expected below %.3f", fm->name, rms, fm->max_rms);
+        if (!(rms < fm->max_rms))
+            fail_msg("%s: relative RMS %.3f, expected below %.3f", fm->name, rms, fm->max_rms);
     }
     printf("\n");
     free(bytes), free(orig), free(W);
@@ -732,7 +740,8 @@ int main(int argc, char **argv)
 {
     int full = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--full") == 0) full = 1;
+        if (strcmp(argv[i], "--full") == 0)
+            full = 1;
         else {
             fprintf(stderr, "usage: %s [--full]\n", argv[0]);
             return 2;

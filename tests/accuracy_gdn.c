@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * accuracy_gdn: the Gated-DeltaNet head's outputs and state, eager and lazy,
  * for each store, against the recurrence computed in f64 on the same inputs:

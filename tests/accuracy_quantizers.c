@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simple quantizers of accuracy_dot (not ggml's): Gaussian weights
  * quantized into ggml's byte layouts, each block's scales from its extremes,
@@ -76,8 +77,10 @@ static int nearest_level(double t)
 /* element e (0..31) of a 32-element block's nibbles: low nibbles 0..15, high 16..31 */
 static void nibble32(uint8_t *qs, int e, int q)
 {
-    if (e < 16) qs[e] |= (uint8_t)q;
-    else qs[e - 16] |= (uint8_t)(q << 4);
+    if (e < 16)
+        qs[e] |= (uint8_t)q;
+    else
+        qs[e - 16] |= (uint8_t)(q << 4);
 }
 
 void put_q4_0(const float *v, uint8_t *b)
@@ -92,7 +95,8 @@ void put_q4_1(const float *v, uint8_t *b)
     uint16_t dh = to_f16((maxv(v, 32) - minv(v, 32)) / 15), mh = to_f16(minv(v, 32));
     put16(b, dh);
     put16(b + 2, mh);
-    for (int e = 0; e < 32; e++) nibble32(b + 4, e, quant(v[e] - from_f16(mh), from_f16(dh), 0, 15));
+    for (int e = 0; e < 32; e++)
+        nibble32(b + 4, e, quant(v[e] - from_f16(mh), from_f16(dh), 0, 15));
 }
 
 void put_q5_0(const float *v, uint8_t *b)
@@ -188,8 +192,10 @@ void put_q3_k(const float *v, uint8_t *b)
     uint8_t *hmask = b, *qs = b + 32, *s = b + 96;
     for (int j = 0; j < 16; j++) {
         int sc = quant(scale[j], d, -32, 31), s6 = sc + 32;
-        if (j < 8) s[j] |= (uint8_t)(s6 & 15);
-        else s[j - 8] |= (uint8_t)((s6 & 15) << 4);
+        if (j < 8)
+            s[j] |= (uint8_t)(s6 & 15);
+        else
+            s[j - 8] |= (uint8_t)((s6 & 15) << 4);
         s[8 + j % 4] |= (uint8_t)((s6 >> 4) << 2 * (j / 4));
         for (int e = 16 * j; e < 16 * j + 16; e++) {
             int q = quant(v[e], d * sc, -4, 3), low = q >= 0 ? q : q + 4;

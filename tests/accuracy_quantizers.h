@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* accuracy_quantizers.c: the block quantizers accuracy_dot stores its
    weights with. Each writes one block of its format into b (zeroed by the
    caller) from the block's values v. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * blocks_fmt.h: the block formats as test_blocks.c and test_blocks_oracle.c
  * know them (their sizes, scale offsets, how ggml evaluates a weight, the
@@ -30,7 +31,7 @@ typedef struct fmt {
     dn_type type;
     const char *name; /* ggml's */
     size_t elements, bytes;
-    int d_at, b_at;   /* byte offsets of the binary16 scales d and m/dmin (-1: none) */
+    int d_at, b_at; /* byte offsets of the binary16 scales d and m/dmin (-1: none) */
     enum ggml_eval eval;
     int coef_min, coef_max, offs_min, offs_max; /* over every storable block */
 } fmt;
@@ -117,7 +118,6 @@ static void check_row_shape(const fmt *f, const dn_coded_row *r, size_t blocks)
         assert_true(r->offs[e] >= f->offs_min && r->offs[e] <= f->offs_max);
     }
 }
-
 
 /* One block read as a row of its type: DN_OK, no bad block, the row's shape. */
 static void read_one(dn_type type, const uint8_t *blk, dn_coded_row *r)

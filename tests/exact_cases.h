@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exact_cases.h: what the exact-oracle suites share (test_exact_oracle.c,
  * test_exact_rne.c): the seeded case generator and its environment
@@ -29,7 +30,7 @@
 #include "exact_model.h"
 #include "testutil.h"
 
-static int g_oracle_tie;     /* the last oracle_rne_div quotient was exactly k + 1/2 */
+static int g_oracle_tie; /* the last oracle_rne_div quotient was exactly k + 1/2 */
 
 #define BASE_CASES 1000000u
 #define MAX_TERMS 100
@@ -89,7 +90,6 @@ static void read_env(void)
 
 /* ---- small helpers --------------------------------------------------------- */
 
-
 static int32_t clamp_e(int64_t e)
 {
     if (e < INT32_MIN) return INT32_MIN;
@@ -102,7 +102,10 @@ static uint64_t mag64(int64_t v) { return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 static int bitlen64(uint64_t m)
 {
     int b = 0;
-    while (m) { b++; m >>= 1; }
+    while (m) {
+        b++;
+        m >>= 1;
+    }
     return b;
 }
 
@@ -112,7 +115,6 @@ static int64_t with_sign(uint64_t mag, int neg)
     if (mag > (uint64_t)INT64_MAX) return INT64_MIN;
     return neg ? -(int64_t)mag : (int64_t)mag;
 }
-
 
 static void z_set_u64(mpz_t z, uint64_t m) { mpz_import(z, 1, -1, sizeof m, 0, 0, &m); }
 
@@ -127,16 +129,21 @@ static dn_status oracle_rne_div(float x, uint32_t m, int32_t e, int64_t *q)
     case FP_SUBNORMAL: *q = 0; return DN_OK; /* read through FTZ */
     default: break;
     }
-    mpfr_set_flt(O.x24, x, MPFR_RNDN); /* exact */
+    mpfr_set_flt(O.x24, x, MPFR_RNDN);            /* exact */
     mpfr_exp_t E = mpfr_get_z_2exp(O.num, O.x24); /* x = num * 2^E */
-    int64_t d = (int64_t)E - e;                  /* x / (m 2^e) = num 2^d / m */
+    int64_t d = (int64_t)E - e;                   /* x / (m 2^e) = num 2^d / m */
     /* |num| < 2^64 and m < 2^32: far outside these bounds the answer is
        certain without computing (|quotient| > 2^100, or < 2^-100). */
     if (d > 200) return DN_ERR_OUT_OF_RANGE;
-    if (d < -200) { *q = 0; return DN_OK; }
+    if (d < -200) {
+        *q = 0;
+        return DN_OK;
+    }
     mpz_set_ui(O.den, m);
-    if (d >= 0) mpz_mul_2exp(O.num, O.num, (mp_bitcnt_t)d);
-    else mpz_mul_2exp(O.den, O.den, (mp_bitcnt_t)(-d));
+    if (d >= 0)
+        mpz_mul_2exp(O.num, O.num, (mp_bitcnt_t)d);
+    else
+        mpz_mul_2exp(O.den, O.den, (mp_bitcnt_t)(-d));
     mpz_fdiv_qr(O.q, O.r, O.num, O.den); /* num = q den + r, 0 <= r < den */
     mpz_mul_2exp(O.r, O.r, 1);
     int c = mpz_cmp(O.r, O.den);
@@ -154,8 +161,8 @@ static int group_setup(void **state)
     (void)state;
     read_env();
     oracle_init();
-    fprintf(stderr, "[ oracle   ] seed 0x%016" PRIx64 ", scale %g; GMP %s, MPFR %s\n",
-            g_seed, g_scale, gmp_version, mpfr_get_version());
+    fprintf(stderr, "[ oracle   ] seed 0x%016" PRIx64 ", scale %g; GMP %s, MPFR %s\n", g_seed,
+            g_scale, gmp_version, mpfr_get_version());
     return 0;
 }
 
@@ -181,18 +188,18 @@ static uint64_t gen_pattern(rng *r, int b, int p)
     uint64_t m = top | (rnext(r) & (top - 1));
     if (p < 1 || p > b - 1) p = (int)rrange(r, 1, b > 1 ? b - 1 : 1);
     if (b == 1) return m;
-    uint64_t below = (UINT64_C(1) << p) - 1;     /* bits under the kept place */
+    uint64_t below = (UINT64_C(1) << p) - 1; /* bits under the kept place */
     uint64_t half = UINT64_C(1) << (p - 1);
     switch (rbelow(r, 9)) {
-    case 0: return (m & ~below) | half;                      /* exact tie */
-    case 1: return (m & ~below) | half | 1;                  /* tie + sticky */
-    case 2: return (m & ~below) | (half - 1);                /* just below the tie */
+    case 0: return (m & ~below) | half;                           /* exact tie */
+    case 1: return (m & ~below) | half | 1;                       /* tie + sticky */
+    case 2: return (m & ~below) | (half - 1);                     /* just below the tie */
     case 3: return (m & ~below) | half | (rnext(r) & (half - 1)); /* above the tie, random */
-    case 4: return top | (top - 1);                          /* all ones: carries */
-    case 5: return top | ((top - 1) & ~below) | half;        /* ones then tie: carry on even */
-    case 6: return top;                                      /* power of two */
+    case 4: return top | (top - 1);                               /* all ones: carries */
+    case 5: return top | ((top - 1) & ~below) | half;             /* ones then tie: carry on even */
+    case 6: return top;                                           /* power of two */
     case 7: return top | (UINT64_C(1) << rbelow(r, (uint64_t)b)); /* sparse */
-    default: return m;                                       /* random */
+    default: return m;                                            /* random */
     }
 }
 
@@ -225,10 +232,14 @@ static int64_t gen_v(rng *r)
 static int64_t gen_top(rng *r)
 {
     switch (rbelow(r, 16)) {
-    case 0: case 1: return rrange(r, 124, 129);    /* FLT_MAX, overflow */
-    case 2: case 3: return rrange(r, -129, -124);  /* FLT_MIN */
-    case 4: return rrange(r, -152, -147);          /* least denormal and below */
-    case 5: case 6: case 7: return rrange(r, -152, 129); /* the whole binary32 range */
+    case 0:
+    case 1: return rrange(r, 124, 129); /* FLT_MAX, overflow */
+    case 2:
+    case 3: return rrange(r, -129, -124); /* FLT_MIN */
+    case 4: return rrange(r, -152, -147); /* least denormal and below */
+    case 5:
+    case 6:
+    case 7: return rrange(r, -152, 129); /* the whole binary32 range */
     case 8: return rrange(r, -40, 40);
     case 9: return rrange(r, -400, 400);
     case 10: return rrange(r, (int64_t)INT32_MIN - 70, (int64_t)INT32_MIN + 200);
@@ -256,14 +267,23 @@ static void gen_scaled(rng *r, int64_t *vout, int32_t *eout)
     int b = (int)rrange(r, 1, 64);
     int64_t t = gen_top(r);
     int64_t e = t - (b - 1);
-    if (e < INT32_MIN) { e = INT32_MIN; t = e + b - 1; }
-    if (e > INT32_MAX) { e = INT32_MAX; t = e + b - 1; }
+    if (e < INT32_MIN) {
+        e = INT32_MIN;
+        t = e + b - 1;
+    }
+    if (e > INT32_MAX) {
+        e = INT32_MAX;
+        t = e + b - 1;
+    }
     int64_t lsb = t - 23 < -149 ? -149 : t - 23; /* binary32's kept place */
-    int64_t p = lsb - e;                          /* as a bit of v */
+    int64_t p = lsb - e;                         /* as a bit of v */
     uint64_t mag;
     int neg = rbool(r);
-    if (b == 64) { mag = UINT64_C(1) << 63; neg = 1; }
-    else mag = gen_pattern(r, b, (p >= 1 && p <= b - 1) ? (int)p : 0);
+    if (b == 64) {
+        mag = UINT64_C(1) << 63;
+        neg = 1;
+    } else
+        mag = gen_pattern(r, b, (p >= 1 && p <= b - 1) ? (int)p : 0);
     *vout = with_sign(mag, neg);
     *eout = (int32_t)e;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exact_model.h: an exact model of the engine's one rounding, in GMP and
  * MPFR, shared by the suites that hold exact sums to it (test_exact_oracle,
@@ -30,9 +31,9 @@ static void z_set_i64(mpz_t z, int64_t v) { mpz_set_si(z, (long)v); }
 
 typedef struct oracle {
     mpz_t s, t, num, den, q, r, i64min, i64max;
-    mpfr_t a, b;   /* 64-bit: any int64 * 2^e exactly (wide exponent range) */
-    mpfr_t f32;    /* 24-bit: the binary32 rounding */
-    mpfr_t x24;    /* 24-bit: a decoded binary32 */
+    mpfr_t a, b; /* 64-bit: any int64 * 2^e exactly (wide exponent range) */
+    mpfr_t f32;  /* 24-bit: the binary32 rounding */
+    mpfr_t x24;  /* 24-bit: a decoded binary32 */
 } oracle;
 
 static oracle O;
@@ -114,7 +115,10 @@ static uint32_t oracle_exact_sum(const dn_term *t, size_t n)
         int64_t d = (int64_t)t[i].e - W;
         if (d >= 0) {
             /* No term exceeds the largest, so d <= 127 here. */
-            if (d > 200) { fprintf(stderr, "oracle: impossible shift %" PRId64 "\n", d); abort(); }
+            if (d > 200) {
+                fprintf(stderr, "oracle: impossible shift %" PRId64 "\n", d);
+                abort();
+            }
             mpz_mul_2exp(O.t, O.t, (mp_bitcnt_t)d);
         } else {
             if (t[i].v < 0 && !mpz_divisible_2exp_p(O.t, (mp_bitcnt_t)(-d))) g_oracle_floored = 1;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # exact_oracle.cmake: test_exact_oracle, which holds dn_exact_sum,
 # dn_scaled_to_f32, dn_rne_div and dn_rne bit for bit to an independent exact
 # computation in GMP and MPFR (10^6 random cases each).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Reruns tools/gen_math_tables.py into the build tree and compares the result
 # with the checked-in src/math_tables.c byte for byte.
 execute_process(COMMAND ${PYTHON} ${SOURCE_DIR}/tools/gen_math_tables.py ${OUT} RESULT_VARIABLE rc)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading ../shared/oracle files: little-endian fields, skip when absent. */
 #ifndef DN_TEST_ORACLE_H
 #define DN_TEST_ORACLE_H
@@ -52,9 +53,6 @@ static uint16_t oracle_u16(oracle_file *f)
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static float oracle_f32(oracle_file *f)
-{
-    return tf(oracle_u32(f));
-}
+static float oracle_f32(oracle_file *f) { return tf(oracle_u32(f)); }
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals' sweep: for each unary function, the active ISA's
  * kernel (AVX2 or NEON where the CPU has it) against the scalar reference,
@@ -31,7 +32,8 @@
 #endif
 
 enum { EXP, LN, LN1P, RECIP, RSQRT, SIGMOID, SILU, SOFTPLUS, COUNT };
-static const char *const names[COUNT] = {"exp", "ln", "ln1p", "recip", "rsqrt", "sigmoid", "silu", "softplus"};
+static const char *const names[COUNT] = {"exp",   "ln",      "ln1p", "recip",
+                                         "rsqrt", "sigmoid", "silu", "softplus"};
 
 static double exact_of(int f, double x)
 {
@@ -62,7 +64,6 @@ static double ulp_err(float ours, double exact)
     return fabs((double)ours - exact) / ldexp(1.0, e - 23);
 }
 
-
 typedef struct job {
     int f;
     uint64_t start, count, stride; /* inputs start + i*stride (+ jitter) */
@@ -75,7 +76,7 @@ typedef struct job {
 
 static dn_unary_kernel pick(const dn_math_kernels *k, int f)
 {
-    const dn_unary_kernel all[COUNT] = {k->exp_v, k->ln_v, k->ln1p_v, k->recip_v,
+    const dn_unary_kernel all[COUNT] = {k->exp_v,   k->ln_v,      k->ln1p_v, k->recip_v,
                                         k->rsqrt_v, k->sigmoid_v, k->silu_v, k->softplus_v};
     return all[f];
 }
@@ -100,17 +101,23 @@ static void *work(void *arg)
         if (ker) {
             ker(x, yk, n);
             for (size_t i = 0; i < n; i++)
-                if (tbits(yr[i]) != tbits(yk[i]) && j->mismatched++ == 0) j->first_bad = tbits(x[i]);
+                if (tbits(yr[i]) != tbits(yk[i]) && j->mismatched++ == 0)
+                    j->first_bad = tbits(x[i]);
             j->compared += n;
         }
         for (size_t i = 0; i < n; i++) {
             uint32_t u = tbits(x[i]);
             double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
             double err = ulp_err(yr[i], exact_of(j->f, d));
-            if (err > j->worst || (isnan(err) && !isnan(j->worst))) { j->worst = err; j->worst_at = u; }
+            if (err > j->worst || (isnan(err) && !isnan(j->worst))) {
+                j->worst = err;
+                j->worst_at = u;
+            }
         }
     }
-    free(x); free(yr); free(yk);
+    free(x);
+    free(yr);
+    free(yk);
     return NULL;
 }
 
@@ -130,11 +137,20 @@ static double mpfr_err(int f, uint32_t u, float ours)
     case LN1P: mpfr_log1p(y, x, MPFR_RNDN); break;
     case RECIP: mpfr_ui_div(y, 1, x, MPFR_RNDN); break;
     case RSQRT: mpfr_rec_sqrt(y, x, MPFR_RNDN); break;
-    case SIGMOID: case SILU:
-        mpfr_neg(t, x, MPFR_RNDN); mpfr_exp(t, t, MPFR_RNDN); mpfr_add_ui(t, t, 1, MPFR_RNDN);
-        if (f == SIGMOID) mpfr_ui_div(y, 1, t, MPFR_RNDN); else mpfr_div(y, x, t, MPFR_RNDN);
+    case SIGMOID:
+    case SILU:
+        mpfr_neg(t, x, MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        if (f == SIGMOID)
+            mpfr_ui_div(y, 1, t, MPFR_RNDN);
+        else
+            mpfr_div(y, x, t, MPFR_RNDN);
         break;
-    default: mpfr_exp(t, x, MPFR_RNDN); mpfr_log1p(y, t, MPFR_RNDN); break;
+    default:
+        mpfr_exp(t, x, MPFR_RNDN);
+        mpfr_log1p(y, t, MPFR_RNDN);
+        break;
     }
     /* |ours - y| / ulp in MPFR, then to double */
     double ex = mpfr_get_d(y, MPFR_RNDN);
@@ -161,7 +177,8 @@ int main(int argc, char **argv)
 {
     int sample_bits = 32, want[COUNT] = {0}, any = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) sample_bits = atoi(argv[++i]);
+        if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc)
+            sample_bits = atoi(argv[++i]);
         else
             for (int f = 0; f < COUNT; f++)
                 if (strcmp(argv[i], names[f]) == 0) want[f] = any = 1;
@@ -172,8 +189,9 @@ int main(int argc, char **argv)
     if (isa != DN_ISA_SCALAR) k = dn_kernels_for(isa)->math;
     uint64_t total = UINT64_C(1) << sample_bits, stride = (UINT64_C(1) << 32) / total;
     printf("sweep_math: %s inputs (%llu), %s kernels vs the scalar reference; ULPs vs the "
-           "correctly rounded value\n", sample_bits == 32 ? "every binary32" : "sampled",
-           (unsigned long long)total, k ? dn_isa_name(isa) : "no SIMD");
+           "correctly rounded value\n",
+           sample_bits == 32 ? "every binary32" : "sampled", (unsigned long long)total,
+           k ? dn_isa_name(isa) : "no SIMD");
     int bad = 0;
     for (int f = 0; f < COUNT; f++) {
         if (any && !want[f]) continue;
@@ -196,12 +214,16 @@ int main(int argc, char **argv)
             compared += jobs[t].compared;
             if (jobs[t].mismatched && !mismatched) first_bad = jobs[t].first_bad;
             mismatched += jobs[t].mismatched;
-            if (jobs[t].worst > worst) { worst = jobs[t].worst; at = jobs[t].worst_at; }
+            if (jobs[t].worst > worst) {
+                worst = jobs[t].worst;
+                at = jobs[t].worst_at;
+            }
         }
         float xw = tf(at), yw = pick(&dn_math_scalar, f) == NULL ? 0 : 0;
         pick(&dn_math_scalar, f)(&xw, &yw, 1);
         printf("  %-9s %llu inputs, %llu kernel outputs compared, %llu differ", names[f],
-               (unsigned long long)total, (unsigned long long)compared, (unsigned long long)mismatched);
+               (unsigned long long)total, (unsigned long long)compared,
+               (unsigned long long)mismatched);
         if (mismatched) printf(" (first at input 0x%08X)", first_bad);
         printf("; max error %.4f ULP at x = %a (0x%08X) -> %a", worst, xw, at, yw);
 #if defined(DN_SWEEP_MPFR)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The alignment the API requires (include/decodenum/common.h): a typed array
  * only its type's natural alignment, a byte array none. Every dispatched
@@ -49,11 +50,12 @@ static uint64_t run_all(arrays *a, int shift)
     float *out = fv(a->out, shift);
     const uint16_t *h = hv(a->h, shift);
     uint16_t *hout = hv(a->hout, shift);
-float r[6] = {dn_fsum(x, N), dn_fdot(x, y, N), dn_fdot_tf32(x, y, N), dn_fmax(x, N),
-                  dn_absmax(x, N), (float)dn_argmax(x, N)};
+    float r[6] = {dn_fsum(x, N), dn_fdot(x, y, N), dn_fdot_tf32(x, y, N),
+                  dn_fmax(x, N), dn_absmax(x, N),  (float)dn_argmax(x, N)};
     mix(&hash, r, sizeof r);
-    dn_status (*unary[])(const float *, float *, size_t) = {dn_exp_v, dn_ln_v, dn_ln1p_v,
-        dn_recip_v, dn_rsqrt_v, dn_sigmoid_v, dn_silu_v, dn_softplus_v, dn_ftz_v};
+    dn_status (*unary[])(const float *, float *, size_t) = {dn_exp_v,   dn_ln_v,       dn_ln1p_v,
+                                                            dn_recip_v, dn_rsqrt_v,    dn_sigmoid_v,
+                                                            dn_silu_v,  dn_softplus_v, dn_ftz_v};
     for (size_t f = 0; f < sizeof unary / sizeof *unary; f++) {
         assert_int_equal(unary[f](x, out, N), DN_OK);
         mix(&hash, out, N * sizeof *out);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Attention: each sentence of the definitions (docs/numerics.md,
  * "Attention") with expectations derived by hand, the one-head and layer
@@ -103,7 +104,7 @@ static void quantize_head_blocks(void **state)
     float q[40] = {0};
     q[0] = 127.0f; /* block 0: dn_block_scale(127) = 8 * 2^-3 = 1 */
     q[5] = -3.0f;
-    q[33] = 1.0f;  /* block 1 (elements 32..39 + padding): 9 * 2^-10 */
+    q[33] = 1.0f; /* block 1 (elements 32..39 + padding): 9 * 2^-10 */
     int16_t codes[64];
     dn_act_scale sc[2];
     dn_act_row row = {codes, sc, 0, 0, DN_WORDS_ONE};
@@ -133,9 +134,11 @@ static void quantize_head_blocks(void **state)
     assert_int_equal(row.words, DN_WORDS_TWO);
     size_t bad = 0;
     q[7] = NAN;
-    assert_int_equal(dn_quantize_head(q, 40, DN_ACT_SUB32, DN_WORDS_ONE, &row, &bad), DN_ERR_NON_FINITE);
+    assert_int_equal(dn_quantize_head(q, 40, DN_ACT_SUB32, DN_WORDS_ONE, &row, &bad),
+                     DN_ERR_NON_FINITE);
     assert_int_equal(bad, 7);
-    assert_int_equal(dn_quantize_head(q, 0, DN_ACT_SUB32, DN_WORDS_ONE, &row, &bad), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_quantize_head(q, 0, DN_ACT_SUB32, DN_WORDS_ONE, &row, &bad),
+                     DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_quantize_head(q, 4, 7, DN_WORDS_ONE, &row, &bad), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_quantize_head(q, 4, DN_ACT_SUB32, 3, &row, &bad), DN_ERR_INVALID_ARGUMENT);
 }
@@ -246,11 +249,13 @@ static void attend_vector_equal_scores(void **state)
     assert_same_float(out[0], 4.0f);
     assert_same_float(out[1], -2.0f);
     /* the same rows as binary16 (exact) and bfloat16 (exact) */
-    const uint16_t kh[4] = {0x3C00, 0x4500, 0x3C00, 0xC200}, vh[4] = {0x4000, 0x4400, 0x4600, 0xC800};
+    const uint16_t kh[4] = {0x3C00, 0x4500, 0x3C00, 0xC200},
+                   vh[4] = {0x4000, 0x4400, 0x4600, 0xC800};
     assert_int_equal(dn_attend_vector(q, 2, DN_KV_F16, kh, vh, 2, 2, 0.5f, out), DN_OK);
     assert_same_float(out[0], 4.0f);
     assert_same_float(out[1], -2.0f);
-    const uint16_t kb[4] = {0x3F80, 0x40A0, 0x3F80, 0xC040}, vb[4] = {0x4000, 0x4080, 0x40C0, 0xC100};
+    const uint16_t kb[4] = {0x3F80, 0x40A0, 0x3F80, 0xC040},
+                   vb[4] = {0x4000, 0x4080, 0x40C0, 0xC100};
     assert_int_equal(dn_attend_vector(q, 2, DN_KV_BF16, kb, vb, 2, 2, 0.5f, out), DN_OK);
     assert_same_float(out[0], 4.0f);
     assert_same_float(out[1], -2.0f);
@@ -270,7 +275,8 @@ static void attend_vector_overflowing_scores(void **state)
     assert_same_float(out[0], 4.0f);
     /* a score of +inf has no softmax: NaN, reported */
     const float huge[1] = {3e38f}, k3[2] = {10.0f, 1.0f};
-    assert_int_equal(dn_attend_vector(huge, 1, DN_KV_F32, k3, v, 2, 1, 1.0f, out), DN_ERR_NON_FINITE);
+    assert_int_equal(dn_attend_vector(huge, 1, DN_KV_F32, k3, v, 2, 1, 1.0f, out),
+                     DN_ERR_NON_FINITE);
     assert_bits(out[0], 0x7FC00000);
 }
 
@@ -287,11 +293,13 @@ static void attend_vector_one_position_and_non_finite_rows(void **state)
     assert_bits(out[2], 0);
     /* a NaN in a key row: every output NaN */
     const float kn[3] = {0.5f, NAN, 0.5f};
-    assert_int_equal(dn_attend_vector(q, 3, DN_KV_F32, kn, v, 1, 3, 0.125f, out), DN_ERR_NON_FINITE);
+    assert_int_equal(dn_attend_vector(q, 3, DN_KV_F32, kn, v, 1, 3, 0.125f, out),
+                     DN_ERR_NON_FINITE);
     for (int i = 0; i < 3; i++) assert_bits(out[i], 0x7FC00000);
     /* an infinity in a value row whose probability is 0: 0 * inf is NaN */
     const float q1[1] = {100.0f}, k1[2] = {1.0f, -1.0f}, v1[2] = {1.0f, INFINITY};
-    assert_int_equal(dn_attend_vector(q1, 1, DN_KV_F32, k1, v1, 2, 1, 1.0f, out), DN_ERR_NON_FINITE);
+    assert_int_equal(dn_attend_vector(q1, 1, DN_KV_F32, k1, v1, 2, 1, 1.0f, out),
+                     DN_ERR_NON_FINITE);
     assert_bits(out[0], 0x7FC00000);
 }
 
@@ -324,7 +332,8 @@ static void attend_int8_is_its_pieces(void **state)
             }
             assert_int_equal(dn_softmax(s, s, N), DN_OK);
             assert_int_equal(dn_weighted_int8(s, N, vs, 1, v, D, D, want), DN_OK);
-            assert_int_equal(dn_attend_int8(q, D, scaling, words, k, ks, v, vs, N, D, 1, 0.125f, out), DN_OK);
+            assert_int_equal(
+                dn_attend_int8(q, D, scaling, words, k, ks, v, vs, N, D, 1, 0.125f, out), DN_OK);
             assert_memory_equal(out, want, sizeof out);
         }
 }
@@ -341,9 +350,18 @@ static void fill_cache(const layer_case *lc, dn_kv_cache *c, uint64_t seed)
 {
     size_t es = lc->type == DN_KV_F32 ? 4 : lc->type == DN_KV_INT8 ? 1 : 2;
     size_t row = lc->kvh * lc->d;
-    *c = (dn_kv_cache){malloc(lc->cap * row * es), malloc(lc->cap * row * es),
-                       malloc(lc->cap * lc->kvh * 2), malloc(lc->cap * lc->kvh * 2),
-                       lc->d, lc->kvh, row, lc->d, lc->kvh, 1, lc->type, 0};
+    *c = (dn_kv_cache){malloc(lc->cap * row * es),
+                       malloc(lc->cap * row * es),
+                       malloc(lc->cap * lc->kvh * 2),
+                       malloc(lc->cap * lc->kvh * 2),
+                       lc->d,
+                       lc->kvh,
+                       row,
+                       lc->d,
+                       lc->kvh,
+                       1,
+                       lc->type,
+                       0};
     float *k = malloc(row * sizeof(float)), *v = malloc(row * sizeof(float));
     for (size_t p = 0; p < lc->cap; p++) {
         for (size_t i = 0; i < row; i++) {
@@ -386,7 +404,8 @@ static void check_layer(const layer_case *lc, dn_attn_params prm)
                                 c.k_scale + sat, (const int8_t *)v, c.v_scale + sat, n,
                                 c.pos_stride, lc->kvh, prm.scale, want + h * d);
         } else {
-            st = dn_attend_vector(q + h * d, d, lc->type, k, v, n, c.pos_stride, prm.scale, want + h * d);
+            st = dn_attend_vector(q + h * d, d, lc->type, k, v, n, c.pos_stride, prm.scale,
+                                  want + h * d);
         }
         assert_int_equal(st, DN_OK);
     }
@@ -428,8 +447,8 @@ static void layer_matches_heads(void **state)
         for (int scaling = 0; scaling < 2; scaling++)
             for (int words = 1; words <= 2; words++) {
                 if (cases[i].type != DN_KV_INT8 && (scaling || words == 2)) continue;
-                dn_attn_params prm = {cases[i].qh, cases[i].begin, cases[i].end, 0.125f,
-                                      (uint32_t)scaling, (uint32_t)words};
+                dn_attn_params prm = {cases[i].qh, cases[i].begin,    cases[i].end,
+                                      0.125f,      (uint32_t)scaling, (uint32_t)words};
                 check_layer(&cases[i], prm);
             }
 }
@@ -517,9 +536,12 @@ static void bad_values(void **state)
     b8.scale_pos_stride = 0;
     assert_int_equal(dn_attend(&b8, &p, q, out, NULL, 0, NULL), DN_ERR_INVALID_ARGUMENT);
     /* the one-head forms */
-    assert_int_equal(dn_attend_vector(q, D, DN_KV_INT8, k, v, 1, D, 1.0f, out), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_attend_vector(q, D, DN_KV_F32, k, v, 2, D - 1, 1.0f, out), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_attend_vector(q, 0, DN_KV_F32, k, v, 2, D, 1.0f, out), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_attend_vector(q, D, DN_KV_INT8, k, v, 1, D, 1.0f, out),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_attend_vector(q, D, DN_KV_F32, k, v, 2, D - 1, 1.0f, out),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_attend_vector(q, 0, DN_KV_F32, k, v, 2, D, 1.0f, out),
+                     DN_ERR_INVALID_ARGUMENT);
     /* appending */
     assert_int_equal(dn_cache_append(&c, CAP - 1, q, q), DN_OK);
     assert_int_equal(dn_cache_append(&c, SIZE_MAX, q, q), DN_ERR_INVALID_ARGUMENT);

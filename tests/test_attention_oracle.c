@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_attention_oracle.c: dn_int8_score and dn_weighted_int8 held bit for
  * bit to an independent exact model (GMP and MPFR, tests/exact_model.h),
@@ -43,7 +44,6 @@ static unsigned cases(void)
     return f > 0 ? (unsigned)(BASE_CASES * f) + 1 : BASE_CASES;
 }
 
-
 /* A finite binary16 scale: typical, subnormal, zero, negative, largest. */
 static uint16_t some_f16(rng *r)
 {
@@ -74,7 +74,8 @@ static uint32_t model_score(const dn_act_row *q, size_t d, uint16_t h, const int
     size_t nb = q->n / q->block;
     for (size_t b = 0; b < nb; b++) {
         int64_t dot = 0;
-        for (size_t i = b * q->block; i < (b + 1) * q->block && i < d; i++) dot += (int64_t)q->codes[i] * key[i];
+        for (size_t i = b * q->block; i < (b + 1) * q->block && i < d; i++)
+            dot += (int64_t)q->codes[i] * key[i];
         t[b] = (dn_term){(int64_t)q->scales[b].m * sig * dot, q->scales[b].e + ex, 0};
     }
     return oracle_exact_sum(t, nb);
@@ -86,12 +87,15 @@ static void some_query(rng *r, size_t d, dn_act_row *row, float *x)
     int scaling = (int)below(r, 2), words = 1 + (int)below(r, 2);
     int spread = (int)below(r, 4);
     for (size_t i = 0; i < d; i++) {
-        int k = spread == 0 ? 0 : spread == 1 ? (int)(i / 32 % 3) * 20 - 20 : (int)below(r, 121) - 60;
+        int k = spread == 0   ? 0
+                : spread == 1 ? (int)(i / 32 % 3) * 20 - 20
+                              : (int)below(r, 121) - 60;
         x[i] = ldexpf((float)((int64_t)(next(r) >> 40) - (1 << 23)) / (float)(1 << 23), k);
         if (below(r, 16) == 0) x[i] = 0.0f;
     }
     row->words = (dn_words)words;
-    assert_int_equal(dn_quantize_head(x, d, (dn_act_scaling)scaling, (dn_words)words, row, NULL), DN_OK);
+    assert_int_equal(dn_quantize_head(x, d, (dn_act_scaling)scaling, (dn_words)words, row, NULL),
+                     DN_OK);
     if (below(r, 5)) return;
     for (size_t b = 0; b < row->n / row->block; b++) {
         row->scales[b].m = 1 + (int32_t)below(r, 255);
@@ -125,19 +129,22 @@ static void int8_score_against_the_model(void **state)
         kern->scores_int8(&row, 1, d, key, d, &h, 1, 1, 1.0f, &k1);
         if (tbits(got) != want || tbits(k1) != want) {
             if (bad++ < 10)
-                printf("  case %u d=%zu h=0x%04x: model 0x%08x, reference 0x%08x, kernel 0x%08x\n", c, d, h,
-                       want, tbits(got), tbits(k1));
+                printf("  case %u d=%zu h=0x%04x: model 0x%08x, reference 0x%08x, kernel 0x%08x\n",
+                       c, d, h, want, tbits(got), tbits(k1));
         }
     }
-    printf("  int8_score: %u cases (%u with a negative term floored past the window), %u differ\n", n,
-           floored, bad);
+    printf("  int8_score: %u cases (%u with a negative term floored past the window), %u differ\n",
+           n, floored, bad);
     oracle_clear();
     assert_int_equal(bad, 0);
 }
 
 /* ---- weighted_int8 ------------------------------------------------------------------------- */
 
-static float ftz_of(float x) { return (tbits(x) & 0x7F800000u) == 0 ? tf(tbits(x) & 0x80000000u) : x; }
+static float ftz_of(float x)
+{
+    return (tbits(x) & 0x7F800000u) == 0 ? tf(tbits(x) & 0x80000000u) : x;
+}
 
 /* a * b (finite) rounded once to binary32, FTZ on operands and result. */
 static float model_mul(float a, float b)
@@ -197,7 +204,8 @@ static void model_weighted(const float *p, size_t n, const uint16_t *hs, const i
         }
         for (size_t i = 0; i < d; i++) {
             int64_t s = 0;
-            for (size_t j = 0; j < m; j++) s += (int64_t)nearbyint(ldexp((double)w[j], -e)) * v[(j0 + j) * d + i];
+            for (size_t j = 0; j < m; j++)
+                s += (int64_t)nearbyint(ldexp((double)w[j], -e)) * v[(j0 + j) * d + i];
             out[i] = model_add(out[i], tf(oracle_scaled(s, e)));
         }
     }
@@ -208,9 +216,13 @@ static void some_probabilities(rng *r, float *p, size_t n)
     int how = (int)below(r, 3);
     for (size_t j = 0; j < n; j++) {
         uint64_t z = next(r);
-        if (how == 0) p[j] = (float)(z >> 40) * 0x1p-24f / (float)n;           /* a distribution */
-        else if (how == 1) p[j] = ldexpf((float)(z >> 40) * 0x1p-24f, -(int)(z % 140)); /* down to FTZ */
-        else p[j] = tf((uint32_t)(z % 0x7F000000u) | (uint32_t)(z >> 63 << 31)); /* any finite sign */
+        if (how == 0)
+            p[j] = (float)(z >> 40) * 0x1p-24f / (float)n; /* a distribution */
+        else if (how == 1)
+            p[j] = ldexpf((float)(z >> 40) * 0x1p-24f, -(int)(z % 140)); /* down to FTZ */
+        else
+            p[j] =
+                tf((uint32_t)(z % 0x7F000000u) | (uint32_t)(z >> 63 << 31)); /* any finite sign */
     }
 }
 
@@ -242,8 +254,9 @@ static void weighted_int8_against_the_model(void **state)
         if (differ && bad++ < 10) {
             for (size_t i = 0; i < d; i++)
                 if (tbits(want[i]) != tbits(got[i]) || tbits(want[i]) != tbits(ref[i])) {
-                    printf("  case %u n=%zu d=%zu i=%zu: model 0x%08x, kernel 0x%08x, reference 0x%08x\n", c,
-                           np, d, i, tbits(want[i]), tbits(got[i]), tbits(ref[i]));
+                    printf("  case %u n=%zu d=%zu i=%zu: model 0x%08x, kernel 0x%08x, reference "
+                           "0x%08x\n",
+                           c, np, d, i, tbits(want[i]), tbits(got[i]), tbits(ref[i]));
                     break;
                 }
         }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The block formats (decodenum/blocks.h): the type tables and argument
  * checks, every binary16 scale, hand-built blocks, unreadable blocks and
@@ -29,7 +30,8 @@ static void tables(void **state)
     assert_int_equal(dn_type_block_bytes(DN_TYPE_BF16), 2);
     /* ggml ids this library does not know (Q4_2/Q4_3 gaps, Q8_1, Q8_K, the
        other IQ formats, TQ, MXFP4 ...) and ids past the enum. */
-    const int unknown[] = {4, 5, 9, 15, 16, 17, 18, 19, 21, 22, 24, 25, 26, 27, 28, 29, 31, 34, 35, 39, 40, -1, 1000};
+    const int unknown[] = {4,  5,  9,  15, 16, 17, 18, 19, 21, 22, 24,  25,
+                           26, 27, 28, 29, 31, 34, 35, 39, 40, -1, 1000};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         dn_type t = (dn_type)unknown[i];
         assert_false(dn_reads(t));
@@ -47,7 +49,8 @@ static void arguments(void **state)
     size_t bad = 77;
 
     /* Types the array does not read. */
-    const dn_type unsupported[] = {DN_TYPE_F32, DN_TYPE_F16, DN_TYPE_BF16, (dn_type)9, (dn_type)1000};
+    const dn_type unsupported[] = {DN_TYPE_F32, DN_TYPE_F16, DN_TYPE_BF16, (dn_type)9,
+                                   (dn_type)1000};
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
         r.n = 32;
         assert_int_equal(dn_read_row(unsupported[i], bytes, 32, &r, &bad), DN_ERR_UNSUPPORTED_TYPE);
@@ -56,7 +59,8 @@ static void arguments(void **state)
     const size_t badn[] = {1, 16, 31, 33};
     for (size_t i = 0; i < 4; i++) {
         r.n = badn[i];
-        assert_int_equal(dn_read_row(DN_TYPE_Q4_0, bytes, badn[i], &r, &bad), DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(dn_read_row(DN_TYPE_Q4_0, bytes, badn[i], &r, &bad),
+                         DN_ERR_INVALID_ARGUMENT);
     }
     r.n = 32;
     assert_int_equal(dn_read_row(DN_TYPE_Q4_K, bytes, 32, &r, &bad), DN_ERR_INVALID_ARGUMENT);
@@ -137,15 +141,15 @@ static void every_binary16_scale(void **state)
 
 /* ---- (d) hand-built blocks -------------------------------------------------- */
 
-#define EXPECT_SCALE(s, want_sig, want_exp)          \
-    do {                                             \
-        assert_int_equal((s).sig, (want_sig));       \
-        assert_int_equal((s).exp, (want_exp));       \
+#define EXPECT_SCALE(s, want_sig, want_exp)    \
+    do {                                       \
+        assert_int_equal((s).sig, (want_sig)); \
+        assert_int_equal((s).exp, (want_exp)); \
     } while (0)
-#define EXPECT_EL(r, e, want_coef, want_offs)        \
-    do {                                             \
-        assert_int_equal((r).coef[e], (want_coef));  \
-        assert_int_equal((r).offs[e], (want_offs));  \
+#define EXPECT_EL(r, e, want_coef, want_offs)       \
+    do {                                            \
+        assert_int_equal((r).coef[e], (want_coef)); \
+        assert_int_equal((r).offs[e], (want_offs)); \
     } while (0)
 
 static void hand_32_element_blocks(void **state)
@@ -418,11 +422,13 @@ static void unreadable_blocks(void **state)
                 assert_int_equal(dn_read_row(f->type, bytes, n, &r, &where), DN_OK);
                 assert_int_equal(where, 99);
                 put16(bytes + 2 * f->bytes + at, bad[v]);
-                assert_int_equal(dn_read_row(f->type, bytes, n, &r, &where), DN_ERR_UNREADABLE_BLOCK);
+                assert_int_equal(dn_read_row(f->type, bytes, n, &r, &where),
+                                 DN_ERR_UNREADABLE_BLOCK);
                 assert_int_equal(where, 2);
                 /* the first one is named; NULL bad_block is allowed */
                 put16(bytes + 3 * f->bytes + f->d_at, 0x7C00);
-                assert_int_equal(dn_read_row(f->type, bytes, n, &r, &where), DN_ERR_UNREADABLE_BLOCK);
+                assert_int_equal(dn_read_row(f->type, bytes, n, &r, &where),
+                                 DN_ERR_UNREADABLE_BLOCK);
                 assert_int_equal(where, 2);
                 assert_int_equal(dn_read_row(f->type, bytes, n, &r, NULL), DN_ERR_UNREADABLE_BLOCK);
                 /* the largest finite scales read */
@@ -466,7 +472,8 @@ static void random_bytes(void **state)
         for (size_t b = 0; b < blocks && first_bad == SIZE_MAX; b++) {
             const uint8_t *blk = bytes + b * f->bytes;
             int finite = f16_finite((uint16_t)(blk[f->d_at] | blk[f->d_at + 1] << 8));
-            if (f->b_at >= 0) finite = finite && f16_finite((uint16_t)(blk[f->b_at] | blk[f->b_at + 1] << 8));
+            if (f->b_at >= 0)
+                finite = finite && f16_finite((uint16_t)(blk[f->b_at] | blk[f->b_at + 1] << 8));
             if (!finite) first_bad = b;
         }
         if (first_bad == SIZE_MAX) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The block formats (decodenum/blocks.h) in exact integer arithmetic: every
  * row of ../shared/oracle's ggml-blocks.bin (written and dequantized by the
@@ -18,7 +19,7 @@
    IQ4_* codes are level indices. */
 typedef struct synth {
     dn_type type;
-    int sub;                  /* elements per sub-block scale (the block when none) */
+    int sub; /* elements per sub-block scale (the block when none) */
     int sc_lo, sc_hi, m_lo, m_hi, q_lo, q_hi;
     void (*put_q)(uint8_t *blk, int e, int q);
     void (*put_s)(uint8_t *blk, int j, int sc, int m);
@@ -26,7 +27,8 @@ typedef struct synth {
     int (*offs)(int m);
 } synth;
 
-static const int levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+static const int levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                               1,    13,   25,  38,  53,  69,  89,  113};
 
 static void set_bits(uint8_t *p, int bit, int width, int v)
 {
@@ -38,25 +40,46 @@ static void nib32(uint8_t *qs, int e, int q) { set_bits(qs + e % 16, e < 16 ? 0 
 
 static void q40_q(uint8_t *b, int e, int q) { nib32(b + 2, e, q); }
 static void q41_q(uint8_t *b, int e, int q) { nib32(b + 4, e, q); }
-static void q50_q(uint8_t *b, int e, int q) { nib32(b + 6, e, q & 15); set_bits(b + 2, e, 1, q >> 4); }
-static void q51_q(uint8_t *b, int e, int q) { nib32(b + 8, e, q & 15); set_bits(b + 4, e, 1, q >> 4); }
+static void q50_q(uint8_t *b, int e, int q)
+{
+    nib32(b + 6, e, q & 15);
+    set_bits(b + 2, e, 1, q >> 4);
+}
+static void q51_q(uint8_t *b, int e, int q)
+{
+    nib32(b + 8, e, q & 15);
+    set_bits(b + 4, e, 1, q >> 4);
+}
 static void q80_q(uint8_t *b, int e, int q) { b[2 + e] = (uint8_t)q; }
-static void q2k_q(uint8_t *b, int e, int q) { set_bits(b + 16 + 32 * (e / 128) + e % 32, 2 * ((e % 128) / 32), 2, q); }
+static void q2k_q(uint8_t *b, int e, int q)
+{
+    set_bits(b + 16 + 32 * (e / 128) + e % 32, 2 * ((e % 128) / 32), 2, q);
+}
 static void q3k_q(uint8_t *b, int e, int q)
 {
     set_bits(b + 32 + 32 * (e / 128) + e % 32, 2 * ((e % 128) / 32), 2, q & 3);
     set_bits(b + e % 32, e / 32, 1, q >> 2);
 }
-static void q4k_nib(uint8_t *qs, int e, int q) { set_bits(qs + 32 * (e / 64) + e % 32, e % 64 < 32 ? 0 : 4, 4, q); }
+static void q4k_nib(uint8_t *qs, int e, int q)
+{
+    set_bits(qs + 32 * (e / 64) + e % 32, e % 64 < 32 ? 0 : 4, 4, q);
+}
 static void q4k_q(uint8_t *b, int e, int q) { q4k_nib(b + 16, e, q); }
-static void q5k_q(uint8_t *b, int e, int q) { q4k_nib(b + 48, e, q & 15); set_bits(b + 16 + e % 32, e / 32, 1, q >> 4); }
+static void q5k_q(uint8_t *b, int e, int q)
+{
+    q4k_nib(b + 48, e, q & 15);
+    set_bits(b + 16 + e % 32, e / 32, 1, q >> 4);
+}
 static void q6k_q(uint8_t *b, int e, int q)
 {
     int h = e / 128, k = (e % 128) / 32, l = e % 32;
     set_bits(b + 64 * h + 32 * (k & 1) + l, 4 * (k >> 1), 4, q & 15);
     set_bits(b + 128 + 32 * h + l, 2 * k, 2, q >> 4);
 }
-static void xs_q(uint8_t *b, int e, int q) { set_bits(b + 8 + 16 * (e / 32) + e % 16, e % 32 < 16 ? 0 : 4, 4, q); }
+static void xs_q(uint8_t *b, int e, int q)
+{
+    set_bits(b + 8 + 16 * (e / 32) + e % 16, e % 32 < 16 ? 0 : 4, 4, q);
+}
 
 static void none_s(uint8_t *b, int j, int sc, int m) { (void)b, (void)j, (void)sc, (void)m; }
 static void q2k_s(uint8_t *b, int j, int sc, int m) { b[j] = (uint8_t)(sc | m << 4); }
@@ -79,7 +102,11 @@ static void k_s(uint8_t *s, int j, int sc, int m)
     }
 }
 static void q4k_s(uint8_t *b, int j, int sc, int m) { k_s(b + 4, j, sc, m); }
-static void q6k_s(uint8_t *b, int j, int sc, int m) { (void)m; b[192 + j] = (uint8_t)sc; }
+static void q6k_s(uint8_t *b, int j, int sc, int m)
+{
+    (void)m;
+    b[192 + j] = (uint8_t)sc;
+}
 static void xs_s(uint8_t *b, int j, int sc, int m)
 {
     (void)m;
@@ -87,16 +114,40 @@ static void xs_s(uint8_t *b, int j, int sc, int m)
     set_bits(b + 2 + j / 4, 2 * (j % 4), 2, sc >> 4);
 }
 
-static int c_minus8(int sc, int q) { (void)sc; return q - 8; }
-static int c_plain(int sc, int q) { (void)sc; return q; }
-static int c_minus16(int sc, int q) { (void)sc; return q - 16; }
-static int c_level(int sc, int q) { (void)sc; return levels[q]; }
+static int c_minus8(int sc, int q)
+{
+    (void)sc;
+    return q - 8;
+}
+static int c_plain(int sc, int q)
+{
+    (void)sc;
+    return q;
+}
+static int c_minus16(int sc, int q)
+{
+    (void)sc;
+    return q - 16;
+}
+static int c_level(int sc, int q)
+{
+    (void)sc;
+    return levels[q];
+}
 static int c_times(int sc, int q) { return sc * q; }
 static int c_q3k(int sc, int q) { return (sc - 32) * ((q & 3) - (q >> 2 ? 0 : 4)); }
 static int c_q6k(int sc, int q) { return sc * (q - 32); }
 static int c_xs(int sc, int q) { return (sc - 32) * levels[q]; }
-static int o_zero(int m) { (void)m; return 0; }
-static int o_one(int m) { (void)m; return 1; }
+static int o_zero(int m)
+{
+    (void)m;
+    return 0;
+}
+static int o_one(int m)
+{
+    (void)m;
+    return 1;
+}
 static int o_neg(int m) { return -m; }
 
 static const synth synths[] = {
@@ -134,7 +185,8 @@ static void coefficient_bound(void **state)
     for (size_t i = 0; i < sizeof synths / sizeof synths[0]; i++) {
         const synth *sy = &synths[i];
         const fmt *f = fmt_of(sy->type);
-        int nsc = sy->sc_hi - sy->sc_lo + 1, nm = sy->m_hi - sy->m_lo + 1, nq = sy->q_hi - sy->q_lo + 1;
+        int nsc = sy->sc_hi - sy->sc_lo + 1, nm = sy->m_hi - sy->m_lo + 1,
+            nq = sy->q_hi - sy->q_lo + 1;
         int nt = nsc > nm ? nsc : nm;
         uint8_t blk[256];
         dn_coded_row r;
@@ -148,15 +200,18 @@ static void coefficient_bound(void **state)
                 if (f->b_at >= 0) put16(blk + f->b_at, 0x3C00);
                 for (int j = 0; j < (int)f->elements / sy->sub; j++)
                     sy->put_s(blk, j, sy->sc_lo + (t + 5 * j) % nsc, sy->m_lo + (t + 3 * j) % nm);
-                for (int e = 0; e < (int)f->elements; e++) sy->put_q(blk, e, sy->q_lo + (scramble(e) + u) % nq);
+                for (int e = 0; e < (int)f->elements; e++)
+                    sy->put_q(blk, e, sy->q_lo + (scramble(e) + u) % nq);
                 read_one(sy->type, blk, &r);
                 for (int e = 0; e < (int)f->elements; e++) {
                     int j = e / sy->sub;
                     int sc = sy->sc_lo + (t + 5 * j) % nsc, m = sy->m_lo + (t + 3 * j) % nm;
                     int q = sy->q_lo + (scramble(e) + u) % nq;
                     if (r.coef[e] != sy->coef(sc, q) || r.offs[e] != sy->offs(m)) {
-                        printf("  %s element %d (scale %d, min %d, code %d): coef %d offs %d, want %d %d\n",
-                               f->name, e, sc, m, q, r.coef[e], r.offs[e], sy->coef(sc, q), sy->offs(m));
+                        printf("  %s element %d (scale %d, min %d, code %d): coef %d offs %d, want "
+                               "%d %d\n",
+                               f->name, e, sc, m, q, r.coef[e], r.offs[e], sy->coef(sc, q),
+                               sy->offs(m));
                         fail();
                     }
                     assert_true(abs(r.coef[e]) <= DN_COEF_BOUND && abs(r.offs[e]) <= DN_COEF_BOUND);
@@ -168,7 +223,8 @@ static void coefficient_bound(void **state)
                 }
             }
         }
-        printf("  %-6s %7zu elements: coef %5d..%4d, offs %3d..%d\n", f->name, checked, cmin, cmax, omin, omax);
+        printf("  %-6s %7zu elements: coef %5d..%4d, offs %3d..%d\n", f->name, checked, cmin, cmax,
+               omin, omax);
         assert_int_equal(cmin, f->coef_min);
         assert_int_equal(cmax, f->coef_max);
         assert_int_equal(omin, f->offs_min);
@@ -216,7 +272,8 @@ typedef struct tally {
 
 /* One oracle row of a type the array reads: read it, and hold every value
    to ggml's. Returns 0 on a mismatch (after printing it). */
-static int check_oracle_row(const fmt *f, const uint8_t *bytes, size_t n, const float *want, tally *t)
+static int check_oracle_row(const fmt *f, const uint8_t *bytes, size_t n, const float *want,
+                            tally *t)
 {
     dn_coded_row r;
     row_alloc(&r, n, f->elements);
@@ -249,10 +306,11 @@ static int check_oracle_row(const fmt *f, const uint8_t *bytes, size_t n, const 
         if (tbits(mine) == tbits(g)) {
             t->bit_equal++;
         } else {
-            int zero_sign = mine == 0 && g == 0 &&
-                            (f->eval == G_SUBSCALE || s->a.sig == 0 || s->b.sig == 0);
+            int zero_sign =
+                mine == 0 && g == 0 && (f->eval == G_SUBSCALE || s->a.sig == 0 || s->b.sig == 0);
             if (!zero_sign) {
-                printf("  %s element %zu: ggml %a (0x%08x), its expression from the coded row %a (0x%08x)\n",
+                printf("  %s element %zu: ggml %a (0x%08x), its expression from the coded row %a "
+                       "(0x%08x)\n",
                        f->name, e, (double)g, tbits(g), (double)mine, tbits(mine));
                 good = 0;
             }
@@ -285,8 +343,10 @@ static int check_oracle_row(const fmt *f, const uint8_t *bytes, size_t n, const 
 
 static void print_tally(const char *name, const tally *t)
 {
-    printf("  %-6s %zu values: exact value = ggml's f32 for %zu, ggml's f32 = the exact value rounded once "
-           "(<= 1/2 ulp, largest %.3g ulp) for %zu; ggml's expression from the coded row: %zu bit equal, "
+    printf("  %-6s %zu values: exact value = ggml's f32 for %zu, ggml's f32 = the exact value "
+           "rounded once "
+           "(<= 1/2 ulp, largest %.3g ulp) for %zu; ggml's expression from the coded row: %zu bit "
+           "equal, "
            "%zu zeros equal as numbers\n",
            name, t->values, t->exact, t->worst_ulps, t->rounded, t->bit_equal, t->signed_zeros);
 }
@@ -317,8 +377,11 @@ static void exact_where_ggml_rounds(void **state)
     row_alloc(&r, 64, 32);
     read_one(DN_TYPE_Q4_1, q41, &r);
     assert_true(exact_units(&r.segments[0], r.coef[0], r.offs[0]) == ((int64_t)982560 << 24) + 1);
-    assert_int_equal(dn_read_row(DN_TYPE_Q4_1, q41, 64, &(dn_coded_row){r.coef, r.offs, r.segments, 64, 0}, NULL), DN_OK);
-    assert_true(exact_units(&r.segments[1], r.coef[32], r.offs[32]) == ((int64_t)65536 << 24) + (3 << 16));
+    assert_int_equal(dn_read_row(DN_TYPE_Q4_1, q41, 64,
+                                 &(dn_coded_row){r.coef, r.offs, r.segments, 64, 0}, NULL),
+                     DN_OK);
+    assert_true(exact_units(&r.segments[1], r.coef[32], r.offs[32]) ==
+                ((int64_t)65536 << 24) + (3 << 16));
     tally t = {0};
     assert_true(check_oracle_row(fmt_of(DN_TYPE_Q4_1), q41, 64, want, &t));
     assert_int_equal(t.rounded, 64);
@@ -340,7 +403,8 @@ static void exact_where_ggml_rounds(void **state)
     for (int e = 0; e < 256; e++) want[e] = 61901280.0f;
     row_alloc(&r, 256, 256);
     read_one(DN_TYPE_Q4_K, q4k, &r);
-    assert_true(exact_units(&r.segments[0], r.coef[0], r.offs[0]) == ((int64_t)61901280 << 24) - 63);
+    assert_true(exact_units(&r.segments[0], r.coef[0], r.offs[0]) ==
+                ((int64_t)61901280 << 24) - 63);
     memset(&t, 0, sizeof t);
     assert_true(check_oracle_row(fmt_of(DN_TYPE_Q4_K), q4k, 256, want, &t));
     assert_int_equal(t.rounded, 256);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status names, version, and the ISA choice with its DECODENUM_ISA override. */
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,9 @@ static void env_override(void **state)
     const char *note_has = getenv("DN_TEST_EXPECT_NOTE");
     if (!expect) {
         /* no override: the best available */
-        dn_isa best = dn_isa_available(DN_ISA_AVX2) ? DN_ISA_AVX2
-                    : dn_isa_available(DN_ISA_NEON) ? DN_ISA_NEON : DN_ISA_SCALAR;
+        dn_isa best = dn_isa_available(DN_ISA_AVX2)   ? DN_ISA_AVX2
+                      : dn_isa_available(DN_ISA_NEON) ? DN_ISA_NEON
+                                                      : DN_ISA_SCALAR;
         if (want) skip();
         assert_int_equal(dn_isa_active(), best);
         return;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one registration of kernels (src/dispatch.c): every ISA's resolved
  * table has every slot filled, and a module or an entry an ISA does not
@@ -37,9 +38,9 @@ static void every_slot_filled(void **state)
                     f->bf16_to_f32_v && f->fsum && f->fdot && f->fdot_tf32 && f->fmax &&
                     f->absmax && f->argmax);
         const dn_math_kernels *m = k->math;
-        assert_true(m->exp_v && m->ln_v && m->ln1p_v && m->recip_v && m->rsqrt_v &&
-                    m->sigmoid_v && m->silu_v && m->softplus_v && m->softmax && m->rmsnorm &&
-                    m->l2norm && m->rope && m->hadamard);
+        assert_true(m->exp_v && m->ln_v && m->ln1p_v && m->recip_v && m->rsqrt_v && m->sigmoid_v &&
+                    m->silu_v && m->softplus_v && m->softmax && m->rmsnorm && m->l2norm &&
+                    m->rope && m->hadamard);
         const dn_f16_kernels *h = k->f16;
         assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
                     h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
@@ -61,8 +62,12 @@ static void missing_entry_runs_the_reference(void **state)
     const dn_kernels *scalar = dn_kernels_for(DN_ISA_SCALAR);
     dn_fp32_kernels fp32 = *simd->fp32;
     fp32.fdot = NULL;
-    const dn_kernels partial = {.fp32 = &fp32, .f16 = simd->f16, .quant = simd->quant,
-                                .dot = simd->dot, .attention = simd->attention, .gdn = simd->gdn};
+    const dn_kernels partial = {.fp32 = &fp32,
+                                .f16 = simd->f16,
+                                .quant = simd->quant,
+                                .dot = simd->dot,
+                                .attention = simd->attention,
+                                .gdn = simd->gdn};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
 

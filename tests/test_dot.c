@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The engine's dot product of a coded row with a quantized activation row.
  *
@@ -37,13 +38,17 @@ static void one_rounding_per_group_or_block(void **state)
     int16_t coef[96] = {0}, offs[96] = {0}, codes[96] = {0};
     dn_segment seg[3];
     for (int s = 0; s < 3; s++) seg[s] = (dn_segment){{1, 0}, {0, 0}, (uint32_t)(32 * s), 32};
-    coef[0] = 4096; codes[0] = 4096;
-    coef[32] = 1; codes[32] = 1;
-    coef[64] = 1; codes[64] = 1;
+    coef[0] = 4096;
+    codes[0] = 4096;
+    coef[32] = 1;
+    codes[32] = 1;
+    coef[64] = 1;
+    codes[64] = 1;
     dn_coded_row row = {coef, offs, seg, 96, 3};
-    dn_act_scale sub[3] = {{8, -3}, {8, -3}, {8, -3}};      /* 1 */
+    dn_act_scale sub[3] = {{8, -3}, {8, -3}, {8, -3}};        /* 1 */
     dn_act_scale wide[3] = {{128, -7}, {128, -7}, {128, -7}}; /* 1 */
-    dn_act_row a_sub = {codes, sub, 96, 32, DN_WORDS_TWO}, a_wide = {codes, wide, 96, 32, DN_WORDS_TWO};
+    dn_act_row a_sub = {codes, sub, 96, 32, DN_WORDS_TWO},
+               a_wide = {codes, wide, 96, 32, DN_WORDS_TWO};
     float v;
     assert_int_equal(dn_dot(&row, &a_sub, DN_ACT_SUB32, &v), DN_OK);
     assert_same_float(v, 0x1p24f + 2.0f);
@@ -51,7 +56,8 @@ static void one_rounding_per_group_or_block(void **state)
     assert_same_float(v, 0x1p24f);
     /* the second scale counts too: b * offs with offs * code = -3 at b = 2^-1 */
     seg[1].b = (dn_scale){1, -1};
-    offs[33] = -3; codes[33] = 1;
+    offs[33] = -3;
+    codes[33] = 1;
     assert_int_equal(dn_dot(&row, &a_sub, DN_ACT_SUB32, &v), DN_OK);
     assert_same_float(v, 0x1p24f); /* 2^24 + 2 - 1.5 = 2^24 + 0.5: below the half ulp, 2^24 */
 }
@@ -110,8 +116,10 @@ static void random_case(uint64_t *s, size_t seg, size_t blocks, dn_act_scaling s
     for (size_t k = 0; k < blocks; k++) {
         dn_segment *g = &row->segments[k];
         int32_t span = spread == 0 ? 2 : spread == 1 ? 20 : spread == 2 ? 70 : 140;
-        g->a = (dn_scale){(int32_t)between(s, -2047, 2047), (int32_t)between(s, -24 - span, -10 + span)};
-        g->b = splitmix(s) & 1 ? (dn_scale){(int32_t)between(s, -2047, 2047), (int32_t)between(s, -24 - span, span)}
+        g->a = (dn_scale){(int32_t)between(s, -2047, 2047),
+                          (int32_t)between(s, -24 - span, -10 + span)};
+        g->b = splitmix(s) & 1 ? (dn_scale){(int32_t)between(s, -2047, 2047),
+                                            (int32_t)between(s, -24 - span, span)}
                                : (dn_scale){0, 0};
         g->first = (uint32_t)(k * seg);
         g->count = (uint32_t)seg;
@@ -162,11 +170,29 @@ static void against_the_exact_model(dn_act_scaling scaling)
     assert_int_equal(differ, 0);
 }
 
-static int model_setup(void **state) { (void)state; oracle_init(); return 0; }
-static int model_teardown(void **state) { (void)state; oracle_clear(); return 0; }
+static int model_setup(void **state)
+{
+    (void)state;
+    oracle_init();
+    return 0;
+}
+static int model_teardown(void **state)
+{
+    (void)state;
+    oracle_clear();
+    return 0;
+}
 
-static void sub32_groups_are_exact(void **state) { (void)state; against_the_exact_model(DN_ACT_SUB32); }
-static void blocks_are_exact(void **state) { (void)state; against_the_exact_model(DN_ACT_PER_BLOCK); }
+static void sub32_groups_are_exact(void **state)
+{
+    (void)state;
+    against_the_exact_model(DN_ACT_SUB32);
+}
+static void blocks_are_exact(void **state)
+{
+    (void)state;
+    against_the_exact_model(DN_ACT_PER_BLOCK);
+}
 
 static void misaligned_inputs_are_refused(void **state)
 {
@@ -178,7 +204,8 @@ static void misaligned_inputs_are_refused(void **state)
     dn_act_row act = {codes, sc, 64, 32, DN_WORDS_ONE};
     float v;
     assert_int_equal(dn_dot(&row, &act, DN_ACT_SUB32, &v), DN_OK);
-    assert_int_equal(dn_dot(&row, &act, DN_ACT_PER_BLOCK, &v), DN_ERR_INVALID_ARGUMENT); /* 64 != 32 */
+    assert_int_equal(dn_dot(&row, &act, DN_ACT_PER_BLOCK, &v),
+                     DN_ERR_INVALID_ARGUMENT); /* 64 != 32 */
     act.n = 32;
     assert_int_equal(dn_dot(&row, &act, DN_ACT_SUB32, &v), DN_ERR_INVALID_ARGUMENT);
     act.n = 64;
@@ -212,7 +239,6 @@ static void scale_offsets(dn_type t, int *d, int *dm)
         if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
 }
 
-
 /* Random rows of `type` whose scales are finite binary16 values of either
    sign, exponents 2^-10..2^5. */
 static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
@@ -222,9 +248,33 @@ static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
     scale_offsets(t, &d, &dm);
     for (size_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)splitmix(s);
     for (size_t b = 0; b < blocks; b++) {
-        put16(w + b * bb + d, (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-        if (dm >= 0) put16(w + b * bb + dm, (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
+        put16(w + b * bb + d,
+              (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
+        if (dm >= 0)
+            put16(w + b * bb + dm,
+                  (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
     }
+}
+
+/* The last block of row 23 made unreadable (an infinite d): every pool
+   reports its index, then the block is restored. */
+static void unreadable_block_is_named(dn_type t, uint8_t *w, size_t rows, size_t n,
+                                      const dn_act_row *act, dn_act_scaling scaling, float *out,
+                                      dn_pool *const pools[4])
+{
+    size_t blocks = n / dn_type_block_elements(t), bb = dn_type_block_bytes(t);
+    int d, dm;
+    scale_offsets(t, &d, &dm);
+    size_t blk = 23 * blocks + blocks - 1;
+    uint8_t keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
+    put16(w + blk * bb + d, 0x7C00);
+    for (int p = 0; p < 4; p++) {
+        size_t bad = 0;
+        assert_int_equal(dn_mat_vec(t, w, rows, n, act, scaling, out, pools[p], &bad),
+                         DN_ERR_UNREADABLE_BLOCK);
+        assert_int_equal(bad, blk);
+    }
+    w[blk * bb + d] = keep[0], w[blk * bb + d + 1] = keep[1];
 }
 
 /* Every format, both scalings, both word counts: dn_mat_vec on no pool and
@@ -234,8 +284,8 @@ static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
 static void mat_vec_is_dot_of_every_row(void **state)
 {
     (void)state;
-    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
-                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
+                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K,   DN_TYPE_Q4_K,
                                     DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
     const size_t rows = 37;
     dn_pool *pools[4] = {NULL, dn_pool_create(1), dn_pool_create(2), dn_pool_create(3)};
@@ -249,14 +299,17 @@ static void mat_vec_is_dot_of_every_row(void **state)
         size_t n = be == 256 ? 768 : 544; /* a short last group for 32-element blocks */
         size_t blocks = n / be;
         uint8_t *w = malloc(rows * blocks * bb);
-        float *x = malloc(n * sizeof *x), *ref = malloc(rows * sizeof *ref), *out = malloc(rows * sizeof *out);
-        int16_t *codes = malloc(n * sizeof *codes), *coef = malloc(n * sizeof *coef), *offs = malloc(n * sizeof *offs);
+        float *x = malloc(n * sizeof *x), *ref = malloc(rows * sizeof *ref),
+              *out = malloc(rows * sizeof *out);
+        int16_t *codes = malloc(n * sizeof *codes), *coef = malloc(n * sizeof *coef),
+                *offs = malloc(n * sizeof *offs);
         dn_act_scale *scales = malloc(n / 32 * sizeof *scales);
         dn_segment *segs = malloc(n / 16 * sizeof *segs);
         assert_true(w && x && ref && out && codes && coef && offs && scales && segs);
         random_matrix(&s, t, w, rows * blocks);
         for (size_t i = 0; i < n; i++) /* Gaussian-ish, every 50th an outlier */
-            x[i] = (float)(between(&s, -1000, 1000) + between(&s, -1000, 1000)) / 1000.0f * (i % 50 ? 1.0f : 40.0f);
+            x[i] = (float)(between(&s, -1000, 1000) + between(&s, -1000, 1000)) / 1000.0f *
+                   (i % 50 ? 1.0f : 40.0f);
         for (int sc = 0; sc < 2; sc++)
             for (int wd = 0; wd < 2; wd++) {
                 dn_act_scaling scaling = sc ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
@@ -264,7 +317,8 @@ static void mat_vec_is_dot_of_every_row(void **state)
                 dn_act_row act = {codes, scales, n, 0, words};
                 size_t bad = 0;
                 assert_int_equal(sc ? dn_quantize_blocks(x, n, be, words, &act, &bad)
-                                    : dn_quantize(x, n, words, &act, &bad), DN_OK);
+                                    : dn_quantize(x, n, words, &act, &bad),
+                                 DN_OK);
                 for (size_t r = 0; r < rows; r++) {
                     dn_coded_row row = {coef, offs, segs, n, 0};
                     size_t at = 0;
@@ -273,33 +327,32 @@ static void mat_vec_is_dot_of_every_row(void **state)
                 }
                 for (int p = 0; p < 4; p++) {
                     memset(out, 0xFF, rows * sizeof *out);
-                    assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad), DN_OK);
-                    for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
+                    assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad),
+                                     DN_OK);
+                    for (size_t r = 0; r < rows; r++)
+                        assert_int_equal(tbits(out[r]), tbits(ref[r]));
                 }
                 memset(out, 0xFF, rows * sizeof *out);
                 for (size_t r0 = 0; r0 < rows;) {
                     size_t r1 = r0 + (size_t)between(&s, 1, 9);
                     if (r1 > rows) r1 = rows;
-                    assert_int_equal(dn_mat_vec_rows(t, w, rows, n, &act, scaling, r0, r1, out, &bad), DN_OK);
+                    assert_int_equal(
+                        dn_mat_vec_rows(t, w, rows, n, &act, scaling, r0, r1, out, &bad), DN_OK);
                     r0 = r1;
                 }
                 for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
 
-                /* one block of row 23 made unreadable (an infinite d) */
-                int d, dm;
-                scale_offsets(t, &d, &dm);
-                size_t blk = 23 * blocks + blocks - 1;
-                uint8_t keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
-                put16(w + blk * bb + d, 0x7C00);
-                for (int p = 0; p < 4; p++) {
-                    bad = 0;
-                    assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, out, pools[p], &bad),
-                                     DN_ERR_UNREADABLE_BLOCK);
-                    assert_int_equal(bad, blk);
-                }
-                w[blk * bb + d] = keep[0], w[blk * bb + d + 1] = keep[1];
+                unreadable_block_is_named(t, w, rows, n, &act, scaling, out, pools);
             }
-        free(w); free(x); free(ref); free(out); free(codes); free(coef); free(offs); free(scales); free(segs);
+        free(w);
+        free(x);
+        free(ref);
+        free(out);
+        free(codes);
+        free(coef);
+        free(offs);
+        free(scales);
+        free(segs);
     }
     for (int p = 1; p < 4; p++) dn_pool_destroy(pools[p]);
 }
@@ -322,21 +375,26 @@ static void huge_counts_are_invalid(void **state)
     assert_non_null(pool);
     const size_t huge[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 6, SIZE_MAX / 2};
     for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
-        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, NULL, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, pool, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, 0, 1, out, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, NULL, NULL),
+            DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            dn_mat_vec(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, out, pool, NULL),
+            DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            dn_mat_vec_rows(DN_TYPE_Q4_K, w, huge[i], 256, &act, DN_ACT_SUB32, 0, 1, out, NULL),
+            DN_ERR_INVALID_ARGUMENT);
     }
 #if SIZE_MAX > UINT32_MAX
     const size_t long_n[] = {(size_t)1 << 40, ((size_t)UINT32_MAX + 1) * 256};
     for (size_t i = 0; i < sizeof long_n / sizeof long_n[0]; i++) {
         dn_act_row wide = {codes, sc, long_n[i], 32, DN_WORDS_ONE};
-        assert_int_equal(dn_mat_vec_rows(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, 0, 1, out, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(dn_mat_vec(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, out, pool, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            dn_mat_vec_rows(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, 0, 1, out, NULL),
+            DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            dn_mat_vec(DN_TYPE_Q4_K, w, 1, long_n[i], &wide, DN_ACT_SUB32, out, pool, NULL),
+            DN_ERR_INVALID_ARGUMENT);
     }
 #endif
     dn_pool_destroy(pool);
@@ -350,15 +408,16 @@ static void huge_counts_are_invalid(void **state)
 static void odd_addresses_change_no_bit(void **state)
 {
     (void)state;
-    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
-                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+    static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
+                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K,   DN_TYPE_Q4_K,
                                     DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
     const size_t rows = 9, n = 512;
     uint64_t s = 0x6f64646164647221u;
     uint8_t *w = malloc(rows * (n / 32) * 34 + 64), *wo = malloc(rows * (n / 32) * 34 + 64);
     float *x = malloc(n * sizeof *x), ref[9], out[9];
     int16_t *codes = malloc(n * sizeof *codes), *codes_odd = malloc((n + 1) * sizeof *codes);
-    dn_act_scale *scales = malloc(n / 32 * sizeof *scales), *scales_odd = malloc((n / 32 + 1) * sizeof *scales);
+    dn_act_scale *scales = malloc(n / 32 * sizeof *scales),
+                 *scales_odd = malloc((n / 32 + 1) * sizeof *scales);
     assert_true(w && wo && x && codes && codes_odd && scales && scales_odd);
     for (size_t i = 0; i < n; i++) x[i] = (float)(between(&s, -1000, 1000)) / 250.0f;
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
@@ -368,24 +427,38 @@ static void odd_addresses_change_no_bit(void **state)
         for (int k = 0; k < 4; k++) {
             dn_act_scaling scaling = k & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
             dn_words words = k & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
-            dn_act_row act = {codes, scales, n, 0, words}, odd = {codes_odd + 1, scales_odd + 1, n, 0, words};
-            assert_int_equal(scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, &act, NULL)
-                                                     : dn_quantize_blocks(x, n, be, words, &act, NULL), DN_OK);
+            dn_act_row act = {codes, scales, n, 0, words},
+                       odd = {codes_odd + 1, scales_odd + 1, n, 0, words};
+            assert_int_equal(scaling == DN_ACT_SUB32
+                                 ? dn_quantize(x, n, words, &act, NULL)
+                                 : dn_quantize_blocks(x, n, be, words, &act, NULL),
+                             DN_OK);
             assert_int_equal(dn_mat_vec(t, w, rows, n, &act, scaling, ref, NULL, NULL), DN_OK);
-            assert_int_equal(scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, &odd, NULL)
-                                                     : dn_quantize_blocks(x, n, be, words, &odd, NULL), DN_OK);
+            assert_int_equal(scaling == DN_ACT_SUB32
+                                 ? dn_quantize(x, n, words, &odd, NULL)
+                                 : dn_quantize_blocks(x, n, be, words, &odd, NULL),
+                             DN_OK);
             for (size_t off = 1; off < 4; off++) {
                 memcpy(wo + off, w, bytes);
                 memset(out, 0xFF, sizeof out);
-                assert_int_equal(dn_mat_vec(t, wo + off, rows, n, &odd, scaling, out, NULL, NULL), DN_OK);
+                assert_int_equal(dn_mat_vec(t, wo + off, rows, n, &odd, scaling, out, NULL, NULL),
+                                 DN_OK);
                 for (size_t r = 0; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
                 memset(out, 0xFF, sizeof out);
-                assert_int_equal(dn_mat_vec_rows(t, wo + off, rows, n, &act, scaling, 1, rows, out, NULL), DN_OK);
+                assert_int_equal(
+                    dn_mat_vec_rows(t, wo + off, rows, n, &act, scaling, 1, rows, out, NULL),
+                    DN_OK);
                 for (size_t r = 1; r < rows; r++) assert_int_equal(tbits(out[r]), tbits(ref[r]));
             }
         }
     }
-    free(w); free(wo); free(x); free(codes); free(codes_odd); free(scales); free(scales_odd);
+    free(w);
+    free(wo);
+    free(x);
+    free(codes);
+    free(codes_odd);
+    free(scales);
+    free(scales_odd);
 }
 
 int main(void)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exact_oracle.c: dn_exact_sum, dn_scaled_to_f32, dn_rne_div and dn_rne
  * held bit for bit to an independent exact computation in GMP and MPFR.
@@ -39,8 +40,8 @@ typedef struct sum_case {
     int kind;
 } sum_case;
 
-static const char *const kind_name[] = {"random-cluster", "split-target", "equal-magnitude",
-                                        "cancel", "big-accumulate", "tiny-negatives"};
+static const char *const kind_name[] = {"random-cluster", "split-target",   "equal-magnitude",
+                                        "cancel",         "big-accumulate", "tiny-negatives"};
 
 static int push(sum_case *c, int64_t v, int64_t e, rng *r)
 {
@@ -58,8 +59,10 @@ static size_t gen_count(rng *r)
     switch (rbelow(r, 8)) {
     case 0: return 1;
     case 1: return (size_t)rrange(r, 2, 3);
-    case 2: case 3: return (size_t)rrange(r, 2, 8);
-    case 4: case 5: return (size_t)rrange(r, 2, 20);
+    case 2:
+    case 3: return (size_t)rrange(r, 2, 8);
+    case 4:
+    case 5: return (size_t)rrange(r, 2, 20);
     case 6: return (size_t)rrange(r, 20, 60);
     default: return (size_t)rrange(r, 1, MAX_TERMS);
     }
@@ -69,10 +72,16 @@ static size_t gen_count(rng *r)
 static int64_t gen_center(rng *r)
 {
     switch (rbelow(r, 16)) {
-    case 0: case 1: case 2: return rrange(r, 127 - 64 - 4, 127 - 62 + 4);   /* sums near FLT_MAX */
-    case 3: case 4: case 5: return rrange(r, -126 - 64 - 4, -126 - 62 + 4); /* sums near FLT_MIN */
-    case 6: case 7: return rrange(r, -149 - 70, -149 - 40);                 /* the denormal grid */
-    case 8: case 9: return rrange(r, -200, 200);
+    case 0:
+    case 1:
+    case 2: return rrange(r, 127 - 64 - 4, 127 - 62 + 4); /* sums near FLT_MAX */
+    case 3:
+    case 4:
+    case 5: return rrange(r, -126 - 64 - 4, -126 - 62 + 4); /* sums near FLT_MIN */
+    case 6:
+    case 7: return rrange(r, -149 - 70, -149 - 40); /* the denormal grid */
+    case 8:
+    case 9: return rrange(r, -200, 200);
     case 10: return rrange(r, INT32_MIN, (int64_t)INT32_MIN + 300);
     case 11: return rrange(r, (int64_t)INT32_MAX - 300, INT32_MAX);
     case 12: return rand_i32(r);
@@ -114,7 +123,10 @@ static void split_at(int64_t v, int s, int64_t *hi, int64_t *lo)
 {
     int64_t p = INT64_C(1) << s;
     int64_t h = v / p, l = v % p; /* truncating */
-    if (l < 0) { h -= 1; l += p; }
+    if (l < 0) {
+        h -= 1;
+        l += p;
+    }
     *hi = h;
     *lo = l;
 }
@@ -256,8 +268,10 @@ static void gen_big(rng *r, sum_case *c)
         default: v = with_sign(rnext(r) >> 1, neg); break;
         }
         int64_t e = L;
-        if (mag64(v) == 1) e = L + 63;          /* as large as 2^63 * 2^L */
-        else if (rbelow(r, 4) == 0) e = L - rrange(r, 0, 130);
+        if (mag64(v) == 1)
+            e = L + 63; /* as large as 2^63 * 2^L */
+        else if (rbelow(r, 4) == 0)
+            e = L - rrange(r, 0, 130);
         if (!same_sign && rbool(r)) v = v == INT64_MIN ? INT64_MAX : -v;
         push(c, v, clamp_e(e), r);
     }
@@ -319,8 +333,13 @@ static void print_terms(const dn_term *t, size_t n)
 static void f32_exact(uint32_t u, uint64_t *mag, int64_t *ex)
 {
     uint32_t be = (u >> 23) & 0xFFu, fr = u & 0x7FFFFFu;
-    if (be == 0) { *mag = fr; *ex = -149; }
-    else { *mag = (uint64_t)fr | 0x800000u; *ex = (int64_t)be - 150; }
+    if (be == 0) {
+        *mag = fr;
+        *ex = -149;
+    } else {
+        *mag = (uint64_t)fr | 0x800000u;
+        *ex = (int64_t)be - 150;
+    }
 }
 
 static uint32_t ftz_bits(uint32_t u) { return (u & 0x7F800000u) == 0 ? u & 0x80000000u : u; }
@@ -333,7 +352,7 @@ static void self_check_value(size_t i, size_t *nfails)
     rng r = case_rng(99, i);
     uint32_t u;
     switch (rbelow(&r, 6)) {
-    case 0: u = (uint32_t)rbelow(&r, 0x1000000u); break;           /* denormals and up */
+    case 0: u = (uint32_t)rbelow(&r, 0x1000000u); break;                   /* denormals and up */
     case 1: u = 0x7F800000u - 1 - (uint32_t)rbelow(&r, 0x1000000u); break; /* to FLT_MAX */
     case 2: u = 0x00800000u + (uint32_t)rrange(&r, -300, 300); break;      /* FLT_MIN */
     default: u = (uint32_t)rbelow(&r, 0x7F800000u); break;
@@ -361,21 +380,27 @@ static void self_check_value(size_t i, size_t *nfails)
     got = oracle_round(O.s, elo - 1 - shift);
     want = ftz_bits(sign | even);
     if (got != want && fails++ < MAX_REPORTS)
-        fprintf(stderr, "  self: midpoint above 0x%08" PRIx32 ": got 0x%08" PRIx32 " want 0x%08" PRIx32 "\n",
+        fprintf(stderr,
+                "  self: midpoint above 0x%08" PRIx32 ": got 0x%08" PRIx32 " want 0x%08" PRIx32
+                "\n",
                 sign | lo, got, want);
     /* A hair above and below the midpoint (the hair as far down as 2^-3000). */
     int far = (int)rrange(&r, 1, rbool(&r) ? 60 : 3000);
     for (int dir = -1; dir <= 1; dir += 2) {
         z_set_u64(O.s, 2 * mlo + 1);
         mpz_mul_2exp(O.s, O.s, (mp_bitcnt_t)far);
-        if (dir > 0) mpz_add_ui(O.s, O.s, 1);
-        else mpz_sub_ui(O.s, O.s, 1);
+        if (dir > 0)
+            mpz_add_ui(O.s, O.s, 1);
+        else
+            mpz_sub_ui(O.s, O.s, 1);
         if (sign) mpz_neg(O.s, O.s);
         got = oracle_round(O.s, elo - 1 - far);
         want = ftz_bits(sign | (dir > 0 ? hi : lo));
         if (lo == 0 && dir < 0) want = sign; /* rounds to a signed zero */
         if (got != want && fails++ < MAX_REPORTS)
-            fprintf(stderr, "  self: midpoint%+d above 0x%08" PRIx32 ": got 0x%08" PRIx32 " want 0x%08" PRIx32 "\n",
+            fprintf(stderr,
+                    "  self: midpoint%+d above 0x%08" PRIx32 ": got 0x%08" PRIx32
+                    " want 0x%08" PRIx32 "\n",
                     dir, sign | lo, got, want);
     }
     *nfails = fails;
@@ -385,23 +410,27 @@ static void self_check_value(size_t i, size_t *nfails)
 static void self_check_known(size_t *nfails)
 {
     size_t fails = *nfails;
-    static const struct { int64_t v; int64_t e; uint32_t bits; } known[] = {
+    static const struct {
+        int64_t v;
+        int64_t e;
+        uint32_t bits;
+    } known[] = {
         {1, 0, 0x3F800000u},
-        {-3, -1, 0xBFC00000u},                       /* -1.5 */
-        {0x1FFFFFF, 103, 0x7F800000u},               /* FLT_MAX + ulp/2: ties to inf */
-        {0x1FFFFFD, 103, 0x7F7FFFFEu},               /* tie between ...FE and ...FF: even */
+        {-3, -1, 0xBFC00000u},                             /* -1.5 */
+        {0x1FFFFFF, 103, 0x7F800000u},                     /* FLT_MAX + ulp/2: ties to inf */
+        {0x1FFFFFD, 103, 0x7F7FFFFEu},                     /* tie between ...FE and ...FF: even */
         {(INT64_C(0x1FFFFFF) << 33) - 1, 70, 0x7F7FFFFFu}, /* just under the tie */
-        {0xFFFFFF, -150, 0x00800000u},               /* FLT_MIN - 2^-150: tie -> FLT_MIN */
-        {INT64_C(0x1FFFFFD), -151, 0x00000000u},     /* just under: denormal -> 0 */
-        {-1, -150, 0x80000000u},                     /* -2^-150 -> -0 */
-        {1, -126, 0x00800000u},                      /* FLT_MIN */
+        {0xFFFFFF, -150, 0x00800000u},                     /* FLT_MIN - 2^-150: tie -> FLT_MIN */
+        {INT64_C(0x1FFFFFD), -151, 0x00000000u},           /* just under: denormal -> 0 */
+        {-1, -150, 0x80000000u},                           /* -2^-150 -> -0 */
+        {1, -126, 0x00800000u},                            /* FLT_MIN */
         {1, 127, 0x7F000000u},
         {1, 128, 0x7F800000u},
-        {INT64_MIN, 64, 0xFF000000u},                /* -2^127 */
-        {INT64_MIN, 65, 0xFF800000u},                /* -2^128 -> -inf */
-        {INT64_MAX, 0, 0x5F000000u},                 /* 2^63 - 1 -> 2^63 */
-        {0x1000001, 0, 0x4B800000u},                 /* 2^24 + 1 -> 2^24 (even) */
-        {0x1000003, 0, 0x4B800002u},                 /* 2^24 + 3 -> 2^24 + 4 */
+        {INT64_MIN, 64, 0xFF000000u}, /* -2^127 */
+        {INT64_MIN, 65, 0xFF800000u}, /* -2^128 -> -inf */
+        {INT64_MAX, 0, 0x5F000000u},  /* 2^63 - 1 -> 2^63 */
+        {0x1000001, 0, 0x4B800000u},  /* 2^24 + 1 -> 2^24 (even) */
+        {0x1000003, 0, 0x4B800002u},  /* 2^24 + 3 -> 2^24 + 4 */
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         z_set_i64(O.s, known[i].v);
@@ -454,8 +483,8 @@ static void check_sum_case(const sum_case *c, uint64_t idx, size_t *fails)
             "  dn_exact_sum case %" PRIu64 " (%s, seed 0x%016" PRIx64 "): expected 0x%08" PRIx32
             " (%a), got 0x%08" PRIx32 " status %d; reversed order 0x%08" PRIx32 " status %d;"
             " shuffled 0x%08" PRIx32 " status %d\n",
-            idx, kind_name[c->kind], g_seed, want, (double)tf(want), tbits(got), (int)st, tbits(got2),
-            (int)st2, tbits(got3), (int)st3);
+            idx, kind_name[c->kind], g_seed, want, (double)tf(want), tbits(got), (int)st,
+            tbits(got2), (int)st2, tbits(got3), (int)st3);
     print_terms(c->t, c->n);
 }
 
@@ -463,7 +492,8 @@ static void test_exact_sum_random(void **state)
 {
     (void)state;
     size_t n = scaled_count(BASE_CASES), fails = 0;
-    size_t kinds[6] = {0}, finite[6] = {0}, floored = 0, zeros = 0, infs = 0, flushed = 0, nearmax = 0, ftz = 0;
+    size_t kinds[6] = {0}, finite[6] = {0}, floored = 0, zeros = 0, infs = 0, flushed = 0,
+           nearmax = 0, ftz = 0;
     sum_case c;
     for (size_t i = 0; i < n; i++) {
         rng r = case_rng(1, i);
@@ -472,21 +502,25 @@ static void test_exact_sum_random(void **state)
         uint32_t w = oracle_exact_sum(c.t, c.n);
         if ((w & 0x7FFFFFFFu) == 0) zeros++;
         if ((w & 0x7FFFFFFFu) == 0x7F800000u) infs++;
-        if ((w & 0x7F800000u) == 0x00800000u) flushed++; /* smallest binade: FTZ edge */
-        if ((w & 0x7F800000u) == 0x7F000000u) nearmax++;  /* top binade */
+        if ((w & 0x7F800000u) == 0x00800000u) flushed++;        /* smallest binade: FTZ edge */
+        if ((w & 0x7F800000u) == 0x7F000000u) nearmax++;        /* top binade */
         if ((w & 0x7FFFFFFFu) == 0 && mpz_sgn(O.s) != 0) ftz++; /* a non-zero sum made zero */
         if ((w & 0x7F800000u) != 0 && (w & 0x7F800000u) != 0x7F800000u) finite[c.kind]++;
         floored += (size_t)g_oracle_floored;
         check_sum_case(&c, i, &fails);
     }
     fprintf(stderr,
-            "[ oracle   ] dn_exact_sum: %zu cases (cluster %zu, split %zu, equal-magnitude %zu, cancel %zu,"
-            " big %zu, tiny %zu); results: %zu zero (%zu of a non-zero sum), %zu inf, %zu in [FLT_MIN, 2 FLT_MIN),"
+            "[ oracle   ] dn_exact_sum: %zu cases (cluster %zu, split %zu, equal-magnitude %zu, "
+            "cancel %zu,"
+            " big %zu, tiny %zu); results: %zu zero (%zu of a non-zero sum), %zu inf, %zu in "
+            "[FLT_MIN, 2 FLT_MIN),"
             " %zu in [2^127, FLT_MAX]; non-zero finite by kind: %zu %zu %zu %zu %zu %zu;"
             " %zu with a negative term floored below the window\n",
-            n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], zeros, ftz, infs, flushed, nearmax,
-            finite[0], finite[1], finite[2], finite[3], finite[4], finite[5], floored);
-    if (fails) fail_msg("dn_exact_sum differs from the GMP/MPFR oracle in %zu of %zu cases", fails, n);
+            n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], kinds[5], zeros, ftz, infs,
+            flushed, nearmax, finite[0], finite[1], finite[2], finite[3], finite[4], finite[5],
+            floored);
+    if (fails)
+        fail_msg("dn_exact_sum differs from the GMP/MPFR oracle in %zu of %zu cases", fails, n);
 }
 
 /* Hand-made cases whose answers follow from the contract by inspection; each
@@ -542,8 +576,10 @@ static void test_exact_sum_edges(void **state)
         uint32_t want = oracle_exact_sum(cases[i].t, cases[i].n);
         if (st != DN_OK || tbits(got) != cases[i].bits || want != cases[i].bits) {
             fails++;
-            fprintf(stderr, "  edge %zu: literal 0x%08" PRIx32 ", oracle 0x%08" PRIx32 ", got 0x%08" PRIx32
-                    " status %d\n", i, cases[i].bits, want, tbits(got), (int)st);
+            fprintf(stderr,
+                    "  edge %zu: literal 0x%08" PRIx32 ", oracle 0x%08" PRIx32 ", got 0x%08" PRIx32
+                    " status %d\n",
+                    i, cases[i].bits, want, tbits(got), (int)st);
             print_terms(cases[i].t, cases[i].n);
         }
     }
@@ -564,8 +600,8 @@ static void test_exact_sum_edges(void **state)
 static void test_exact_sum_full_accumulator(void **state)
 {
     (void)state;
-    static const int32_t places[] = {INT32_MIN, -300, -150, -126 - 63, 0, 64, 65, 127 - 63, INT32_MAX - 63,
-                                     INT32_MAX};
+    static const int32_t places[] = {INT32_MIN, -300, -150,     -126 - 63,      0,
+                                     64,        65,   127 - 63, INT32_MAX - 63, INT32_MAX};
     size_t fails = 0;
     dn_term t[MAX_TERMS];
     for (size_t p = 0; p < sizeof places / sizeof places[0]; p++) {
@@ -575,16 +611,19 @@ static void test_exact_sum_full_accumulator(void **state)
                     int64_t v = kind == 0 ? INT64_MIN : kind == 1 ? INT64_MAX : kind == 2 ? 1 : -1;
                     int32_t e = places[p];
                     /* kind 2, 3: 2^63 * 2^e written as 1 * 2^(e+63), mixed with INT64_MIN */
-                    if (kind >= 2 && (i & 1) && e <= INT32_MAX - 63) e += 63;
-                    else if (kind >= 2) v = kind == 2 ? INT64_MAX : INT64_MIN;
+                    if (kind >= 2 && (i & 1) && e <= INT32_MAX - 63)
+                        e += 63;
+                    else if (kind >= 2)
+                        v = kind == 2 ? INT64_MAX : INT64_MIN;
                     t[i] = (dn_term){v, e, 0};
                 }
                 float got = -1.0f;
                 dn_status st = dn_exact_sum(t, n, &got);
                 uint32_t want = oracle_exact_sum(t, n);
                 if ((st != DN_OK || tbits(got) != want) && fails++ < MAX_REPORTS) {
-                    fprintf(stderr, "  full accumulator: expected 0x%08" PRIx32 ", got 0x%08" PRIx32 "\n", want,
-                            tbits(got));
+                    fprintf(stderr,
+                            "  full accumulator: expected 0x%08" PRIx32 ", got 0x%08" PRIx32 "\n",
+                            want, tbits(got));
                     print_terms(t, n);
                 }
             }
@@ -607,22 +646,37 @@ static void test_scaled_to_f32_random(void **state)
         uint32_t want = oracle_scaled(v, e);
         uint32_t got = tbits(dn_scaled_to_f32(v, e));
         if (got != want && fails++ < MAX_REPORTS)
-            fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 ") case %zu: expected 0x%08" PRIx32
-                    " (%a), got 0x%08" PRIx32 " (%a)\n", v, e, i, want, (double)tf(want), got,
-                    (double)tf(got));
+            fprintf(stderr,
+                    "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 ") case %zu: expected 0x%08" PRIx32
+                    " (%a), got 0x%08" PRIx32 " (%a)\n",
+                    v, e, i, want, (double)tf(want), got, (double)tf(got));
     }
     /* Every exponent from far below the denormals to past the top, for the
        extreme significands. */
-    static const int64_t vs[] = {0, 1, -1, 3, INT64_MIN, INT64_MAX, INT64_MIN + 1, 0xFFFFFF, 0x1FFFFFF,
-                                 0x1000001, 0x1000003, -0x2FFFFFF, INT64_C(0x7FFFFF8000000000),
-                                 INT64_C(0x7FFFFFC000000000), INT64_C(0x7FFFFF7FFFFFFFFF)};
+    static const int64_t vs[] = {0,
+                                 1,
+                                 -1,
+                                 3,
+                                 INT64_MIN,
+                                 INT64_MAX,
+                                 INT64_MIN + 1,
+                                 0xFFFFFF,
+                                 0x1FFFFFF,
+                                 0x1000001,
+                                 0x1000003,
+                                 -0x2FFFFFF,
+                                 INT64_C(0x7FFFFF8000000000),
+                                 INT64_C(0x7FFFFFC000000000),
+                                 INT64_C(0x7FFFFF7FFFFFFFFF)};
     for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
         for (int64_t e = -280; e <= 140; e++) {
             uint32_t want = oracle_scaled(vs[k], (int32_t)e);
             uint32_t got = tbits(dn_scaled_to_f32(vs[k], (int32_t)e));
             if (got != want && fails++ < MAX_REPORTS)
-                fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId64 "): expected 0x%08" PRIx32
-                        ", got 0x%08" PRIx32 "\n", vs[k], e, want, got);
+                fprintf(stderr,
+                        "  dn_scaled_to_f32(%" PRId64 ", %" PRId64 "): expected 0x%08" PRIx32
+                        ", got 0x%08" PRIx32 "\n",
+                        vs[k], e, want, got);
         }
         for (int32_t d = 0; d < 70; d++) {
             int32_t es[2] = {INT32_MIN + d, INT32_MAX - d};
@@ -630,8 +684,10 @@ static void test_scaled_to_f32_random(void **state)
                 uint32_t want = oracle_scaled(vs[k], es[j]);
                 uint32_t got = tbits(dn_scaled_to_f32(vs[k], es[j]));
                 if (got != want && fails++ < MAX_REPORTS)
-                    fprintf(stderr, "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 "): expected 0x%08" PRIx32
-                            ", got 0x%08" PRIx32 "\n", vs[k], es[j], want, got);
+                    fprintf(stderr,
+                            "  dn_scaled_to_f32(%" PRId64 ", %" PRId32 "): expected 0x%08" PRIx32
+                            ", got 0x%08" PRIx32 "\n",
+                            vs[k], es[j], want, got);
             }
         }
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exact_rne.c: dn_rne_div and dn_rne held bit for bit to an exact
  * computation in GMP (the oracle_rne_div of exact_cases.h): x decoded
@@ -58,7 +59,8 @@ static float gen_not_normal(rng *r)
 static void gen_div_tie(rng *r, float *xo, uint32_t *mo, int32_t *eo)
 {
     int mb = (int)rrange(r, 1, 23);
-    uint32_t m = (uint32_t)((UINT64_C(1) << (mb - 1)) | (rnext(r) & ((UINT64_C(1) << (mb - 1)) - 1)));
+    uint32_t m =
+        (uint32_t)((UINT64_C(1) << (mb - 1)) | (rnext(r) & ((UINT64_C(1) << (mb - 1)) - 1)));
     int kb = (int)rrange(r, 1, 24 - mb);
     uint64_t odd = ((UINT64_C(1) << (kb - 1)) | (rnext(r) & ((UINT64_C(1) << (kb - 1)) - 1))) | 1u;
     uint64_t X = odd * m; /* < 2^24: exactly a float */
@@ -105,7 +107,8 @@ static void gen_div(rng *r, float *xo, uint32_t *mo, int32_t *eo)
         e = rbool(r) ? rand_i32(r) : (int32_t)rrange(r, -200, 200);
         break;
     }
-    case 2: case 3: gen_div_tie(r, &x, &m, &e); break;
+    case 2:
+    case 3: gen_div_tie(r, &x, &m, &e); break;
     case 4: { /* quotients around 2^63 (and 2^62 .. 2^64): the int64 edge */
         int64_t bexp = rrange(r, 1, 254);
         x = gen_normal(r, bexp);
@@ -172,9 +175,10 @@ static void test_rne_div_random(void **state)
             continue;
         if (sg == sw && got == want) continue; /* on error both stay the sentinel */
         if (fails++ < MAX_REPORTS)
-            fprintf(stderr, "  dn_rne_div(%a [0x%08" PRIx32 "], %" PRIu32 ", %" PRId32 ") case %zu: expected status %d q %"
-                    PRId64 ", got status %d q %" PRId64 "\n", (double)x, tbits(x), m, e, i, (int)sw, want,
-                    (int)sg, got);
+            fprintf(stderr,
+                    "  dn_rne_div(%a [0x%08" PRIx32 "], %" PRIu32 ", %" PRId32
+                    ") case %zu: expected status %d q %" PRId64 ", got status %d q %" PRId64 "\n",
+                    (double)x, tbits(x), m, e, i, (int)sw, want, (int)sg, got);
     }
     int64_t q = 0;
     assert_int_equal(dn_rne_div(1.0f, 1, 0, NULL), DN_ERR_INVALID_ARGUMENT);
@@ -192,8 +196,11 @@ static void test_rne_div_random(void **state)
     assert_true(q == 0);
     assert_int_equal(dn_rne_div(0x1p-149f, 1, INT32_MIN, &q), DN_OK); /* denormal reads as 0 */
     assert_true(q == 0);
-    fprintf(stderr, "[ oracle   ] dn_rne_div: %zu cases: %zu ok (%zu exact ties), %zu out of range, %zu non-finite,"
-            " %zu invalid\n", n, ok, ties, oor, nonfinite, invalid);
+    fprintf(stderr,
+            "[ oracle   ] dn_rne_div: %zu cases: %zu ok (%zu exact ties), %zu out of range, %zu "
+            "non-finite,"
+            " %zu invalid\n",
+            n, ok, ties, oor, nonfinite, invalid);
     if (fails) fail_msg("dn_rne_div differs from the oracle in %zu of %zu cases", fails, n);
 }
 
@@ -215,8 +222,8 @@ static float gen_rne_x(rng *r)
         if (t == 3) x = tf(0x5F000000u - (uint32_t)rbelow(r, 1000));
         return sign ? -x : x;
     }
-    case 3: return tf(sign | (uint32_t)rbelow(r, 0x800000u)); /* denormals */
-    case 4: return tf(sign | (uint32_t)rrange(r, 0x3E800000u, 0x3FC00000u)); /* 0.25 .. 1.5 */
+    case 3: return tf(sign | (uint32_t)rbelow(r, 0x800000u));                 /* denormals */
+    case 4: return tf(sign | (uint32_t)rrange(r, 0x3E800000u, 0x3FC00000u));  /* 0.25 .. 1.5 */
     default: return tf(sign | (uint32_t)rrange(r, 0x3F000000u, 0x5F800000u)); /* 0.5 .. 2^64 */
     }
 }
@@ -234,8 +241,10 @@ static void test_rne_random(void **state)
         dn_status sg = dn_rne(x, &got);
         if (sg == sw && got == want) continue;
         if (fails++ < MAX_REPORTS)
-            fprintf(stderr, "  dn_rne(%a [0x%08" PRIx32 "]) case %zu: expected status %d q %" PRId64
-                    ", got status %d q %" PRId64 "\n", (double)x, tbits(x), i, (int)sw, want, (int)sg, got);
+            fprintf(stderr,
+                    "  dn_rne(%a [0x%08" PRIx32 "]) case %zu: expected status %d q %" PRId64
+                    ", got status %d q %" PRId64 "\n",
+                    (double)x, tbits(x), i, (int)sw, want, (int)sg, got);
     }
     assert_int_equal(dn_rne(1.0f, NULL), DN_ERR_INVALID_ARGUMENT);
     if (fails) fail_msg("dn_rne differs from the oracle in %zu of %zu cases", fails, n);

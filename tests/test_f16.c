@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ggml-compatible F16 module: every output of ../shared/oracle's
  * ggml-f16-matmul.bin (computed by the real ggml) reproduced bit for bit with
@@ -68,8 +69,8 @@ static void path_rule(void **state)
 {
     (void)state;
     assert_true(dn_f16_takes_sgemm(4, 8, 2));
-    assert_false(dn_f16_takes_sgemm(4, 8, 1));  /* one column: never */
-    assert_false(dn_f16_takes_sgemm(13, 8, 2)); /* rows % 4 */
+    assert_false(dn_f16_takes_sgemm(4, 8, 1));   /* one column: never */
+    assert_false(dn_f16_takes_sgemm(13, 8, 2));  /* rows % 4 */
     assert_false(dn_f16_takes_sgemm(12, 12, 2)); /* k % 8 */
     assert_true(dn_f16_takes_sgemm(12, 1600, 6));
 }
@@ -212,7 +213,8 @@ static void oracle_ggml_matmul(void **state)
             assert_int_equal(dn_f16_mat_mul(w, m, k, x, n, out, use_pool ? pool : NULL), DN_OK);
             for (size_t i = 0; i < n * m; i++) {
                 if (tbits(out[i]) != tbits(y[i]) && differ++ < 5)
-                    printf("  case %u (m %zu k %zu n %zu path %zu) pool %d out %zu: ggml 0x%08x, ours 0x%08x\n",
+                    printf("  case %u (m %zu k %zu n %zu path %zu) pool %d out %zu: ggml 0x%08x, "
+                           "ours 0x%08x\n",
                            c, m, k, n, path, use_pool, i, tbits(y[i]), tbits(out[i]));
                 compared++;
             }
@@ -232,14 +234,20 @@ static void oracle_ggml_matmul(void **state)
             float *out2 = malloc(m * 4);
             dn_f16_matrix mats[2] = {{w, out, m}, {w, out2, m}};
             assert_int_equal(dn_f16_mat_vec_multi(mats, 2, k, x, pool), DN_OK);
-            for (size_t i = 0; i < m; i++) differ += (tbits(out[i]) != tbits(y[i])) + (tbits(out2[i]) != tbits(y[i]));
+            for (size_t i = 0; i < m; i++)
+                differ += (tbits(out[i]) != tbits(y[i])) + (tbits(out2[i]) != tbits(y[i]));
             free(out2);
         }
-        free(w); free(a16); free(x); free(y); free(out);
+        free(w);
+        free(a16);
+        free(x);
+        free(y);
+        free(out);
     }
     dn_pool_destroy(pool);
     free(f.data);
-    printf("  ggml oracle: %u cases (%zu tinyBLAS), %zu outputs compared with and without a pool, isa %s, %zu differ\n",
+    printf("  ggml oracle: %u cases (%zu tinyBLAS), %zu outputs compared with and without a pool, "
+           "isa %s, %zu differ\n",
            cases, sgemm_cases, compared, dn_isa_name(dn_isa_active()), differ);
     assert_int_equal(compared, 2 * 7404);
     assert_int_equal(differ, 0);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fp32 core's references against expectations derived by hand from the
  * rules in docs/numerics.md. Each test names the rule it holds; the values
@@ -28,8 +29,8 @@ static void add_flushes_operands_and_results(void **state)
 {
     (void)state;
     /* denormal + 1 = 1 exactly (without FTZ it would still be 1: check the zero case) */
-    assert_bits(dn_fadd(tf(DENORM_POS), -0.0f), 0x00000000); /* +0 + -0 = +0 */
-    assert_bits(dn_fadd(tf(DENORM_NEG), -0.0f), 0x80000000); /* -0 + -0 = -0 */
+    assert_bits(dn_fadd(tf(DENORM_POS), -0.0f), 0x00000000);          /* +0 + -0 = +0 */
+    assert_bits(dn_fadd(tf(DENORM_NEG), -0.0f), 0x80000000);          /* -0 + -0 = -0 */
     assert_bits(dn_fadd(tf(DENORM_POS), tf(DENORM_POS)), 0x00000000); /* not 2^-126 */
     /* 1.5*2^-126 - 2^-126 = 2^-127, denormal: flushed to +0, and its negative to -0 */
     assert_bits(dn_fadd(tf(0x00C00000), tf(0x80800000)), 0x00000000);
@@ -102,14 +103,14 @@ static void f16_rounding(void **state)
     assert_int_equal(dn_f32_to_f16(65520.0f), 0x7C00);       /* the tie rounds to even: inf */
     assert_int_equal(dn_f32_to_f16(-1e10f), 0xFC00);
     assert_int_equal(dn_f32_to_f16(INFINITY), 0x7C00);
-    assert_int_equal(dn_f32_to_f16(0x1p-24f), 0x0001);       /* smallest subnormal kept */
-    assert_int_equal(dn_f32_to_f16(0x1p-25f), 0x0000);       /* tie between 0 and 2^-24: 0 */
-    assert_int_equal(dn_f32_to_f16(0x1.8p-25f), 0x0001);     /* above the tie */
-    assert_int_equal(dn_f32_to_f16(0x1.8p-24f), 0x0002);     /* 1.5 units: tie, to even 2 */
+    assert_int_equal(dn_f32_to_f16(0x1p-24f), 0x0001);           /* smallest subnormal kept */
+    assert_int_equal(dn_f32_to_f16(0x1p-25f), 0x0000);           /* tie between 0 and 2^-24: 0 */
+    assert_int_equal(dn_f32_to_f16(0x1.8p-25f), 0x0001);         /* above the tie */
+    assert_int_equal(dn_f32_to_f16(0x1.8p-24f), 0x0002);         /* 1.5 units: tie, to even 2 */
     assert_int_equal(dn_f32_to_f16(1023.0f * 0x1p-24f), 0x03FF); /* largest subnormal */
     assert_int_equal(dn_f32_to_f16(1023.5f * 0x1p-24f), 0x0400); /* tie up to the least normal */
-    assert_int_equal(dn_f32_to_f16(tf(0x3F801000)), 0x3C00); /* 1 + 2^-11: tie, even */
-    assert_int_equal(dn_f32_to_f16(tf(0x3F803000)), 0x3C02); /* 1 + 3*2^-11: tie, even */
+    assert_int_equal(dn_f32_to_f16(tf(0x3F801000)), 0x3C00);     /* 1 + 2^-11: tie, even */
+    assert_int_equal(dn_f32_to_f16(tf(0x3F803000)), 0x3C02);     /* 1 + 3*2^-11: tie, even */
     assert_int_equal(dn_f32_to_f16(-0.0f), 0x8000);
     assert_int_equal(dn_f32_to_f16(tf(DENORM_NEG)), 0x8000);
     assert_int_equal(dn_f32_to_f16(tf(0xFFC00001)), 0x7E00);
@@ -143,8 +144,8 @@ static void ldexp_edges(void **state)
     assert_bits(dn_ldexp(1.0f, 128), 0x7F800000);
     assert_bits(dn_ldexp(-1.0f, 1000000), 0xFF800000);
     assert_same_float(dn_ldexp(1.0f, -126), 0x1p-126f);
-    assert_bits(dn_ldexp(1.0f, -127), 0x00000000);   /* below the bottom: zero */
-    assert_bits(dn_ldexp(-1.5f, -127), 0x80000000);  /* 1.5*2^-127 < 2^-126: -0, no rounding up */
+    assert_bits(dn_ldexp(1.0f, -127), 0x00000000);  /* below the bottom: zero */
+    assert_bits(dn_ldexp(-1.5f, -127), 0x80000000); /* 1.5*2^-127 < 2^-126: -0, no rounding up */
     assert_bits(dn_ldexp(tf(0x3FFFFFFF), -127), 0x00000000); /* (2 - 2^-23) * 2^-127 */
     assert_bits(dn_ldexp(tf(DENORM_POS), 100), 0x00000000);
     assert_same_float(dn_ldexp(3.0f, -2), 0.75f);
@@ -157,7 +158,7 @@ static void scaled_to_f32_rounds_once(void **state)
 {
     (void)state;
     assert_same_float(dn_scaled_to_f32(3, -1), 1.5f);
-    assert_same_float(dn_scaled_to_f32((1 << 24) + 1, 0), 0x1p24f);       /* tie, even */
+    assert_same_float(dn_scaled_to_f32((1 << 24) + 1, 0), 0x1p24f);        /* tie, even */
     assert_same_float(dn_scaled_to_f32((1 << 24) + 3, 0), 0x1p24f + 4.0f); /* tie, even up */
     assert_same_float(dn_scaled_to_f32(1, -126), 0x1p-126f);
     assert_bits(dn_scaled_to_f32(1, -127), 0x00000000);
@@ -302,11 +303,16 @@ static void fsum_and_fdot_use_lanes(void **state)
     float x[96] = {0};
     const float big = 0x1p24f;
     /* lane 0 takes 2^24, then 1, then 1: each add ties to even, lane 0 = 2^24 */
-    x[0] = big; x[32] = 1.0f; x[64] = 1.0f;
+    x[0] = big;
+    x[32] = 1.0f;
+    x[64] = 1.0f;
     assert_same_float(dn_fsum(x, 96), big);
     /* in separate lanes the tree adds (l0 + l1) + (l2 + l3) = 2^24 + 2 */
     memset(x, 0, sizeof x);
-    x[0] = 1.0f; x[1] = big; x[2] = 1.0f; x[3] = 1.0f;
+    x[0] = 1.0f;
+    x[1] = big;
+    x[2] = 1.0f;
+    x[3] = 1.0f;
     assert_same_float(dn_fsum(x, 4), big + 2.0f);
     /* lanes start at +0: the sum of -0 is +0 */
     const float nz[2] = {-0.0f, -0.0f};

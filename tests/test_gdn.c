@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module: hand-derived expectations for each definition
  * (conv, gdn_update, gdn_row, the stores' rounding, the head, the fold and

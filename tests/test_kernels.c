@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every kernel of every ISA this CPU can run, held to its scalar reference
  * bit for bit: every length 0..300 in every input regime, and random lengths
@@ -34,9 +35,21 @@ static void check_isa(dn_isa isa)
     assert_int_equal(dn_check_all(isa, &plan, print_result, NULL), 0);
 }
 
-static void scalar_kernels(void **state) { (void)state; check_isa(DN_ISA_SCALAR); }
-static void avx2_kernels(void **state) { (void)state; check_isa(DN_ISA_AVX2); }
-static void neon_kernels(void **state) { (void)state; check_isa(DN_ISA_NEON); }
+static void scalar_kernels(void **state)
+{
+    (void)state;
+    check_isa(DN_ISA_SCALAR);
+}
+static void avx2_kernels(void **state)
+{
+    (void)state;
+    check_isa(DN_ISA_AVX2);
+}
+static void neon_kernels(void **state)
+{
+    (void)state;
+    check_isa(DN_ISA_NEON);
+}
 
 /* DECODENUM_ISA picks the kernels the public functions run. */
 static void requested_isa_is_active(void **state)
@@ -44,8 +57,9 @@ static void requested_isa_is_active(void **state)
     (void)state;
     const char *want = getenv("DECODENUM_ISA");
     if (!want) skip();
-    dn_isa isa = strcmp(want, "avx2") == 0 ? DN_ISA_AVX2
-               : strcmp(want, "neon") == 0 ? DN_ISA_NEON : DN_ISA_SCALAR;
+    dn_isa isa = strcmp(want, "avx2") == 0   ? DN_ISA_AVX2
+                 : strcmp(want, "neon") == 0 ? DN_ISA_NEON
+                                             : DN_ISA_SCALAR;
     if (!dn_isa_available(isa)) skip();
     assert_int_equal(dn_isa_active(), isa);
 }

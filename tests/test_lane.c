@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The block-scale lane (decodenum/lane.h).
  *
@@ -28,27 +29,27 @@ typedef struct fmt {
     dn_type type;
     const char *name;
     size_t elements, bytes;
-    int d_at, b_at;       /* byte offsets of the binary16 scales (-1: none) */
-    int q_min, q_max;     /* the unsigned codes the image holds */
-    int z;                /* the zero point of every unit */
-    int c_min, c_max;     /* the units' coefficients */
-    int n_min, n_max;     /* the units' offset multipliers */
+    int d_at, b_at;   /* byte offsets of the binary16 scales (-1: none) */
+    int q_min, q_max; /* the unsigned codes the image holds */
+    int z;            /* the zero point of every unit */
+    int c_min, c_max; /* the units' coefficients */
+    int n_min, n_max; /* the units' offset multipliers */
 } fmt;
 
 static const fmt fmts[] = {
     /*                                        q        z     c          n     */
-    {DN_TYPE_Q4_0, "q4_0", 32, 18, 0, -1,     0, 15,   8,    1, 1,      0, 0},
-    {DN_TYPE_Q4_1, "q4_1", 32, 20, 0, 2,      0, 15,   0,    1, 1,      1, 1},
-    {DN_TYPE_Q5_0, "q5_0", 32, 22, 0, -1,     0, 31,   16,   1, 1,      0, 0},
-    {DN_TYPE_Q5_1, "q5_1", 32, 24, 0, 2,      0, 31,   0,    1, 1,      1, 1},
-    {DN_TYPE_Q8_0, "q8_0", 32, 34, 0, -1,     0, 255,  128,  1, 1,      0, 0},
-    {DN_TYPE_Q2_K, "q2_K", 256, 84, 80, 82,   0, 3,    0,    0, 15,     -15, 0},
-    {DN_TYPE_Q3_K, "q3_K", 256, 110, 108, -1, 0, 7,    4,    -32, 31,   0, 0},
-    {DN_TYPE_Q4_K, "q4_K", 256, 144, 0, 2,    0, 15,   0,    0, 63,     -63, 0},
-    {DN_TYPE_Q5_K, "q5_K", 256, 176, 0, 2,    0, 31,   0,    0, 63,     -63, 0},
-    {DN_TYPE_Q6_K, "q6_K", 256, 210, 208, -1, 0, 63,   32,   -128, 127, 0, 0},
-    {DN_TYPE_IQ4_NL, "iq4_nl", 32, 18, 0, -1, 1, 241,  128,  1, 1,      0, 0},
-    {DN_TYPE_IQ4_XS, "iq4_xs", 256, 136, 0, -1, 1, 241, 128, -32, 31,   0, 0},
+    {DN_TYPE_Q4_0, "q4_0", 32, 18, 0, -1, 0, 15, 8, 1, 1, 0, 0},
+    {DN_TYPE_Q4_1, "q4_1", 32, 20, 0, 2, 0, 15, 0, 1, 1, 1, 1},
+    {DN_TYPE_Q5_0, "q5_0", 32, 22, 0, -1, 0, 31, 16, 1, 1, 0, 0},
+    {DN_TYPE_Q5_1, "q5_1", 32, 24, 0, 2, 0, 31, 0, 1, 1, 1, 1},
+    {DN_TYPE_Q8_0, "q8_0", 32, 34, 0, -1, 0, 255, 128, 1, 1, 0, 0},
+    {DN_TYPE_Q2_K, "q2_K", 256, 84, 80, 82, 0, 3, 0, 0, 15, -15, 0},
+    {DN_TYPE_Q3_K, "q3_K", 256, 110, 108, -1, 0, 7, 4, -32, 31, 0, 0},
+    {DN_TYPE_Q4_K, "q4_K", 256, 144, 0, 2, 0, 15, 0, 0, 63, -63, 0},
+    {DN_TYPE_Q5_K, "q5_K", 256, 176, 0, 2, 0, 31, 0, 0, 63, -63, 0},
+    {DN_TYPE_Q6_K, "q6_K", 256, 210, 208, -1, 0, 63, 32, -128, 127, 0, 0},
+    {DN_TYPE_IQ4_NL, "iq4_nl", 32, 18, 0, -1, 1, 241, 128, 1, 1, 0, 0},
+    {DN_TYPE_IQ4_XS, "iq4_xs", 256, 136, 0, -1, 1, 241, 128, -32, 31, 0, 0},
 };
 #define NFMTS (sizeof fmts / sizeof fmts[0])
 
@@ -227,11 +228,11 @@ static uint16_t random_f16_scale(void)
 {
     uint16_t sign = (uint16_t)(rng() & 1 ? 0x8000u : 0);
     switch (rng() % 8) {
-    case 0: return (uint16_t)(sign | 30 << 10 | (rng() & 1023));       /* the largest exponent */
-    case 1: return (uint16_t)(sign | 1 << 10 | (rng() & 1023));        /* the smallest normal */
-    case 2: return (uint16_t)(sign | rng_between(1, 1023));            /* subnormal */
-    case 3: return sign;                                               /* +-0 */
-    case 4: return (uint16_t)(sign | 0x7BFF);                          /* +-65504 */
+    case 0: return (uint16_t)(sign | 30 << 10 | (rng() & 1023)); /* the largest exponent */
+    case 1: return (uint16_t)(sign | 1 << 10 | (rng() & 1023));  /* the smallest normal */
+    case 2: return (uint16_t)(sign | rng_between(1, 1023));      /* subnormal */
+    case 3: return sign;                                         /* +-0 */
+    case 4: return (uint16_t)(sign | 0x7BFF);                    /* +-65504 */
     default: return (uint16_t)(sign | rng_between(1, 30) << 10 | (rng() & 1023));
     }
 }
@@ -241,7 +242,8 @@ static uint16_t random_f16_scale(void)
 static void random_block(const fmt *f, uint8_t *blk)
 {
     int kind = (int)(rng() % 8);
-    for (size_t i = 0; i < f->bytes; i++) blk[i] = kind == 0 ? 0 : kind == 1 ? 0xFF : (uint8_t)rng();
+    for (size_t i = 0; i < f->bytes; i++)
+        blk[i] = kind == 0 ? 0 : kind == 1 ? 0xFF : (uint8_t)rng();
     if (kind == 0) return; /* all-zero bytes: scale +0 */
     put16(blk + f->d_at, random_f16_scale());
     if (f->b_at >= 0) put16(blk + f->b_at, random_f16_scale());
@@ -260,7 +262,8 @@ static void random_act(size_t n, dn_act_scaling scaling, size_t block, dn_words 
         act->words = words;
         int32_t lo = scaling == DN_ACT_SUB32 ? 8 : 128;
         for (size_t b = 0; b < n / ab; b++)
-            act->scales[b] = (dn_act_scale){(int32_t)rng_between(lo, 2 * lo - 1), (int32_t)rng_between(-200, 100)};
+            act->scales[b] = (dn_act_scale){(int32_t)rng_between(lo, 2 * lo - 1),
+                                            (int32_t)rng_between(-200, 100)};
         for (size_t i = 0; i < n; i++)
             act->codes[i] = words == DN_WORDS_ONE ? (int16_t)rng_between(-128, 127)
                                                   : (int16_t)rng_between(-32768, 32767);
@@ -273,7 +276,8 @@ static void random_act(size_t n, dn_act_scaling scaling, size_t block, dn_words 
             float u = (float)((double)(rng() >> 11) * 0x1p-53 * 2.0 - 1.0);
             x[j] = kind == 0 ? 0.0f : ldexpf(u, big + (kind == 1 ? (int)rng_between(-30, 30) : 0));
         }
-        if (kind == 2) x[i + rng() % 32] = ldexpf(rng() & 1 ? 1.0f : -1.0f, big + 14); /* an outlier */
+        if (kind == 2)
+            x[i + rng() % 32] = ldexpf(rng() & 1 ? 1.0f : -1.0f, big + 14); /* an outlier */
     }
     dn_status st = scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, act, NULL)
                                            : dn_quantize_blocks(x, n, block, words, act, NULL);
@@ -292,7 +296,8 @@ static float dot_of_part(const dn_coded_row *row, const dn_act_row *act, size_t 
         segs[ns++].first -= (uint32_t)from;
     }
     dn_coded_row part = {row->coef + from, row->offs + from, segs, len, ns};
-    dn_act_row apart = {act->codes + from, act->scales + from / act->block, len, act->block, act->words};
+    dn_act_row apart = {act->codes + from, act->scales + from / act->block, len, act->block,
+                        act->words};
     float v;
     assert_int_equal(dn_dot(&part, &apart, scaling, &v), DN_OK);
     return v;
@@ -366,9 +371,11 @@ static void one_row(const fmt *f, dn_act_scaling scaling, dn_words words, counts
             k->sums++;
             float v = 0.0f;
             assert_int_equal(dn_lane(&v, &lb), DN_OK);
-            float want = dot_of_part(&row, &act, f->elements, scaling, b * f->elements, f->elements);
+            float want =
+                dot_of_part(&row, &act, f->elements, scaling, b * f->elements, f->elements);
             if (tbits(v) != tbits(want) && k->differ++ < 5)
-                printf("  %s block %zu: lane 0x%08x, dn_dot 0x%08x\n", f->name, b, tbits(v), tbits(want));
+                printf("  %s block %zu: lane 0x%08x, dn_dot 0x%08x\n", f->name, b, tbits(v),
+                       tbits(want));
             assert_int_equal(dn_lane(&acc, &lb), DN_OK);
             k->pieces++;
         }
@@ -378,7 +385,8 @@ static void one_row(const fmt *f, dn_act_scaling scaling, dn_words words, counts
             dn_lane_block subs[8];
             for (size_t i = g; i < g + len; i += 32) {
                 size_t b = i / f->elements, s = (i % f->elements) / 32;
-                assert_int_equal(dn_lane_deliver32(f->type, bytes, n, &act, b, s, &subs[nsubs]), DN_OK);
+                assert_int_equal(dn_lane_deliver32(f->type, bytes, n, &act, b, s, &subs[nsubs]),
+                                 DN_OK);
                 int64_t c, o, wc, wo;
                 assert_int_equal(dn_lane_block_sums(&subs[nsubs], &c, &o), DN_OK);
                 direct_sums(&row, &act, i, 32, &wc, &wo);
@@ -390,8 +398,8 @@ static void one_row(const fmt *f, dn_act_scaling scaling, dn_words words, counts
             assert_int_equal(dn_lane_group(&v, subs, nsubs), DN_OK);
             float want = dot_of_part(&row, &act, f->elements, scaling, g, len);
             if (tbits(v) != tbits(want) && k->differ++ < 5)
-                printf("  %s group %zu: lane 0x%08x, dn_dot 0x%08x\n", f->name, g / DN_GROUP, tbits(v),
-                       tbits(want));
+                printf("  %s group %zu: lane 0x%08x, dn_dot 0x%08x\n", f->name, g / DN_GROUP,
+                       tbits(v), tbits(want));
             assert_int_equal(dn_lane_group(&acc, subs, nsubs), DN_OK);
             k->pieces++;
         }
@@ -418,13 +426,15 @@ static void random_rows_against_dn_dot(void **state)
             for (int wd = 1; wd <= 2; wd++)
                 for (int r = 0; r < ROWS; r++)
                     one_row(&fmts[i], sc ? DN_ACT_PER_BLOCK : DN_ACT_SUB32, (dn_words)wd, &k);
-        printf("  %-6s %5zu rows, %6zu blocks, %6zu block/group values, %6zu block_sums: %zu differ\n",
-               fmts[i].name, k.rows, k.blocks, k.pieces, k.sums, k.differ);
+        printf(
+            "  %-6s %5zu rows, %6zu blocks, %6zu block/group values, %6zu block_sums: %zu differ\n",
+            fmts[i].name, k.rows, k.blocks, k.pieces, k.sums, k.differ);
         all.rows += k.rows, all.blocks += k.blocks, all.pieces += k.pieces, all.sums += k.sums;
         all.differ += k.differ;
     }
-    printf("  all    %5zu rows, %6zu blocks, %6zu block/group values, %6zu block_sums: %zu differ\n",
-           all.rows, all.blocks, all.pieces, all.sums, all.differ);
+    printf(
+        "  all    %5zu rows, %6zu blocks, %6zu block/group values, %6zu block_sums: %zu differ\n",
+        all.rows, all.blocks, all.pieces, all.sums, all.differ);
     assert_int_equal(all.differ, 0);
 }
 
@@ -504,19 +514,23 @@ static void unreadable_blocks(void **state)
         dn_act_scale scales[32];
         for (int b = 0; b < 32; b++) scales[b] = (dn_act_scale){8, 0};
         size_t n = 4 * f->elements;
-        put16(bytes + 2 * f->bytes + (f->b_at >= 0 && i % 2 ? f->b_at : f->d_at), 0x7C00); /* +inf in block 2 */
-        put16(bytes + 3 * f->bytes + f->d_at, 0xFE00);                                     /* NaN in block 3 */
+        put16(bytes + 2 * f->bytes + (f->b_at >= 0 && i % 2 ? f->b_at : f->d_at),
+              0x7C00);                                 /* +inf in block 2 */
+        put16(bytes + 3 * f->bytes + f->d_at, 0xFE00); /* NaN in block 3 */
         dn_act_row act = {codes, scales, n, 32, DN_WORDS_ONE};
         size_t bad = 99;
         float v = 1.0f;
-        assert_int_equal(dn_lane_dot(f->type, bytes, n, &act, DN_ACT_SUB32, &v, &bad), DN_ERR_UNREADABLE_BLOCK);
+        assert_int_equal(dn_lane_dot(f->type, bytes, n, &act, DN_ACT_SUB32, &v, &bad),
+                         DN_ERR_UNREADABLE_BLOCK);
         assert_int_equal(bad, 2);
         assert_same_float(v, 1.0f);
         dn_lane_block lb;
-        assert_int_equal(dn_lane_deliver32(f->type, bytes, n, &act, 2, 0, &lb), DN_ERR_UNREADABLE_BLOCK);
+        assert_int_equal(dn_lane_deliver32(f->type, bytes, n, &act, 2, 0, &lb),
+                         DN_ERR_UNREADABLE_BLOCK);
         assert_int_equal(dn_lane_deliver32(f->type, bytes, n, &act, 1, 0, &lb), DN_OK);
         dn_lane_image w;
-        assert_int_equal(dn_lane_image_read(f->type, bytes + 3 * f->bytes, &w), DN_ERR_UNREADABLE_BLOCK);
+        assert_int_equal(dn_lane_image_read(f->type, bytes + 3 * f->bytes, &w),
+                         DN_ERR_UNREADABLE_BLOCK);
     }
 }
 
@@ -527,12 +541,15 @@ static void arguments_per_block(dn_lane_block *lb)
     int16_t kcodes[256] = {0};
     dn_act_scale ksc[8] = {{8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}, {8, 0}};
     dn_act_row kact = {kcodes, ksc, 256, 32, DN_WORDS_ONE};
-    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb),
+                     DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 7, lb), DN_OK);
-    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 8, lb),
+                     DN_ERR_INVALID_ARGUMENT);
     kact.block = 256;
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_K, kblk, 256, &kact, 0, lb), DN_OK);
-    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_K, kblk, 256, &kact, 0, 0, lb),
+                     DN_ERR_INVALID_ARGUMENT);
 }
 
 /* Blocks no delivery makes (lb: a delivered block). */
@@ -583,9 +600,12 @@ static void arguments(void **state)
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, &lb), DN_OK);
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 2, &lb), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 48, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, NULL, 64, &act, 0, &lb), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, NULL), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_0, blk, 64, &act, 0, 1, &lb), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, NULL, 64, &act, 0, &lb),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver(DN_TYPE_Q4_0, blk, 64, &act, 0, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_lane_deliver32(DN_TYPE_Q4_0, blk, 64, &act, 0, 1, &lb),
+                     DN_ERR_INVALID_ARGUMENT);
     arguments_per_block(&lb);
     /* one word cannot carry 128; two words can */
     codes[5] = 128;
@@ -605,7 +625,8 @@ static void arguments(void **state)
     assert_int_equal(bad, 7);
     assert_int_equal(dn_lane_dot(DN_TYPE_Q4_0, blk, 64, &act, (dn_act_scaling)2, &v, &bad),
                      DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_lane_dot(DN_TYPE_F32, blk, 64, &act, DN_ACT_SUB32, &v, &bad), DN_ERR_UNSUPPORTED_TYPE);
+    assert_int_equal(dn_lane_dot(DN_TYPE_F32, blk, 64, &act, DN_ACT_SUB32, &v, &bad),
+                     DN_ERR_UNSUPPORTED_TYPE);
     dn_act_row empty = {NULL, NULL, 0, 32, DN_WORDS_ONE};
     v = 5.0f;
     assert_int_equal(dn_lane_dot(DN_TYPE_Q4_0, NULL, 0, &empty, DN_ACT_SUB32, &v, NULL), DN_OK);
@@ -615,14 +636,10 @@ static void arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(identity_one_word_by_hand),
-        cmocka_unit_test(identity_two_words_by_hand),
-        cmocka_unit_test(identity_every_pattern),
-        cmocka_unit_test(accumulator_widths),
-        cmocka_unit_test(decomposition_table),
-        cmocka_unit_test(largest_block_sum),
-        cmocka_unit_test(unreadable_blocks),
-        cmocka_unit_test(arguments),
+        cmocka_unit_test(identity_one_word_by_hand),  cmocka_unit_test(identity_two_words_by_hand),
+        cmocka_unit_test(identity_every_pattern),     cmocka_unit_test(accumulator_widths),
+        cmocka_unit_test(decomposition_table),        cmocka_unit_test(largest_block_sum),
+        cmocka_unit_test(unreadable_blocks),          cmocka_unit_test(arguments),
         cmocka_unit_test(random_rows_against_dn_dot),
     };
     return cmocka_run_group_tests_name("lane", tests, NULL, NULL);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals against expectations derived by hand from the rules in
  * docs/numerics.md section 8: special values, the overflow and underflow
@@ -23,11 +24,11 @@ static void exp_specials(void **state)
     assert_bits(dn_exp(INFINITY), 0x7F800000);
     assert_bits(dn_exp(-INFINITY), 0x00000000);
     assert_bits(dn_exp(tf(0xFFC00001)), NAN_BITS);
-    assert_bits(dn_exp(1.0f), 0x402DF854);               /* e, correctly rounded */
-    assert_bits(dn_exp(tf(0x42B17217)), 0x7F7FFF84);     /* 88.7228317: finite */
-    assert_bits(dn_exp(tf(0x42B17218)), 0x7F800000);     /* 88.7228394: e^x > FLT_MAX rounds up */
-    assert_true(dn_exp(-87.33654f) >= 0x1p-126f);         /* e^x just above 2^-126 */
-    assert_bits(dn_exp(-87.3366f), 0x00000000);           /* below 2^-126: flushed */
+    assert_bits(dn_exp(1.0f), 0x402DF854);           /* e, correctly rounded */
+    assert_bits(dn_exp(tf(0x42B17217)), 0x7F7FFF84); /* 88.7228317: finite */
+    assert_bits(dn_exp(tf(0x42B17218)), 0x7F800000); /* 88.7228394: e^x > FLT_MAX rounds up */
+    assert_true(dn_exp(-87.33654f) >= 0x1p-126f);    /* e^x just above 2^-126 */
+    assert_bits(dn_exp(-87.3366f), 0x00000000);      /* below 2^-126: flushed */
     assert_bits(dn_exp(-100.0f), 0x00000000);
     assert_bits(dn_exp(1000.0f), 0x7F800000);
     /* tiny arguments: 1 + x rounds to 1 above, to 1 - 2^-24 below */
@@ -46,7 +47,7 @@ static void ln_specials(void **state)
     assert_bits(dn_ln(-INFINITY), NAN_BITS);
     assert_bits(dn_ln(INFINITY), 0x7F800000);
     assert_bits(dn_ln(tf(0x7FC00001)), NAN_BITS);
-    assert_bits(dn_ln(2.0f), 0x3F317218);   /* ln 2 */
+    assert_bits(dn_ln(2.0f), 0x3F317218); /* ln 2 */
     assert_bits(dn_ln(0.5f), 0xBF317218);
     assert_bits(dn_ln(0x1p-126f), 0xC2AEAC50); /* -87.33654 */
     assert_bits(dn_ln(FLT_MAX), 0x42B17218);
@@ -67,7 +68,7 @@ static void ln1p_specials(void **state)
     /* 1 + 2^-30 rounds to 1: the correction alone gives 2^-30 (ln1p(t) = t - t^2/2) */
     assert_bits(dn_ln1p(0x1p-30f), 0x30800000);
     assert_bits(dn_ln1p(-0x1p-30f), 0xB0800000);
-    assert_bits(dn_ln1p(1.0f), 0x3F317218);   /* ln 2 */
+    assert_bits(dn_ln1p(1.0f), 0x3F317218); /* ln 2 */
 }
 
 static void recip_specials(void **state)
@@ -81,10 +82,10 @@ static void recip_specials(void **state)
     assert_bits(dn_recip(tf(0x80000001)), 0xFF800000);
     assert_bits(dn_recip(INFINITY), 0x00000000);
     assert_bits(dn_recip(-INFINITY), 0x80000000);
-    assert_bits(dn_recip(0x1p126f), 0x00800000);   /* 2^-126 */
-    assert_bits(dn_recip(0x1p127f), 0x00000000);   /* 2^-127 is denormal: flushed */
+    assert_bits(dn_recip(0x1p126f), 0x00800000); /* 2^-126 */
+    assert_bits(dn_recip(0x1p127f), 0x00000000); /* 2^-127 is denormal: flushed */
     assert_bits(dn_recip(-0x1p127f), 0x80000000);
-    assert_bits(dn_recip(0x1p-126f), 0x7E800000);  /* 2^126 */
+    assert_bits(dn_recip(0x1p-126f), 0x7E800000); /* 2^126 */
     assert_bits(dn_recip(tf(0xFFC00000)), NAN_BITS);
 }
 
@@ -93,14 +94,14 @@ static void rsqrt_specials(void **state)
     (void)state;
     assert_bits(dn_rsqrt(4.0f), 0x3F000000);
     assert_bits(dn_rsqrt(0.25f), 0x40000000);
-    assert_bits(dn_rsqrt(2.0f), 0x3F3504F3);       /* 1/sqrt 2 */
+    assert_bits(dn_rsqrt(2.0f), 0x3F3504F3); /* 1/sqrt 2 */
     assert_bits(dn_rsqrt(0.0f), 0x7F800000);
     assert_bits(dn_rsqrt(-0.0f), 0xFF800000);
     assert_bits(dn_rsqrt(tf(0x00000001)), 0x7F800000);
     assert_bits(dn_rsqrt(-1.0f), NAN_BITS);
     assert_bits(dn_rsqrt(INFINITY), 0x00000000);
-    assert_bits(dn_rsqrt(0x1p-126f), 0x5F000000);  /* 2^63 */
-    assert_true(dn_rsqrt(FLT_MAX) > 0x1p-65f);      /* never flushes */
+    assert_bits(dn_rsqrt(0x1p-126f), 0x5F000000); /* 2^63 */
+    assert_true(dn_rsqrt(FLT_MAX) > 0x1p-65f);    /* never flushes */
 }
 
 static void sigmoid_silu_softplus(void **state)
@@ -138,10 +139,11 @@ static void array_forms(void **state)
     for (int i = 0; i < 37; i++) x[i] = (float)(i - 18) * 0.37f;
     assert_int_equal(dn_exp_v(NULL, y, 3), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_exp_v(NULL, NULL, 0), DN_OK);
-    dn_status (*const fns[8])(const float *, float *, size_t) = {
-        dn_exp_v, dn_ln_v, dn_ln1p_v, dn_recip_v, dn_rsqrt_v, dn_sigmoid_v, dn_silu_v, dn_softplus_v};
-    float (*const one[8])(float) = {dn_exp, dn_ln, dn_ln1p, dn_recip, dn_rsqrt, dn_sigmoid, dn_silu,
-                                    dn_softplus};
+    dn_status (*const fns[8])(const float *, float *,
+                              size_t) = {dn_exp_v,   dn_ln_v,      dn_ln1p_v, dn_recip_v,
+                                         dn_rsqrt_v, dn_sigmoid_v, dn_silu_v, dn_softplus_v};
+    float (*const one[8])(float) = {dn_exp,   dn_ln,      dn_ln1p, dn_recip,
+                                    dn_rsqrt, dn_sigmoid, dn_silu, dn_softplus};
     for (int f = 0; f < 8; f++) {
         assert_int_equal(fns[f](x, y, 37), DN_OK);
         for (int i = 0; i < 37; i++) assert_same_float(y[i], one[f](x[i]));
@@ -301,12 +303,12 @@ static void hadamard_twice(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(exp_specials),   cmocka_unit_test(ln_specials),
-        cmocka_unit_test(ln1p_specials),  cmocka_unit_test(recip_specials),
-        cmocka_unit_test(rsqrt_specials), cmocka_unit_test(sigmoid_silu_softplus),
-        cmocka_unit_test(array_forms),    cmocka_unit_test(softmax_order),
+        cmocka_unit_test(exp_specials),      cmocka_unit_test(ln_specials),
+        cmocka_unit_test(ln1p_specials),     cmocka_unit_test(recip_specials),
+        cmocka_unit_test(rsqrt_specials),    cmocka_unit_test(sigmoid_silu_softplus),
+        cmocka_unit_test(array_forms),       cmocka_unit_test(softmax_order),
         cmocka_unit_test(softmax_sum_bound), cmocka_unit_test(norms_order),
-        cmocka_unit_test(rope_pairs),     cmocka_unit_test(hadamard_twice),
+        cmocka_unit_test(rope_pairs),        cmocka_unit_test(hadamard_twice),
     };
     return cmocka_run_group_tests_name("math", tests, NULL, NULL);
 }

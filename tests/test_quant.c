@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Activation quantization: the least scale on the 4-bit and 8-bit
  * significand grids, codes as exact nearest integers, the all-zero block's
@@ -132,7 +133,8 @@ static void zero_blocks_and_bad_inputs(void **state)
     dn_act_scale wide[1];
     dn_act_row w = {codes, wide, 64, 0, DN_WORDS_ONE};
     float z[64] = {0};
-    assert_int_equal(dn_quantize_blocks(z, 64, 64, DN_WORDS_ONE, &w, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_quantize_blocks(z, 64, 64, DN_WORDS_ONE, &w, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
     dn_act_scale w2[2];
     dn_act_row w2r = {codes, w2, 64, 0, DN_WORDS_ONE};
     assert_int_equal(dn_quantize_blocks(z, 64, 32, DN_WORDS_ONE, &w2r, NULL), DN_OK);

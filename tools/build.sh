@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds and checks libdecodenum on Debian 12 (as root, or with sudo).
 #
 #   sh tools/build.sh selftest   install build tools, build, run `decodenum selftest`

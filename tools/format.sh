@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Formats the tracked C sources with .clang-format (clang-format 14, Debian
 # 12's `clang-format` package), or with --check lists the files that differ
 # and exits 1. Generated files are left as their generator writes them.

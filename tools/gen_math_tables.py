@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generates src/math_tables.c: the tables and coefficients of the
 transcendentals (docs/numerics.md section 8).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Prints the longest functions and files of the C sources and headers and
 # fails when one is past the limit: a function past MAX_FUNC lines or a file
 # past MAX_FILE lines makes the exit status 1.
@@ -25,7 +26,7 @@ top=10
 set -eu
 cd "$(dirname "$0")/.."
 case "${1:-}" in
--h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 -n) top=${2:?"-n needs a number"}; shift 2 ;;
 esac
 case "$top" in ''|*[!0-9]*) echo "sizes.sh: -n wants a number, not '$top'" >&2; exit 2 ;; esac

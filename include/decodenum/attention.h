@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/attention.h: one decode token's attention over a KV cache.
  *
@@ -38,9 +39,9 @@
 extern "C" {
 #endif
 
-#define DN_VALUE_BLOCK 32             /* positions per block of dn_weighted_int8 */
-#define DN_INV_127_BITS 0x3C010204u   /* DN_INV_127: the binary32 nearest 1/127 */
-#define DN_ATTN_MAX_HEAD_DIM 8192     /* the largest head size */
+#define DN_VALUE_BLOCK 32           /* positions per block of dn_weighted_int8 */
+#define DN_INV_127_BITS 0x3C010204u /* DN_INV_127: the binary32 nearest 1/127 */
+#define DN_ATTN_MAX_HEAD_DIM 8192   /* the largest head size */
 
 /* The element type of a KV cache's rows. */
 typedef enum dn_kv_type {
@@ -62,22 +63,22 @@ typedef enum dn_kv_type {
 typedef struct dn_kv_cache {
     void *k;
     void *v;
-    uint16_t *k_scale;  /* DN_KV_INT8 only (else ignored) */
-    uint16_t *v_scale;  /* DN_KV_INT8 only (else ignored) */
-    size_t head_dim;    /* d: 1..DN_ATTN_MAX_HEAD_DIM */
-    size_t kv_heads;    /* >= 1 */
-    size_t pos_stride;  /* >= head_dim */
-    size_t head_stride; /* >= head_dim when kv_heads > 1 */
+    uint16_t *k_scale;        /* DN_KV_INT8 only (else ignored) */
+    uint16_t *v_scale;        /* DN_KV_INT8 only (else ignored) */
+    size_t head_dim;          /* d: 1..DN_ATTN_MAX_HEAD_DIM */
+    size_t kv_heads;          /* >= 1 */
+    size_t pos_stride;        /* >= head_dim */
+    size_t head_stride;       /* >= head_dim when kv_heads > 1 */
     size_t scale_pos_stride;  /* >= 1 (DN_KV_INT8) */
     size_t scale_head_stride; /* >= 1 when kv_heads > 1 (DN_KV_INT8) */
-    uint32_t type;      /* dn_kv_type */
-    uint32_t reserved;  /* set to 0 */
+    uint32_t type;            /* dn_kv_type */
+    uint32_t reserved;        /* set to 0 */
 } dn_kv_cache;
 
 /* One token's attention over a layer's cache. */
 typedef struct dn_attn_params {
-    size_t q_heads;   /* a multiple of the cache's kv_heads */
-    size_t begin;     /* positions [begin, end) are attended to; begin <= end */
+    size_t q_heads; /* a multiple of the cache's kv_heads */
+    size_t begin;   /* positions [begin, end) are attended to; begin <= end */
     size_t end;
     float scale;      /* the scores' factor (typically 1/sqrt(head_dim)); finite */
     uint32_t scaling; /* DN_KV_INT8: the query's dn_act_scaling */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/blocks.h: ggml's block formats as the engine reads them.
  *

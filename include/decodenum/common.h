@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/common.h: status codes, version, and the instruction set in use.
  *
@@ -13,15 +14,15 @@
 #include <stdint.h>
 
 #if defined(_WIN32) && defined(DECODENUM_SHARED)
-#  if defined(DECODENUM_BUILDING)
-#    define DN_API __declspec(dllexport)
-#  else
-#    define DN_API __declspec(dllimport)
-#  endif
-#elif defined(__GNUC__)
-#  define DN_API __attribute__((visibility("default")))
+#if defined(DECODENUM_BUILDING)
+#define DN_API __declspec(dllexport)
 #else
-#  define DN_API
+#define DN_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define DN_API __attribute__((visibility("default")))
+#else
+#define DN_API
 #endif
 
 #ifdef __cplusplus
@@ -34,25 +35,24 @@ extern "C" {
 #define DN_VERSION_MINOR 1
 #define DN_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH: comparable with < and >. */
-#define DN_VERSION_NUMBER \
-    (DN_VERSION_MAJOR * 10000 + DN_VERSION_MINOR * 100 + DN_VERSION_PATCH)
+#define DN_VERSION_NUMBER (DN_VERSION_MAJOR * 10000 + DN_VERSION_MINOR * 100 + DN_VERSION_PATCH)
 #define DN_VERSION_STRING "0.1.0"
 
 /* The modules this header set has, for #if tests (each defined to the
    DN_VERSION_NUMBER of the release that first shipped it); a program that
    may run on an older library compares dn_version() with the same number
    before calling into the module. */
-#define DN_HAVE_FP32 100     /* decodenum/fp32.h */
-#define DN_HAVE_POOL 200     /* decodenum/pool.h */
-#define DN_HAVE_F16 200      /* decodenum/f16.h */
-#define DN_HAVE_BLOCKS 200   /* decodenum/blocks.h */
-#define DN_HAVE_QUANT 200    /* decodenum/quant.h */
-#define DN_HAVE_DOT 200      /* decodenum/dot.h */
-#define DN_HAVE_LANE 200     /* decodenum/lane.h */
-#define DN_HAVE_MATH 200     /* decodenum/math.h */
-#define DN_HAVE_SELFTEST 200 /* decodenum/selftest.h */
+#define DN_HAVE_FP32 100      /* decodenum/fp32.h */
+#define DN_HAVE_POOL 200      /* decodenum/pool.h */
+#define DN_HAVE_F16 200       /* decodenum/f16.h */
+#define DN_HAVE_BLOCKS 200    /* decodenum/blocks.h */
+#define DN_HAVE_QUANT 200     /* decodenum/quant.h */
+#define DN_HAVE_DOT 200       /* decodenum/dot.h */
+#define DN_HAVE_LANE 200      /* decodenum/lane.h */
+#define DN_HAVE_MATH 200      /* decodenum/math.h */
+#define DN_HAVE_SELFTEST 200  /* decodenum/selftest.h */
 #define DN_HAVE_ATTENTION 200 /* decodenum/attention.h */
-#define DN_HAVE_GDN 200 /* decodenum/gdn.h */
+#define DN_HAVE_GDN 200       /* decodenum/gdn.h */
 
 /* The DN_VERSION_NUMBER of the library actually linked (which may be newer
    than the header a program was compiled with). Cost: O(1). */
@@ -66,15 +66,15 @@ DN_API const char *dn_version_string(void);
 /* What a call that can fail returns. The numeric values are part of the ABI
    and are never reused or renumbered; new codes are only ever appended. */
 typedef enum dn_status {
-    DN_OK = 0,                     /* the call did what it says */
-    DN_ERR_INVALID_ARGUMENT = 1,   /* a NULL pointer with a non-zero length, an
+    DN_OK = 0,                   /* the call did what it says */
+    DN_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer with a non-zero length, an
                                       unknown enumerator, inconsistent sizes */
-    DN_ERR_UNREADABLE_BLOCK = 2,   /* a stored block has an infinite or NaN scale */
-    DN_ERR_UNSUPPORTED_TYPE = 3,   /* a block format the library does not read */
-    DN_ERR_NON_FINITE = 4,         /* an input is infinite or NaN where the
+    DN_ERR_UNREADABLE_BLOCK = 2, /* a stored block has an infinite or NaN scale */
+    DN_ERR_UNSUPPORTED_TYPE = 3, /* a block format the library does not read */
+    DN_ERR_NON_FINITE = 4,       /* an input is infinite or NaN where the
                                       operation defines no result for it */
-    DN_ERR_OUT_OF_MEMORY = 5,      /* an allocation failed */
-    DN_ERR_OUT_OF_RANGE = 6        /* the exact result does not fit the output type */
+    DN_ERR_OUT_OF_MEMORY = 5,    /* an allocation failed */
+    DN_ERR_OUT_OF_RANGE = 6      /* the exact result does not fit the output type */
 } dn_status;
 
 /* A short English name of a status ("ok", "invalid argument", ...); a static
@@ -103,9 +103,9 @@ DN_API const char *dn_status_str(dn_status status);
    output the library ever produces, since the scalar kernels are up to ~95x
    slower. The choice changes speed only: every ISA produces the same bits. */
 typedef enum dn_isa {
-    DN_ISA_SCALAR = 0,  /* the scalar reference itself */
-    DN_ISA_AVX2 = 1,    /* x86-64 with AVX2, FMA and F16C, OS-enabled YMM state */
-    DN_ISA_NEON = 2     /* AArch64 Advanced SIMD */
+    DN_ISA_SCALAR = 0, /* the scalar reference itself */
+    DN_ISA_AVX2 = 1,   /* x86-64 with AVX2, FMA and F16C, OS-enabled YMM state */
+    DN_ISA_NEON = 2    /* AArch64 Advanced SIMD */
 } dn_isa;
 
 /* The ISA whose kernels this process uses. Thread-safe; O(1) after the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/dot.h: the f32 the engine produces for a matrix row times an
  * activation row, exactly summed and rounded where the scaling says.

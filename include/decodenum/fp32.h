@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/fp32.h: the fp32 core, the engine's own binary32 arithmetic.
  *
@@ -171,8 +172,7 @@ DN_API float dn_fdot_tf32(const float *a, const float *b, size_t n);
 
 /* dn_fdot or dn_fdot_tf32 as `unit` names; DN_ERR_INVALID_ARGUMENT for an
    unknown unit, a NULL out, or a NULL array with n > 0. */
-DN_API dn_status dn_fdot_unit(dn_fpu unit, const float *a, const float *b,
-                              size_t n, float *out);
+DN_API dn_status dn_fdot_unit(dn_fpu unit, const float *a, const float *b, size_t n, float *out);
 
 /* The largest x[i], folded from -inf: a NaN is passed over, a denormal reads
    as a zero, and a largest value that is a zero is +0 whatever zeros it came

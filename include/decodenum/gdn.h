@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/gdn.h: Gated-DeltaNet memory, the eager row and the lazily
  * flushed head, with the engine's bits on every ISA.

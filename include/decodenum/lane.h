@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/lane.h: the block-scale lane, the reference model of the
  * hardware array's lane.
@@ -46,10 +47,10 @@
 extern "C" {
 #endif
 
-#define DN_LANE_UNIT 16        /* elements of a unit: one c, one n, one P' per word */
-#define DN_LANE_SUB_BLOCK 32   /* elements a per-32 (Sub32) activation scale covers */
-#define DN_LANE_MAX_UNITS 16   /* units of the largest weight block (256 elements) */
-#define DN_LANE_EXCESS 128     /* the excess of an excess-form word: a' = a + 128 */
+#define DN_LANE_UNIT 16      /* elements of a unit: one c, one n, one P' per word */
+#define DN_LANE_SUB_BLOCK 32 /* elements a per-32 (Sub32) activation scale covers */
+#define DN_LANE_MAX_UNITS 16 /* units of the largest weight block (256 elements) */
+#define DN_LANE_EXCESS 128   /* the excess of an excess-form word: a' = a + 128 */
 
 /* The accumulator widths the array needs, and the largest values they hold:
    P' <= 16 * 255 * 255 = 1040400 < 2^20; Q, S' <= 16 * 255 = 4080 < 2^12. */
@@ -77,27 +78,27 @@ typedef struct dn_lane_unit {
    a, b (the coded row's segment scales, decodenum/blocks.h). */
 typedef struct dn_lane_image {
     dn_lane_unit units[DN_LANE_MAX_UNITS];
-    uint32_t nunits;         /* 2 (32-element formats) or 16 (256-element formats) */
-    uint32_t reserved;       /* 0 */
-    dn_scale a;              /* the scale of the coefficient sum */
-    dn_scale b;              /* the scale of the offset sum ({0, 0} where none) */
+    uint32_t nunits;   /* 2 (32-element formats) or 16 (256-element formats) */
+    uint32_t reserved; /* 0 */
+    dn_scale a;        /* the scale of the coefficient sum */
+    dn_scale b;        /* the scale of the offset sum ({0, 0} where none) */
 } dn_lane_image;
 
 /* What the array and the activation side hand a lane for one unit of one
    word: P' = sum q * a' and S' = sum a'. */
 typedef struct dn_lane_unit_sums {
-    uint32_t p;              /* P' (< 2^20) */
-    uint16_t s;              /* S' (< 2^12) */
-    uint16_t reserved;       /* 0 */
+    uint32_t p;        /* P' (< 2^20) */
+    uint16_t s;        /* S' (< 2^12) */
+    uint16_t reserved; /* 0 */
 } dn_lane_unit_sums;
 
 /* One word's unit sums: whether the word crossed in excess form, its weight
    in the code, and the sums of the units the lane covers (indexed by the
    unit's index in the block, units [first, first + count) of dn_lane_block). */
 typedef struct dn_lane_word_sums {
-    uint8_t excess;          /* 1: a' = a + 128 (a one-word code, a high byte); 0: a low byte */
-    uint8_t reserved;        /* 0 */
-    uint16_t weight;         /* 1, or 256 for a two-word code's high byte */
+    uint8_t excess;   /* 1: a' = a + 128 (a one-word code, a high byte); 0: a low byte */
+    uint8_t reserved; /* 0 */
+    uint16_t weight;  /* 1, or 256 for a two-word code's high byte */
     dn_lane_unit_sums units[DN_LANE_MAX_UNITS];
 } dn_lane_word_sums;
 
@@ -106,12 +107,12 @@ typedef struct dn_lane_word_sums {
    covered units' sums. dn_lane_deliver covers the whole block;
    dn_lane_deliver32 one 32-element sub-block (two units). */
 typedef struct dn_lane_block {
-    dn_lane_image w;         /* the whole weight block, whatever is covered */
-    dn_act_scale act;        /* m * 2^e of the covered elements */
-    uint32_t first;          /* first covered unit */
-    uint32_t count;          /* covered units: w.nunits (a block) or 2 (a sub-block) */
-    uint32_t nwords;         /* 1 or 2 */
-    uint32_t reserved;       /* 0 */
+    dn_lane_image w;   /* the whole weight block, whatever is covered */
+    dn_act_scale act;  /* m * 2^e of the covered elements */
+    uint32_t first;    /* first covered unit */
+    uint32_t count;    /* covered units: w.nunits (a block) or 2 (a sub-block) */
+    uint32_t nwords;   /* 1 or 2 */
+    uint32_t reserved; /* 0 */
     /* nwords 1: words[0] = {excess 1, weight 1}.
        nwords 2: words[0] = {excess 1, weight 256} (high byte),
                  words[1] = {excess 0, weight 1}   (low byte). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/math.h: the transcendentals and the vector operations built on
  * them (softmax, RMSNorm, L2 norm, RoPE, the Walsh-Hadamard transform).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/pool.h: a thread pool the heavy products can share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decodenum/quant.h: activations quantized under scales m * 2^e.
  *
@@ -29,9 +30,9 @@
 extern "C" {
 #endif
 
-#define DN_GROUP 256     /* elements whose products round to f32 together (Sub32) */
-#define DN_ACT_BLOCK 32  /* elements under one Sub32 activation scale */
-#define DN_WIDE_BITS 8   /* significand bits of a per-block activation scale */
+#define DN_GROUP 256    /* elements whose products round to f32 together (Sub32) */
+#define DN_ACT_BLOCK 32 /* elements under one Sub32 activation scale */
+#define DN_WIDE_BITS 8  /* significand bits of a per-block activation scale */
 
 typedef enum dn_act_scaling {
     DN_ACT_SUB32 = 0,    /* per 32 elements, m in 8..15 */
@@ -39,8 +40,8 @@ typedef enum dn_act_scaling {
 } dn_act_scaling;
 
 typedef enum dn_words {
-    DN_WORDS_ONE = 1,    /* codes within +-127 */
-    DN_WORDS_TWO = 2     /* codes within +-32767: high byte signed, low byte unsigned */
+    DN_WORDS_ONE = 1, /* codes within +-127 */
+    DN_WORDS_TWO = 2  /* codes within +-32767: high byte signed, low byte unsigned */
 } dn_words;
 
 /* An activation block's scale m * 2^e. */
@@ -55,7 +56,7 @@ typedef struct dn_act_row {
     int16_t *codes;
     dn_act_scale *scales;
     size_t n;
-    uint32_t block;  /* elements per scale: 32, or the weight block */
+    uint32_t block; /* elements per scale: 32, or the weight block */
     dn_words words;
 } dn_act_row;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The harness's generators and plan; the modules' checks are in check_*.c. */
 #include "check.h"
 
@@ -20,19 +21,18 @@ uint64_t dn_rng_next(dn_rng *r)
 uint64_t dn_rng_below(dn_rng *r, uint64_t bound) { return dn_rng_next(r) % bound; }
 
 static const uint32_t special_bits[] = {
-    0x00000000, 0x80000000,                         /* ±0 */
-    0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, /* denormals */
-    0x00400000, 0x80400000,
-    0x00800000, 0x80800000,                         /* ±FLT_MIN */
-    0x00800001, 0x3F7FFFFF,                         /* FLT_MIN+, 1-2^-24 */
-    0x7F7FFFFF, 0xFF7FFFFF,                         /* ±FLT_MAX */
-    0x7F800000, 0xFF800000,                         /* ±inf */
+    0x00000000, 0x80000000,                                     /* ±0 */
+    0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,             /* denormals */
+    0x00400000, 0x80400000, 0x00800000, 0x80800000,             /* ±FLT_MIN */
+    0x00800001, 0x3F7FFFFF,                                     /* FLT_MIN+, 1-2^-24 */
+    0x7F7FFFFF, 0xFF7FFFFF,                                     /* ±FLT_MAX */
+    0x7F800000, 0xFF800000,                                     /* ±inf */
     0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFFFFFFF, 0x7FA00000, /* NaNs */
-    0x3F800000, 0xBF800000, 0x3F000000, 0x40000000, /* 1, -1, 1/2, 2 */
-    0x477FE000, 0x477FF000, 0x477FEFFF, 0x47800000, /* 65504, 65520, ... */
-    0x33800000, 0x33000000, 0x33C00000, 0x38800000, /* binary16 subnormal edges */
-    0x387FC000, 0x387FE000, 0x3F801000, 0x3F803000, /* ties for f16 / bf16 / tf32 */
-    0x3F808000, 0x3F818000, 0x1F800000, 0x1F7FFFFF, /* bf16 ties, 2^-64 */
+    0x3F800000, 0xBF800000, 0x3F000000, 0x40000000,             /* 1, -1, 1/2, 2 */
+    0x477FE000, 0x477FF000, 0x477FEFFF, 0x47800000,             /* 65504, 65520, ... */
+    0x33800000, 0x33000000, 0x33C00000, 0x38800000,             /* binary16 subnormal edges */
+    0x387FC000, 0x387FE000, 0x3F801000, 0x3F803000,             /* ties for f16 / bf16 / tf32 */
+    0x3F808000, 0x3F818000, 0x1F800000, 0x1F7FFFFF,             /* bf16 ties, 2^-64 */
 };
 
 void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
@@ -50,19 +50,21 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
         case DN_REGIME_NORMAL:
             x[i] = dn_from_bits(sign | ((uint32_t)(127 - 12 + (int)((z >> 40) % 25)) << 23) | frac);
             break;
-        case DN_REGIME_BITS:
-            x[i] = dn_from_bits((uint32_t)z);
-            break;
+        case DN_REGIME_BITS: x[i] = dn_from_bits((uint32_t)z); break;
         case DN_REGIME_SPECIAL:
             x[i] = (z & 3) ? dn_from_bits(special_bits[(z >> 2) % nspecial])
                            : dn_from_bits(sign | ((uint32_t)((z >> 40) % 255) << 23) | frac);
             break;
         case DN_REGIME_CANCEL:
             /* Pairs (v, -v) a lane-stride or an element apart; huge values. */
-            if (i >= 32 && (z & 3) == 0) x[i] = -x[i - 32];
-            else if (i >= 1 && (z & 3) == 1) x[i] = -x[i - 1];
-            else if ((z & 15) == 2) x[i] = dn_from_bits(sign | 0x7F000000u | frac);
-            else x[i] = dn_from_bits(sign | ((uint32_t)(100 + (z >> 40) % 40) << 23) | frac);
+            if (i >= 32 && (z & 3) == 0)
+                x[i] = -x[i - 32];
+            else if (i >= 1 && (z & 3) == 1)
+                x[i] = -x[i - 1];
+            else if ((z & 15) == 2)
+                x[i] = dn_from_bits(sign | 0x7F000000u | frac);
+            else
+                x[i] = dn_from_bits(sign | ((uint32_t)(100 + (z >> 40) % 40) << 23) | frac);
             break;
         case DN_REGIME_TINY:
             x[i] = dn_from_bits(sign | ((uint32_t)(127 - 66 + (int)((z >> 40) % 8)) << 23) | frac);
@@ -76,14 +78,14 @@ void dn_fill_f32(dn_rng *r, dn_regime regime, float *x, size_t n)
             if (all_negative_zero)
                 x[i] = dn_from_bits(i < 32 ? 0x80C00000u : i < 64 ? 0x00800000u : 0x80000000u);
             else
-                x[i] = dn_from_bits(edge[(z >> 3) & 7] ^ ((z >> 7 & 1) && (z >> 3 & 7) == 7 ? 0x80000000u : 0));
+                x[i] = dn_from_bits(edge[(z >> 3) & 7] ^
+                                    ((z >> 7 & 1) && (z >> 3 & 7) == 7 ? 0x80000000u : 0));
             break;
         }
         case DN_REGIME_PAIRED: /* alone, a spread of moderate values */
             x[i] = dn_from_bits(sign | ((uint32_t)(127 - 20 + (int)((z >> 40) % 41)) << 23) | frac);
             break;
-        default:
-            x[i] = 0.0f;
+        default: x[i] = 0.0f;
         }
     }
 }
@@ -115,7 +117,10 @@ size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths)
 {
     size_t count = plan->every_length_to + 1 + plan->random_lengths;
     size_t *l = malloc(count * sizeof *l);
-    if (!l) { *lengths = NULL; return 0; }
+    if (!l) {
+        *lengths = NULL;
+        return 0;
+    }
     dn_rng r = {plan->seed ^ UINT64_C(0x5EED)};
     for (size_t i = 0; i <= plan->every_length_to; i++) l[i] = i;
     for (size_t i = 0; i < plan->random_lengths; i++)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h: holding every ISA's kernels to the scalar references.
  *
@@ -25,15 +26,15 @@ uint64_t dn_rng_below(dn_rng *r, uint64_t bound);
 
 /* Input regimes: each draws f32 values to stress a different rule. */
 typedef enum dn_regime {
-    DN_REGIME_NORMAL,   /* random signs, exponents within 2^±12 */
-    DN_REGIME_BITS,     /* uniformly random bit patterns: NaN, inf, denormals */
-    DN_REGIME_SPECIAL,  /* ±0, denormals, ±FLT_MIN, ±FLT_MAX, ±inf, NaNs, ties */
-    DN_REGIME_CANCEL,   /* values with their negatives, and huge values: sums
+    DN_REGIME_NORMAL,  /* random signs, exponents within 2^±12 */
+    DN_REGIME_BITS,    /* uniformly random bit patterns: NaN, inf, denormals */
+    DN_REGIME_SPECIAL, /* ±0, denormals, ±FLT_MIN, ±FLT_MAX, ±inf, NaNs, ties */
+    DN_REGIME_CANCEL,  /* values with their negatives, and huge values: sums
                            that cancel to zero, overflow, inf - inf */
-    DN_REGIME_TINY,     /* around 2^-63: products land near FLT_MIN */
-    DN_REGIME_PAIRED,   /* b[i] within ulps of FLT_MIN / a[i]: products at the
+    DN_REGIME_TINY,    /* around 2^-63: products land near FLT_MIN */
+    DN_REGIME_PAIRED,  /* b[i] within ulps of FLT_MIN / a[i]: products at the
                            edge where IEEE rounding and flush modes disagree */
-    DN_REGIME_ZEROS,    /* mostly -0, with +0, +-FLT_MIN and denormals: lanes
+    DN_REGIME_ZEROS,   /* mostly -0, with +0, +-FLT_MIN and denormals: lanes
                            that stay -0, and sums an unflushed denormal moves */
     DN_REGIME_COUNT
 } dn_regime;

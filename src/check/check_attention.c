@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attention module's kernels held to their references, every output's
  * bits: scores and weighted sums over f32, binary16 and bfloat16 rows; int8
@@ -32,8 +33,8 @@ static const char *const names[COUNT] = {"scores", "weighted", "scores_int8", "w
 enum { ROWS_NORMAL, ROWS_BITS, ROWS_EQUAL, ROWS_ZERO, ROWS_LARGE, ROWS_MODES };
 
 typedef struct bufs {
-    void *rows;           /* MAX_N * MAX_STRIDE elements of 4 bytes */
-    uint16_t *scales;     /* MAX_N * 2 */
+    void *rows;       /* MAX_N * MAX_STRIDE elements of 4 bytes */
+    uint16_t *scales; /* MAX_N * 2 */
     float *q, *p, *ref, *got;
     int16_t *codes;
     dn_act_scale *qs;
@@ -49,9 +50,11 @@ static void cmp(dn_check_result *res, const shape *s, const float *a, const floa
 {
     for (size_t i = 0; i < count; i++)
         if (dn_bits(a[i]) != dn_bits(b[i]))
-            dn_check_mismatch(res, "%s type=%u n=%zu d=%zu g=%zu mode=%d i=%zu: reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32, res->kernel, (unsigned)s->type, s->n, s->d, s->g,
-                              s->mode, i, dn_bits(a[i]), dn_bits(b[i]));
+            dn_check_mismatch(res,
+                              "%s type=%u n=%zu d=%zu g=%zu mode=%d i=%zu: reference 0x%08" PRIx32
+                              ", kernel 0x%08" PRIx32,
+                              res->kernel, (unsigned)s->type, s->n, s->d, s->g, s->mode, i,
+                              dn_bits(a[i]), dn_bits(b[i]));
     res->compared += count;
 }
 
@@ -90,7 +93,8 @@ static void fill_rows(dn_rng *r, const shape *s, void *rows)
         } else {
             for (size_t i = 0; i < s->d; i++) {
                 uint16_t h = half_of(r, s->type, s->mode == ROWS_BITS);
-                if (s->mode == ROWS_LARGE) h = (uint16_t)(h | (s->type == DN_KV_BF16 ? 0x4C00 : 0x7000));
+                if (s->mode == ROWS_LARGE)
+                    h = (uint16_t)(h | (s->type == DN_KV_BF16 ? 0x4C00 : 0x7000));
                 ((uint16_t *)row)[i] = h;
             }
         }
@@ -106,7 +110,8 @@ static void fill_p(dn_rng *r, float *p, size_t count)
         dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), p, count);
         return;
     }
-    for (size_t i = 0; i < count; i++) p[i] = how == 1 ? (float)(dn_rng_below(r, 1000)) / 64.0f : 0.0f;
+    for (size_t i = 0; i < count; i++)
+        p[i] = how == 1 ? (float)(dn_rng_below(r, 1000)) / 64.0f : 0.0f;
     if (how == 3 && count) p[dn_rng_below(r, count)] = 1.0f;
     if (how == 1) dn_ref_softmax(p, p, count);
     if (how == 2)
@@ -150,7 +155,8 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     size_t sstride = 1 + (size_t)dn_rng_below(r, 2);
     fill_rows(r, &s, b->rows);
     for (size_t j = 0; j < n * sstride; j++)
-        b->scales[j] = dn_rng_below(r, 8) ? half_of(r, DN_KV_F16, 0) & 0x7FFF : half_of(r, DN_KV_F16, 1);
+        b->scales[j] =
+            dn_rng_below(r, 8) ? half_of(r, DN_KV_F16, 0) & 0x7FFF : half_of(r, DN_KV_F16, 1);
     float scale = dn_rng_below(r, 4) ? 0.125f : 1e30f;
     memset(b->ref, 0, MAX_G * MAX_N * sizeof(float));
     memset(b->got, 0xEE, MAX_G * MAX_N * sizeof(float));
@@ -177,9 +183,12 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     }
     default: {
         fill_p(r, b->p, s.g * n);
-        int fr = ref->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->ref);
-        int fk = kern->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->got);
-        if (fr != fk) dn_check_mismatch(res, "weighted_int8 n=%zu d=%zu: flag %d, kernel %d", n, s.d, fr, fk);
+        int fr =
+            ref->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->ref);
+        int fk =
+            kern->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->got);
+        if (fr != fk)
+            dn_check_mismatch(res, "weighted_int8 n=%zu d=%zu: flag %d, kernel %d", n, s.d, fr, fk);
         cmp(res, &s, b->ref, b->got, s.g * s.d);
     }
     }
@@ -216,7 +225,14 @@ int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink
         if (sink) sink(&res, ctx);
     }
 out:
-    free(lengths); free(b.rows); free(b.scales); free(b.q); free(b.p); free(b.ref); free(b.got);
-    free(b.codes); free(b.qs);
+    free(lengths);
+    free(b.rows);
+    free(b.scales);
+    free(b.q);
+    free(b.p);
+    free(b.ref);
+    free(b.got);
+    free(b.codes);
+    free(b.qs);
     return failed;
 }

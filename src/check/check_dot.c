@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The quantization and quantized dot / matrix-vector kernels held to their
  * references, every output's bits (and every status and reported index).
@@ -30,12 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1,
-                                DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K, DN_TYPE_Q4_K,
+static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
+                                DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K,   DN_TYPE_Q4_K,
                                 DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
-static const char *const type_names[] = {
-    "mat_vec Q4_0", "mat_vec Q4_1", "mat_vec Q5_0", "mat_vec Q5_1", "mat_vec Q8_0", "mat_vec Q2_K",
-    "mat_vec Q3_K", "mat_vec Q4_K", "mat_vec Q5_K", "mat_vec Q6_K", "mat_vec IQ4_NL", "mat_vec IQ4_XS"};
+static const char *const type_names[] = {"mat_vec Q4_0", "mat_vec Q4_1",   "mat_vec Q5_0",
+                                         "mat_vec Q5_1", "mat_vec Q8_0",   "mat_vec Q2_K",
+                                         "mat_vec Q3_K", "mat_vec Q4_K",   "mat_vec Q5_K",
+                                         "mat_vec Q6_K", "mat_vec IQ4_NL", "mat_vec IQ4_XS"};
 #define NTYPES (sizeof types / sizeof types[0])
 
 /* ---- scale --------------------------------------------------------------------- */
@@ -47,7 +49,7 @@ static void check_scale(const dn_check_plan *plan, dn_check_result *res)
     for (size_t i = 0; i < cases; i++) {
         uint64_t z = dn_rng_next(&r);
         uint32_t E = 1 + (uint32_t)(z % 254); /* every binade of normal floats */
-        uint32_t M; /* 24-bit significand */
+        uint32_t M;                           /* 24-bit significand */
         switch ((z >> 8) % 6) {
         case 0: { /* bound * grid value: the exact ceiling is reached */
             uint32_t bound = (z >> 11) & 1 ? 127 : 32767, m = 8 + (uint32_t)((z >> 12) % 248);
@@ -68,9 +70,10 @@ static void check_scale(const dn_check_plan *plan, dn_check_result *res)
         (lo == 8 ? dn_block_scale : dn_wide_scale)(amax, words, &want);
         dn_quant_fast_scale(amax, lo, words, &got);
         if (want.m != got.m || want.e != got.e)
-            dn_check_mismatch(res, "scale amax=0x%08" PRIx32 " lo=%d words=%d: reference %d*2^%d, kernel %d*2^%d",
-                              dn_bits(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
-                              (int)got.e);
+            dn_check_mismatch(
+                res, "scale amax=0x%08" PRIx32 " lo=%d words=%d: reference %d*2^%d, kernel %d*2^%d",
+                dn_bits(amax), (int)lo, (int)words, (int)want.m, (int)want.e, (int)got.m,
+                (int)got.e);
         res->compared++;
     }
 }
@@ -97,16 +100,25 @@ static void check_sum_odd(const dn_check_plan *plan, dn_check_result *res)
             ma = ma < 0 ? -(int64_t)m : (int64_t)m;
         }
         int ea = -140 + (int)dn_rng_below(&r, 270), eb = ea - 5 - (int)dn_rng_below(&r, 50);
-        if (dn_rng_next(&r) & 1) { int t = ea; ea = eb; eb = t; int64_t u = ma; ma = mb; mb = u; }
+        if (dn_rng_next(&r) & 1) {
+            int t = ea;
+            ea = eb;
+            eb = t;
+            int64_t u = ma;
+            ma = mb;
+            mb = u;
+        }
         dn_term t[2] = {{ma, ea, 0}, {mb, eb, 0}};
-        float want, got = (float)(dn_dot_sum_odd(ldexp((double)ma, ea), ldexp((double)mb, eb)) + 0.0);
+        float want,
+            got = (float)(dn_dot_sum_odd(ldexp((double)ma, ea), ldexp((double)mb, eb)) + 0.0);
         dn_exact_sum(t, 2, &want);
         /* the engine flushes a denormal result (got is IEEE's) */
         if ((dn_bits(got) & 0x7F800000u) == 0) got = dn_from_bits(dn_bits(got) & 0x80000000u);
         res->compared++;
         if (dn_bits(want) != dn_bits(got))
-            dn_check_mismatch(res, "sum_odd %lld*2^%d + %lld*2^%d: exact 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              (long long)ma, ea, (long long)mb, eb, dn_bits(want), dn_bits(got));
+            dn_check_mismatch(
+                res, "sum_odd %lld*2^%d + %lld*2^%d: exact 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                (long long)ma, ea, (long long)mb, eb, dn_bits(want), dn_bits(got));
     }
 }
 
@@ -124,8 +136,10 @@ static void fill_ties(dn_rng *r, float *x, size_t len, int32_t lo, dn_words word
         int32_t j = (int32_t)dn_rng_below(r, (uint64_t)bound);
         float v = ldexpf((float)((2 * j + 1) * m), e - 1);
         uint64_t z = dn_rng_next(r);
-        if ((z & 3) == 0) v = nextafterf(v, INFINITY);
-        else if ((z & 3) == 1) v = nextafterf(v, 0.0f);
+        if ((z & 3) == 0)
+            v = nextafterf(v, INFINITY);
+        else if ((z & 3) == 1)
+            v = nextafterf(v, 0.0f);
         x[i] = (z & 4) ? -v : v;
     }
 }
@@ -136,7 +150,8 @@ static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *pl
     const size_t maxn = 64 * 256;
     float *x = malloc(maxn * sizeof *x);
     int16_t *c_ref = malloc(maxn * sizeof *c_ref), *c_k = malloc(maxn * sizeof *c_k);
-    dn_act_scale *s_ref = malloc(maxn / 32 * sizeof *s_ref + 8), *s_k = malloc(maxn / 32 * sizeof *s_k + 8);
+    dn_act_scale *s_ref = malloc(maxn / 32 * sizeof *s_ref + 8),
+                 *s_k = malloc(maxn / 32 * sizeof *s_k + 8);
     if (!x || !c_ref || !c_k || !s_ref || !s_k) {
         dn_check_mismatch(res, "out of memory");
         goto out;
@@ -147,7 +162,8 @@ static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *pl
         size_t block = per_block && dn_rng_below(&r, 2) ? 256 : 32;
         int32_t lo = per_block ? 128 : 8;
         dn_words words = dn_rng_below(&r, 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
-        size_t blocks = i % 50 == 49 ? (size_t)dn_rng_below(&r, maxn / block + 1) : (size_t)dn_rng_below(&r, 17);
+        size_t blocks = i % 50 == 49 ? (size_t)dn_rng_below(&r, maxn / block + 1)
+                                     : (size_t)dn_rng_below(&r, 17);
         size_t n = blocks * block;
         int mode = (int)dn_rng_below(&r, DN_REGIME_COUNT + 2);
         if (mode < DN_REGIME_COUNT) {
@@ -159,8 +175,10 @@ static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *pl
             dn_fill_f32(&r, DN_REGIME_NORMAL, x, n);
             for (size_t b = 0; b < blocks; b++) { /* zero blocks and outliers */
                 uint64_t z = dn_rng_next(&r);
-                if ((z & 3) == 0) memset(x + b * block, 0, block * sizeof *x);
-                else if ((z & 3) == 1) x[b * block + (z >> 8) % block] = ldexpf(1.0f, 20 + (int)((z >> 20) % 90));
+                if ((z & 3) == 0)
+                    memset(x + b * block, 0, block * sizeof *x);
+                else if ((z & 3) == 1)
+                    x[b * block + (z >> 8) % block] = ldexpf(1.0f, 20 + (int)((z >> 20) % 90));
             }
         }
         for (size_t k = 0; k < n; k++) c_ref[k] = c_k[k] = (int16_t)0x5555;
@@ -170,8 +188,8 @@ static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *pl
         dn_status st_k = kern->quantize(x, n, block, lo, words, &a_k, &bad_k);
         res->compared++;
         if (st_ref != st_k || bad_ref != bad_k) {
-            dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d: status %d/%d, bad %zu/%zu", n, block,
-                              (int)lo, (int)st_ref, (int)st_k, bad_ref, bad_k);
+            dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d: status %d/%d, bad %zu/%zu", n,
+                              block, (int)lo, (int)st_ref, (int)st_k, bad_ref, bad_k);
             continue;
         }
         if (st_ref != DN_OK) continue;
@@ -180,20 +198,28 @@ static void check_quantize(const dn_quant_kernels *kern, const dn_check_plan *pl
         for (size_t b = 0; b < blocks; b++) {
             res->compared++;
             if (s_ref[b].m != s_k[b].m || s_ref[b].e != s_k[b].e)
-                dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d words=%d: scale %zu reference %d*2^%d, kernel %d*2^%d",
-                                  n, block, (int)lo, (int)words, b, (int)s_ref[b].m, (int)s_ref[b].e,
-                                  (int)s_k[b].m, (int)s_k[b].e);
+                dn_check_mismatch(res,
+                                  "quantize n=%zu block=%zu lo=%d words=%d: scale %zu reference "
+                                  "%d*2^%d, kernel %d*2^%d",
+                                  n, block, (int)lo, (int)words, b, (int)s_ref[b].m,
+                                  (int)s_ref[b].e, (int)s_k[b].m, (int)s_k[b].e);
         }
         for (size_t k = 0; k < n; k++) {
             res->compared++;
             if (c_ref[k] != c_k[k])
-                dn_check_mismatch(res, "quantize n=%zu block=%zu lo=%d words=%d: code %zu of x=0x%08" PRIx32
-                                  " reference %d, kernel %d", n, block, (int)lo, (int)words, k,
-                                  dn_bits(x[k]), c_ref[k], c_k[k]);
+                dn_check_mismatch(
+                    res,
+                    "quantize n=%zu block=%zu lo=%d words=%d: code %zu of x=0x%08" PRIx32
+                    " reference %d, kernel %d",
+                    n, block, (int)lo, (int)words, k, dn_bits(x[k]), c_ref[k], c_k[k]);
         }
     }
 out:
-    free(x); free(c_ref); free(c_k); free(s_ref); free(s_k);
+    free(x);
+    free(c_ref);
+    free(c_k);
+    free(s_ref);
+    free(s_k);
 }
 
 /* ---- mat_vec ---------------------------------------------------------------------- */
@@ -217,16 +243,16 @@ static uint16_t f16_scale(dn_rng *r, int integers, int field, uint16_t prev)
     uint16_t frac = (uint16_t)((z >> 20) & 1023);
     if (kind < 50) return (uint16_t)(sign | (uint16_t)((6 + (z >> 32) % 10) << 10) | frac);
     if (kind < 65) return (uint16_t)(sign | (uint16_t)((1 + (z >> 32) % 30) << 10) | frac);
-    if (kind < 75) return (uint16_t)(sign | (frac ? frac : 1));   /* subnormal */
-    if (kind < 80) return sign;                                   /* +-0 */
-    if (kind < 95) return prev;                                   /* repeated */
-    return (uint16_t)(sign | (uint16_t)(30 << 10) | frac);        /* the largest binade */
+    if (kind < 75) return (uint16_t)(sign | (frac ? frac : 1)); /* subnormal */
+    if (kind < 80) return sign;                                 /* +-0 */
+    if (kind < 95) return prev;                                 /* repeated */
+    return (uint16_t)(sign | (uint16_t)(30 << 10) | frac);      /* the largest binade */
 }
 
 /* Random block bytes of `type` with scales of the mode's kind; rarely (when
    allow_bad) an infinite or NaN scale. */
-static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers, int allow_bad,
-                       uint16_t *prev)
+static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers,
+                       int allow_bad, uint16_t *prev)
 {
     uint64_t z = dn_rng_next(r);
     int pattern = (int)(z % 10);
@@ -234,14 +260,26 @@ static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int int
     for (size_t i = 0; i < bb; i++) {
         if (i % 8 == 0) z = dn_rng_next(r);
         uint8_t y = (uint8_t)(z >> (8 * (i % 8)));
-        blk[i] = pattern == 0 ? 0xFF : pattern == 1 ? 0x00 : pattern == 2 ? 0x88
-               : pattern == 3 ? (uint8_t)(0xFF ^ (y & (y >> 3) & 0x11)) : y;
+        blk[i] = pattern == 0   ? 0xFF
+                 : pattern == 1 ? 0x00
+                 : pattern == 2 ? 0x88
+                 : pattern == 3 ? (uint8_t)(0xFF ^ (y & (y >> 3) & 0x11))
+                                : y;
     }
     /* the binary16 fields */
     int at[2] = {-1, -1};
     switch (type) {
-    case DN_TYPE_Q4_1: case DN_TYPE_Q5_1: case DN_TYPE_Q4_K: case DN_TYPE_Q5_K: at[0] = 0; at[1] = 2; break;
-    case DN_TYPE_Q2_K: at[0] = 80; at[1] = 82; break;
+    case DN_TYPE_Q4_1:
+    case DN_TYPE_Q5_1:
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K:
+        at[0] = 0;
+        at[1] = 2;
+        break;
+    case DN_TYPE_Q2_K:
+        at[0] = 80;
+        at[1] = 82;
+        break;
     case DN_TYPE_Q3_K: at[0] = 108; break;
     case DN_TYPE_Q6_K: at[0] = 208; break;
     default: at[0] = 0; break;
@@ -249,7 +287,8 @@ static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int int
     for (int k = 0; k < 2; k++) {
         if (at[k] < 0) continue;
         uint16_t h = f16_scale(r, integers, k, *prev);
-        if (allow_bad && dn_rng_below(r, 400) == 0) h = (uint16_t)(0x7C00 | (dn_rng_next(r) & 0x83FF));
+        if (allow_bad && dn_rng_below(r, 400) == 0)
+            h = (uint16_t)(0x7C00 | (dn_rng_next(r) & 0x83FF));
         *prev = h;
         blk[at[k]] = (uint8_t)h;
         blk[at[k] + 1] = (uint8_t)(h >> 8);
@@ -274,7 +313,8 @@ static void fill_act(dn_rng *r, dn_act_row *a, size_t n, size_t block, int32_t l
             if (mode == 1 && (z & 3) == 0) memset(x + b * block, 0, block * sizeof *x);
             if (mode == 1 && (z & 3) == 1) x[b * block + (z >> 8) % block] *= 0x1p12f;
             if (mode == 1 && (z & 3) == 2)
-                for (size_t i = b * block; i < (b + 1) * block; i++) x[i] *= ldexpf(1.0f, (int)((z >> 16) % 80) - 40);
+                for (size_t i = b * block; i < (b + 1) * block; i++)
+                    x[i] *= ldexpf(1.0f, (int)((z >> 16) % 80) - 40);
         }
         dn_ref_quantize(x, n, block, lo, words, a, NULL);
         return;
@@ -283,7 +323,8 @@ static void fill_act(dn_rng *r, dn_act_row *a, size_t n, size_t block, int32_t l
     int spread = mode == 3 ? 0 : mode == 4 ? 3 : mode == 5 ? 45 : 0;
     int e0 = -20 + (int)dn_rng_below(r, 30);
     if (mode == 6) e0 = -175 + (int)dn_rng_below(r, 20); /* tiny pieces */
-    if (mode == 7) e0 = dn_rng_below(r, 2) ? 590 + (int)dn_rng_below(r, 20) : -610 + (int)dn_rng_below(r, 20);
+    if (mode == 7)
+        e0 = dn_rng_below(r, 2) ? 590 + (int)dn_rng_below(r, 20) : -610 + (int)dn_rng_below(r, 20);
     for (size_t b = 0; b < nb; b++) {
         uint64_t z = dn_rng_next(r);
         dn_act_scale *s = &a->scales[b];
@@ -291,7 +332,8 @@ static void fill_act(dn_rng *r, dn_act_row *a, size_t n, size_t block, int32_t l
             s->m = lo;
             s->e = lo == 8 ? -3 : -7;
         } else {
-            s->m = (z & 7) == 0 ? 1 + (int32_t)((z >> 3) % 255) : lo + (int32_t)((z >> 3) % (uint64_t)lo);
+            s->m = (z & 7) == 0 ? 1 + (int32_t)((z >> 3) % 255)
+                                : lo + (int32_t)((z >> 3) % (uint64_t)lo);
             s->e = e0 + (spread ? (int)((z >> 16) % (uint64_t)(2 * spread + 1)) - spread : 0);
         }
         int kind = (int)((z >> 32) % 8);
@@ -299,13 +341,15 @@ static void fill_act(dn_rng *r, dn_act_row *a, size_t n, size_t block, int32_t l
         for (size_t i = b * block; i < (b + 1) * block; i++) {
             uint64_t y = dn_rng_next(r);
             int32_t c;
-            if (kind == 0) c = 0;                                        /* a zero block */
+            if (kind == 0)
+                c = 0;            /* a zero block */
             else if (kind == 1) { /* extremes, mostly of the block's sign */
                 int pos = (y & 7) == 0 ? (int)(y >> 3 & 1) : (int)(z >> 50 & 1);
                 c = pos ? bound - (int32_t)((y >> 8) % 3) : -bound + (int32_t)((y >> 8) % 3);
-            }
-            else if (kind == 2 && (y & 15) == 0) c = words == DN_WORDS_ONE ? -128 : -32768;
-            else c = (int32_t)(y % (uint64_t)(2 * bound + 1)) - bound;
+            } else if (kind == 2 && (y & 15) == 0)
+                c = words == DN_WORDS_ONE ? -128 : -32768;
+            else
+                c = (int32_t)(y % (uint64_t)(2 * bound + 1)) - bound;
             a->codes[i] = (int16_t)c;
         }
     }
@@ -323,7 +367,8 @@ static void set_digit(dn_type t, uint8_t *blk, size_t e, int big)
         uint8_t *qs = blk + (t == DN_TYPE_Q4_1 ? 4 : 8);
         i = e % 16, sh = e < 16 ? 0 : 4;
         qs[i] = (uint8_t)((qs[i] & ~(15u << sh)) | (big ? 15u << sh : 0));
-        if (t == DN_TYPE_Q5_1) blk[4 + e / 8] = (uint8_t)((blk[4 + e / 8] & ~(1u << e % 8)) | (big ? 1u << e % 8 : 0));
+        if (t == DN_TYPE_Q5_1)
+            blk[4 + e / 8] = (uint8_t)((blk[4 + e / 8] & ~(1u << e % 8)) | (big ? 1u << e % 8 : 0));
         return;
     }
     case DN_TYPE_Q2_K:
@@ -335,10 +380,10 @@ static void set_digit(dn_type t, uint8_t *blk, size_t e, int big)
         i = (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (e / 64) + e % 32, sh = e % 64 < 32 ? 0 : 4;
         blk[i] = (uint8_t)((blk[i] & ~(15u << sh)) | (big ? 15u << sh : 0));
         if (t == DN_TYPE_Q5_K)
-            blk[16 + e % 32] = (uint8_t)((blk[16 + e % 32] & ~(1u << e / 32)) | (big ? 1u << e / 32 : 0));
+            blk[16 + e % 32] =
+                (uint8_t)((blk[16 + e % 32] & ~(1u << e / 32)) | (big ? 1u << e / 32 : 0));
         return;
-    default:
-        return;
+    default: return;
     }
 }
 
@@ -394,14 +439,14 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
         uint16_t prev = 0x3C00;
         for (size_t rr = 0; rr < rows; rr++)
             for (size_t k = 0; k < blocks; k++)
-                fill_block(&r, type, b->w + rr * row_bytes + k * bb, bb, integers, allow_bad, &prev);
+                fill_block(&r, type, b->w + rr * row_bytes + k * bb, bb, integers, allow_bad,
+                           &prev);
         if (integers && act_mode != 8) act_mode = 8;
         size_t ablock = scaling == DN_ACT_SUB32 ? 32 : be;
         dn_act_row act = {b->codes, b->scales, n, 0, words};
         int32_t lo = scaling == DN_ACT_SUB32 ? 8 : 128;
-        if (ties && (type == DN_TYPE_Q4_1 || type == DN_TYPE_Q5_1 ||
-                                                type == DN_TYPE_Q2_K || type == DN_TYPE_Q4_K ||
-                                                type == DN_TYPE_Q5_K)) {
+        if (ties && (type == DN_TYPE_Q4_1 || type == DN_TYPE_Q5_1 || type == DN_TYPE_Q2_K ||
+                     type == DN_TYPE_Q4_K || type == DN_TYPE_Q5_K)) {
             act.block = (uint32_t)ablock;
             fill_ties_act(&r, &act, lo, words);
             for (size_t rr = 0; rr < rows; rr++)
@@ -411,16 +456,21 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
         } else {
             fill_act(&r, &act, n, ablock, lo, words, act_mode, b->x);
         }
-        size_t r0 = (size_t)dn_rng_below(&r, rows), r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
+        size_t r0 = (size_t)dn_rng_below(&r, rows),
+               r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
         for (size_t k = 0; k < rows; k++) b->o_ref[k] = b->o_k[k] = dn_from_bits(0x7F812345u);
         size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
-        dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_ref, &bad_ref);
-        dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_k, &bad_k);
+        dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1,
+                                                      b->o_ref, &bad_ref);
+        dn_status st_k =
+            kern->mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_k, &bad_k);
         res->compared++;
         if (st_ref != st_k || bad_ref != bad_k) {
-            dn_check_mismatch(res, "%s n=%zu rows=%zu..%zu scaling=%d words=%d mode=%d: status %d/%d, bad %zu/%zu",
-                              type_names[ti], n, r0, r1, (int)scaling, (int)words, act_mode, (int)st_ref,
-                              (int)st_k, bad_ref, bad_k);
+            dn_check_mismatch(
+                res,
+                "%s n=%zu rows=%zu..%zu scaling=%d words=%d mode=%d: status %d/%d, bad %zu/%zu",
+                type_names[ti], n, r0, r1, (int)scaling, (int)words, act_mode, (int)st_ref,
+                (int)st_k, bad_ref, bad_k);
             continue;
         }
         /* on an error, the rows before the failing one are defined */
@@ -428,9 +478,12 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
         for (size_t k = r0; k < upto; k++) {
             res->compared++;
             if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
-                dn_check_mismatch(res, "%s n=%zu row %zu scaling=%d words=%d mode=%d: reference 0x%08" PRIx32
-                                  ", kernel 0x%08" PRIx32, type_names[ti], n, k, (int)scaling, (int)words,
-                                  act_mode, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
+                dn_check_mismatch(
+                    res,
+                    "%s n=%zu row %zu scaling=%d words=%d mode=%d: reference 0x%08" PRIx32
+                    ", kernel 0x%08" PRIx32,
+                    type_names[ti], n, k, (int)scaling, (int)words, act_mode, dn_bits(b->o_ref[k]),
+                    dn_bits(b->o_k[k]));
         }
     }
 }
@@ -440,7 +493,8 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
    every code +-127 of one sign per row, and activation scales whose factors
    f_k = m_k 2^(e_k - emin) sit at the kernels' largest (15 * 2^5 for Q4_K,
    15 * 2^4 for Q5_K; dn_dot_factor_max) or one binade past it. */
-static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b, dn_check_result *res)
+static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b,
+                            dn_check_result *res)
 {
     const size_t n = 512, rows = 4, bb = dn_type_block_bytes(type), row_bytes = n / 256 * bb;
     memset(b->w, 0xFF, rows * row_bytes);
@@ -448,8 +502,10 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
         for (size_t k = 0; k < n / 256; k++) {
             uint8_t *blk = b->w + r * row_bytes + k * bb;
             uint16_t d = r & 1 ? 0xBC00 : 0x3C00, dm = r & 2 ? 0xBC00 : 0x3C00; /* +-1 */
-            blk[0] = (uint8_t)d; blk[1] = (uint8_t)(d >> 8);
-            blk[2] = (uint8_t)dm; blk[3] = (uint8_t)(dm >> 8);
+            blk[0] = (uint8_t)d;
+            blk[1] = (uint8_t)(d >> 8);
+            blk[2] = (uint8_t)dm;
+            blk[3] = (uint8_t)(dm >> 8);
         }
     const int32_t shift = type == DN_TYPE_Q4_K ? 5 : 4;
     for (int past = 0; past < 2; past++)
@@ -462,15 +518,19 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
             }
             dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
             size_t bad_ref = 0, bad_k = 0;
-            dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_ref, &bad_ref);
-            dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_k, &bad_k);
+            dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32,
+                                                          0, rows, b->o_ref, &bad_ref);
+            dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows,
+                                                b->o_k, &bad_k);
             for (size_t r = 0; r < rows; r++) {
                 res->compared++;
                 if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
-                    dn_check_mismatch(res, "%s extreme sums (past %d, sign %d) row %zu: reference 0x%08" PRIx32
-                                      " (status %d), kernel 0x%08" PRIx32 " (status %d)",
-                                      type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign, r,
-                                      dn_bits(b->o_ref[r]), (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
+                    dn_check_mismatch(
+                        res,
+                        "%s extreme sums (past %d, sign %d) row %zu: reference 0x%08" PRIx32
+                        " (status %d), kernel 0x%08" PRIx32 " (status %d)",
+                        type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign, r, dn_bits(b->o_ref[r]),
+                        (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
             }
         }
 }
@@ -511,14 +571,21 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     b.scales = malloc(maxn / 32 * sizeof *b.scales + 8);
     for (size_t ti = 0; ti < NTYPES; ti++) {
         dn_check_result m = {"dot", type_names[ti], isa, 0, 0, ""};
-        if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.codes || !b.scales) dn_check_mismatch(&m, "out of memory");
+        if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.codes || !b.scales)
+            dn_check_mismatch(&m, "out of memory");
         else {
             check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
-            if (types[ti] == DN_TYPE_Q4_K || types[ti] == DN_TYPE_Q5_K) check_extreme_k(kern, types[ti], &b, &m);
+            if (types[ti] == DN_TYPE_Q4_K || types[ti] == DN_TYPE_Q5_K)
+                check_extreme_k(kern, types[ti], &b, &m);
         }
         if (m.mismatched) failed++;
         if (sink) sink(&m, ctx);
     }
-    free(b.w); free(b.x); free(b.o_ref); free(b.o_k); free(b.codes); free(b.scales);
+    free(b.w);
+    free(b.x);
+    free(b.o_ref);
+    free(b.o_k);
+    free(b.codes);
+    free(b.scales);
     return failed;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The F16 module's kernels held to their references, every output's bits. */
 #include "check.h"
 #include "dispatch.h"
@@ -24,9 +25,21 @@ static void fill_f16(dn_rng *r, uint16_t *h, size_t n, int specials)
     }
 }
 
-enum { FROM_F32, WIDEN, ROUND_F32, VEC_DOT, SGEMM_DOT, MAD, SCALE, MAT_VEC_ROWS, SGEMM_ROWS, COUNT };
-static const char *const names[COUNT] = {"from_f32", "widen", "round_f32", "vec_dot", "sgemm_dot",
-                                         "mad", "scale", "mat_vec_rows", "sgemm_rows"};
+enum {
+    FROM_F32,
+    WIDEN,
+    ROUND_F32,
+    VEC_DOT,
+    SGEMM_DOT,
+    MAD,
+    SCALE,
+    MAT_VEC_ROWS,
+    SGEMM_ROWS,
+    COUNT
+};
+static const char *const names[COUNT] = {"from_f32", "widen",        "round_f32",
+                                         "vec_dot",  "sgemm_dot",    "mad",
+                                         "scale",    "mat_vec_rows", "sgemm_rows"};
 
 typedef struct bufs {
     uint16_t *w, *h_ref, *h_k;
@@ -46,14 +59,14 @@ static void cmp_u16(dn_check_result *res, const uint16_t *a, const uint16_t *b, 
 {
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i])
-            dn_check_mismatch(res, "%s n=%zu i=%zu: reference 0x%04x, kernel 0x%04x", res->kernel, n, i,
-                              a[i], b[i]);
+            dn_check_mismatch(res, "%s n=%zu i=%zu: reference 0x%04x, kernel 0x%04x", res->kernel,
+                              n, i, a[i], b[i]);
     res->compared += n;
 }
 
 /* One case of kernel `which` at length k (rows and columns where it has them). */
-static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int which, bufs *b, size_t k,
-                    dn_rng *r, dn_check_result *res)
+static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int which, bufs *b,
+                    size_t k, dn_rng *r, dn_check_result *res)
 {
     size_t rows = 1 + (size_t)dn_rng_below(r, 13), n = 1 + (size_t)dn_rng_below(r, 6);
     int specials = (int)dn_rng_below(r, 3);
@@ -62,16 +75,19 @@ static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int w
     case ROUND_F32:
         dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), b->x, k);
         if (which == FROM_F32) {
-            ref->from_f32(b->x, b->h_ref, k); kern->from_f32(b->x, b->h_k, k);
+            ref->from_f32(b->x, b->h_ref, k);
+            kern->from_f32(b->x, b->h_k, k);
             cmp_u16(res, b->h_ref, b->h_k, k);
         } else {
-            ref->round_f32(b->x, b->y_ref, k); kern->round_f32(b->x, b->y_k, k);
+            ref->round_f32(b->x, b->y_ref, k);
+            kern->round_f32(b->x, b->y_k, k);
             cmp_f32(res, b->y_ref, b->y_k, k, k);
         }
         return;
     case WIDEN:
         dn_fill_u16(r, b->w, k);
-        ref->widen(b->w, b->y_ref, k); kern->widen(b->w, b->y_k, k);
+        ref->widen(b->w, b->y_ref, k);
+        kern->widen(b->w, b->y_k, k);
         cmp_f32(res, b->y_ref, b->y_k, k, k);
         return;
     case MAD:
@@ -81,13 +97,17 @@ static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int w
         fill_f16(r, b->h_ref, k, specials);
         fill_f16(r, b->w, k, specials);
         memcpy(b->h_k, b->h_ref, k * sizeof *b->h_k);
-        if (which == MAD) { ref->mad(b->h_ref, b->w, s, k); kern->mad(b->h_k, b->w, s, k); }
-        else { ref->scale(b->h_ref, s, k); kern->scale(b->h_k, s, k); }
+        if (which == MAD) {
+            ref->mad(b->h_ref, b->w, s, k);
+            kern->mad(b->h_k, b->w, s, k);
+        } else {
+            ref->scale(b->h_ref, s, k);
+            kern->scale(b->h_k, s, k);
+        }
         cmp_u16(res, b->h_ref, b->h_k, k);
         return;
     }
-    default:
-        break;
+    default: break;
     }
     /* the dots: weights rows x k, activation columns n x k (widened f16) */
     if (which == SGEMM_DOT || which == SGEMM_ROWS) k &= ~(size_t)7;
@@ -97,11 +117,13 @@ static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int w
     float want, got;
     switch (which) {
     case VEC_DOT:
-        want = ref->vec_dot(b->w, b->act, k); got = kern->vec_dot(b->w, b->act, k);
+        want = ref->vec_dot(b->w, b->act, k);
+        got = kern->vec_dot(b->w, b->act, k);
         cmp_f32(res, &want, &got, 1, k);
         return;
     case SGEMM_DOT:
-        want = ref->sgemm_dot(b->w, b->act, k); got = kern->sgemm_dot(b->w, b->act, k);
+        want = ref->sgemm_dot(b->w, b->act, k);
+        got = kern->sgemm_dot(b->w, b->act, k);
         cmp_f32(res, &want, &got, 1, k);
         return;
     case MAT_VEC_ROWS: {
@@ -151,14 +173,23 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
         int is_dot = which >= VEC_DOT && which != MAD && which != SCALE;
         size_t dot_max = plan->every_length_to >= 300 ? 1600 : plan->every_length_to;
         if (is_dot) {
-            for (size_t k = 0; k <= dot_max; k++) run_one(&dn_f16_scalar, kern, which, &b, k, &r, &res);
+            for (size_t k = 0; k <= dot_max; k++)
+                run_one(&dn_f16_scalar, kern, which, &b, k, &r, &res);
         } else {
-            for (size_t i = 0; i < count; i++) run_one(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
+            for (size_t i = 0; i < count; i++)
+                run_one(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
         }
         if (res.mismatched) failed++;
         if (sink) sink(&res, ctx);
     }
 out:
-    free(lengths); free(b.w); free(b.h_ref); free(b.h_k); free(b.x); free(b.act); free(b.y_ref); free(b.y_k);
+    free(lengths);
+    free(b.w);
+    free(b.h_ref);
+    free(b.h_k);
+    free(b.x);
+    free(b.act);
+    free(b.y_ref);
+    free(b.y_k);
     return failed;
 }

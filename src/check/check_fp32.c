@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fp32 core's kernels held to their references, every output's bits. */
 #include "check.h"
 #include "dispatch.h"
@@ -12,12 +13,24 @@ typedef struct fp32_case {
     uint16_t *h, *h_ref, *h_k;
 } fp32_case;
 
-enum { UNARY_FTZ, TO_F16, FROM_F16, TO_BF16, FROM_BF16, FSUM, FDOT, FDOT_TF32, FMAX, ABSMAX,
-       ARGMAX, KERNEL_COUNT };
+enum {
+    UNARY_FTZ,
+    TO_F16,
+    FROM_F16,
+    TO_BF16,
+    FROM_BF16,
+    FSUM,
+    FDOT,
+    FDOT_TF32,
+    FMAX,
+    ABSMAX,
+    ARGMAX,
+    KERNEL_COUNT
+};
 
 static const char *const kernel_names[KERNEL_COUNT] = {
     "ftz_v", "f32_to_f16_v", "f16_to_f32_v", "f32_to_bf16_v", "bf16_to_f32_v", "fsum",
-    "fdot", "fdot_tf32", "fmax", "absmax", "argmax",
+    "fdot",  "fdot_tf32",    "fmax",         "absmax",        "argmax",
 };
 
 static void compare_f32(dn_check_result *res, const float *want, const float *got, size_t n,
@@ -48,25 +61,50 @@ static void run_one(fp32_case *c, int which, size_t n, dn_check_result *res)
     float want = 0, got = 0;
     switch (which) {
     case UNARY_FTZ:
-        r->ftz_v(c->a, c->y_ref, n); k->ftz_v(c->a, c->y_k, n);
-        compare_f32(res, c->y_ref, c->y_k, n, name); return;
+        r->ftz_v(c->a, c->y_ref, n);
+        k->ftz_v(c->a, c->y_k, n);
+        compare_f32(res, c->y_ref, c->y_k, n, name);
+        return;
     case TO_F16:
-        r->f32_to_f16_v(c->a, c->h_ref, n); k->f32_to_f16_v(c->a, c->h_k, n);
-        compare_u16(res, c->h_ref, c->h_k, n, name); return;
+        r->f32_to_f16_v(c->a, c->h_ref, n);
+        k->f32_to_f16_v(c->a, c->h_k, n);
+        compare_u16(res, c->h_ref, c->h_k, n, name);
+        return;
     case FROM_F16:
-        r->f16_to_f32_v(c->h, c->y_ref, n); k->f16_to_f32_v(c->h, c->y_k, n);
-        compare_f32(res, c->y_ref, c->y_k, n, name); return;
+        r->f16_to_f32_v(c->h, c->y_ref, n);
+        k->f16_to_f32_v(c->h, c->y_k, n);
+        compare_f32(res, c->y_ref, c->y_k, n, name);
+        return;
     case TO_BF16:
-        r->f32_to_bf16_v(c->a, c->h_ref, n); k->f32_to_bf16_v(c->a, c->h_k, n);
-        compare_u16(res, c->h_ref, c->h_k, n, name); return;
+        r->f32_to_bf16_v(c->a, c->h_ref, n);
+        k->f32_to_bf16_v(c->a, c->h_k, n);
+        compare_u16(res, c->h_ref, c->h_k, n, name);
+        return;
     case FROM_BF16:
-        r->bf16_to_f32_v(c->h, c->y_ref, n); k->bf16_to_f32_v(c->h, c->y_k, n);
-        compare_f32(res, c->y_ref, c->y_k, n, name); return;
-    case FSUM: want = r->fsum(c->a, n); got = k->fsum(c->a, n); break;
-    case FDOT: want = r->fdot(c->a, c->b, n); got = k->fdot(c->a, c->b, n); break;
-    case FDOT_TF32: want = r->fdot_tf32(c->a, c->b, n); got = k->fdot_tf32(c->a, c->b, n); break;
-    case FMAX: want = r->fmax(c->a, n); got = k->fmax(c->a, n); break;
-    case ABSMAX: want = r->absmax(c->a, n); got = k->absmax(c->a, n); break;
+        r->bf16_to_f32_v(c->h, c->y_ref, n);
+        k->bf16_to_f32_v(c->h, c->y_k, n);
+        compare_f32(res, c->y_ref, c->y_k, n, name);
+        return;
+    case FSUM:
+        want = r->fsum(c->a, n);
+        got = k->fsum(c->a, n);
+        break;
+    case FDOT:
+        want = r->fdot(c->a, c->b, n);
+        got = k->fdot(c->a, c->b, n);
+        break;
+    case FDOT_TF32:
+        want = r->fdot_tf32(c->a, c->b, n);
+        got = k->fdot_tf32(c->a, c->b, n);
+        break;
+    case FMAX:
+        want = r->fmax(c->a, n);
+        got = k->fmax(c->a, n);
+        break;
+    case ABSMAX:
+        want = r->absmax(c->a, n);
+        got = k->absmax(c->a, n);
+        break;
     case ARGMAX: {
         size_t iw = r->argmax(c->a, n), ig = k->argmax(c->a, n);
         if (iw != ig) dn_check_mismatch(res, "argmax n=%zu: reference %zu, kernel %zu", n, iw, ig);
@@ -75,8 +113,8 @@ static void run_one(fp32_case *c, int which, size_t n, dn_check_result *res)
     }
     }
     if (dn_bits(want) != dn_bits(got))
-        dn_check_mismatch(res, "%s of length %zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32, name,
-                          n, dn_bits(want), dn_bits(got));
+        dn_check_mismatch(res, "%s of length %zu: reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                          name, n, dn_bits(want), dn_bits(got));
     res->compared++;
 }
 
@@ -134,7 +172,13 @@ int dn_check_fp32(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
         if (sink) sink(&res, ctx);
     }
 out:
-    free(lengths); free(a); free(b); free(h);
-    free(c.y_ref); free(c.y_k); free(c.h_ref); free(c.h_k);
+    free(lengths);
+    free(a);
+    free(b);
+    free(h);
+    free(c.y_ref);
+    free(c.y_k);
+    free(c.h_ref);
+    free(c.h_k);
     return failed;
 }

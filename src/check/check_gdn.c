@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module's kernels held to their references, every
  * output's bits: the rows (gdn_row over a head's rows), the flush, the fold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals module's kernels held to their references, every
  * output's bits: the unary array forms in every input regime at every plan
@@ -18,9 +19,11 @@ static void compare(dn_check_result *res, const float *want, const float *got, s
 {
     for (size_t i = 0; i < n; i++)
         if (dn_bits(want[i]) != dn_bits(got[i]))
-            dn_check_mismatch(res, "%s n=%zu i=%zu input 0x%08" PRIx32 ": reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32, what, n, i, in ? dn_bits(in[i]) : 0u,
-                              dn_bits(want[i]), dn_bits(got[i]));
+            dn_check_mismatch(res,
+                              "%s n=%zu i=%zu input 0x%08" PRIx32 ": reference 0x%08" PRIx32
+                              ", kernel 0x%08" PRIx32,
+                              what, n, i, in ? dn_bits(in[i]) : 0u, dn_bits(want[i]),
+                              dn_bits(got[i]));
     res->compared += n;
 }
 
@@ -31,17 +34,46 @@ static const char *const unary_names[UNARY_COUNT] = {
 
 static dn_unary_kernel unary_of(const dn_math_kernels *k, int which)
 {
-    const dn_unary_kernel all[UNARY_COUNT] = {k->exp_v, k->ln_v, k->ln1p_v, k->recip_v,
+    const dn_unary_kernel all[UNARY_COUNT] = {k->exp_v,   k->ln_v,      k->ln1p_v, k->recip_v,
                                               k->rsqrt_v, k->sigmoid_v, k->silu_v, k->softplus_v};
     return all[which];
 }
 
 /* Inputs where the functions change regime: thresholds, table edges. */
 static const float edges[] = {
-    88.72283172607422f, 88.72283935546875f, -87.33654022216797f, -87.33655f, -88.0f, -95.0f,
-    95.0f, 80.0f, -91.9f, 16.0f, 16.000002f, 15.999999f, 1.0f, 0.99999994f, 1.0000001f,
-    -1.0f, -0.99999994f, 0.75f, 1.5f, 0x1p-24f, 0x1p-25f, -0x1p-25f, 0x1p126f, 0x1.000002p126f,
-    0x1p127f, 2.0f, 4.0f, 0x1.fffffep-1f, 0x1p-126f, 0.5f, 3.0f, 0.0f, -0.0f,
+    88.72283172607422f,
+    88.72283935546875f,
+    -87.33654022216797f,
+    -87.33655f,
+    -88.0f,
+    -95.0f,
+    95.0f,
+    80.0f,
+    -91.9f,
+    16.0f,
+    16.000002f,
+    15.999999f,
+    1.0f,
+    0.99999994f,
+    1.0000001f,
+    -1.0f,
+    -0.99999994f,
+    0.75f,
+    1.5f,
+    0x1p-24f,
+    0x1p-25f,
+    -0x1p-25f,
+    0x1p126f,
+    0x1.000002p126f,
+    0x1p127f,
+    2.0f,
+    4.0f,
+    0x1.fffffep-1f,
+    0x1p-126f,
+    0.5f,
+    3.0f,
+    0.0f,
+    -0.0f,
 };
 
 /* Fills x for the unary checks: the harness's regimes, and a regime of
@@ -59,7 +91,8 @@ static void fill_unary(dn_rng *r, int regime, float *x, size_t n)
             continue;
         }
         /* |x| in [2^-30, 2^8), either sign */
-        uint32_t u = (uint32_t)((z >> 8) & 0x7FFFFF) | (uint32_t)(127 - 30 + (int)((z >> 40) % 38)) << 23;
+        uint32_t u = (uint32_t)((z >> 8) & 0x7FFFFF) | (uint32_t)(127 - 30 + (int)((z >> 40) % 38))
+                                                           << 23;
         u |= (uint32_t)(z >> 63) << 31;
         memcpy(&x[i], &u, 4);
     }
@@ -92,9 +125,11 @@ static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan
         }
         /* 2^20 inputs spread over every bit pattern, 4096 apart, plus noise */
         const size_t block = cap < 65536 ? cap : 65536;
-        for (uint64_t base = 0; ker != ref && base < (UINT64_C(1) << 32); base += (uint64_t)block << 12) {
+        for (uint64_t base = 0; ker != ref && base < (UINT64_C(1) << 32);
+             base += (uint64_t)block << 12) {
             for (size_t i = 0; i < block; i++) {
-                uint32_t u = (uint32_t)(base + ((uint64_t)i << 12)) + (uint32_t)(dn_rng_next(&rng) & 4095);
+                uint32_t u =
+                    (uint32_t)(base + ((uint64_t)i << 12)) + (uint32_t)(dn_rng_next(&rng) & 4095);
                 memcpy(&x[i], &u, 4);
             }
             ref(x, y_ref, block);

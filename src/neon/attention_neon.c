@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attention module on NEON: each kernel reproduces its reference in
  * src/attention.c bit for bit (docs/numerics.md 13.7). As every NEON kernel,
@@ -52,12 +53,15 @@ static inline float32x4_t fmul4(float32x4_t a, float32x4_t b)
     return dn_neon_flush(vmulq_f32(dn_neon_flush(a), dn_neon_flush(b)));
 }
 
-static inline float32x4_t fadd4(float32x4_t a, float32x4_t b) { return dn_neon_flush(vaddq_f32(a, b)); }
+static inline float32x4_t fadd4(float32x4_t a, float32x4_t b)
+{
+    return dn_neon_flush(vaddq_f32(a, b));
+}
 
 /* ---- scores --------------------------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) float dot_row(uint32_t type, const float *q,
-                                                          const void *row, size_t d)
+                                                           const void *row, size_t d)
 {
     float32x4_t acc[8];
     for (int j = 0; j < 8; j++) acc[j] = vdupq_n_f32(0.0f);
@@ -100,15 +104,16 @@ static void scores_neon(uint32_t type, const float *q, size_t heads, size_t d, c
 #define TILE 16
 #define HEADS 4
 
-static inline __attribute__((always_inline)) void lane_update(float *a, float32x4_t p, const float32x4_t x[4])
+static inline __attribute__((always_inline)) void lane_update(float *a, float32x4_t p,
+                                                              const float32x4_t x[4])
 {
     for (int c = 0; c < 4; c++) vst1q_f32(a + 4 * c, fadd4(vld1q_f32(a + 4 * c), fmul4(p, x[c])));
 }
 
-static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p, size_t hn,
-                                                            size_t n, const void *v, size_t stride,
-                                                            size_t i0, size_t w,
-                                                            float acc[HEADS][DN_LANES][TILE])
+static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p,
+                                                             size_t hn, size_t n, const void *v,
+                                                             size_t stride, size_t i0, size_t w,
+                                                             float acc[HEADS][DN_LANES][TILE])
 {
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
@@ -116,7 +121,8 @@ static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, cons
         float32x4_t x[4];
         for (size_t c = 0; c < 4; c++)
             x[c] = 4 * c + 4 <= w ? load4(type, row, i0 + 4 * c)
-                 : 4 * c < w ? load_part(type, row, i0 + 4 * c, w - 4 * c) : vdupq_n_f32(0.0f);
+                   : 4 * c < w    ? load_part(type, row, i0 + 4 * c, w - 4 * c)
+                                  : vdupq_n_f32(0.0f);
         size_t l = j % DN_LANES;
         for (size_t g = 0; g < hn; g++) lane_update(acc[g][l], vdupq_n_f32(p[g * n + j]), x);
     }
@@ -143,19 +149,24 @@ static void weighted_neon(uint32_t type, const float *p, size_t heads, size_t n,
         for (size_t i0 = 0; i0 < d; i0 += TILE) {
             size_t w = d - i0 < TILE ? d - i0 : TILE;
             memset(acc, 0, sizeof acc);
-            if (type == DN_KV_F16) weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else if (type == DN_KV_BF16) weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            if (type == DN_KV_F16)
+                weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else if (type == DN_KV_BF16)
+                weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else
+                weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
             for (size_t g = 0; g < hn; g++)
                 for (size_t c = 0; c * 4 < w; c++)
-                    fold4(acc[g], c, out + (g0 + g) * d + i0 + 4 * c, w - 4 * c < 4 ? w - 4 * c : 4);
+                    fold4(acc[g], c, out + (g0 + g) * d + i0 + 4 * c,
+                          w - 4 * c < 4 ? w - 4 * c : 4);
         }
     }
 }
 
 /* ---- int8 scores ------------------------------------------------------------------------ */
 
-static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, const int8_t *key, size_t d)
+static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, const int8_t *key,
+                              size_t d)
 {
     float64x2_t t = vdupq_n_f64(0.0);
     size_t full = d / 32;
@@ -172,7 +183,8 @@ static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, co
         for (int h = 0; h < 2; h++) {
             int8x16_t k8 = vld1q_s8(kc + 16 * h);
             int16x8_t klo = vmovl_s8(vget_low_s8(k8)), khi = vmovl_s8(vget_high_s8(k8));
-            int16x8_t q0 = vld1q_s16(codes + 32 * c + 16 * h), q1 = vld1q_s16(codes + 32 * c + 16 * h + 8);
+            int16x8_t q0 = vld1q_s16(codes + 32 * c + 16 * h),
+                      q1 = vld1q_s16(codes + 32 * c + 16 * h + 8);
             s = vmlal_s16(s, vget_low_s16(q0), vget_low_s16(klo));
             s = vmlal_high_s16(s, q0, klo);
             s = vmlal_s16(s, vget_low_s16(q1), vget_low_s16(khi));
@@ -198,8 +210,8 @@ static void scores_int8_neon(const dn_act_row *q, size_t heads, size_t d, const 
             for (size_t g = 0; g < hn; g++) {
                 const dn_act_row *qg = &q[g0 + g];
                 float r = plans[g].fast
-                              ? dn_attn_round_score(int8_dot(&plans[g], qg->codes, row, d), plans[g].emin,
-                                                    ks[j * scale_stride])
+                              ? dn_attn_round_score(int8_dot(&plans[g], qg->codes, row, d),
+                                                    plans[g].emin, ks[j * scale_stride])
                               : dn_attn_int8_score1(qg, d, ks[j * scale_stride], row);
                 s[(g0 + g) * n + j] = dn_fmul(r, scale);
             }
@@ -233,8 +245,9 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, const int16
     }
 }
 
-static int weighted_int8_neon(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
-                              const uint16_t *vs, size_t scale_stride, size_t d, float *out)
+static int weighted_int8_neon(const float *p, size_t heads, size_t n, const int8_t *v,
+                              size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
+                              float *out)
 {
     int bad = 0;
     for (size_t g = 0; g < heads; g++) {
@@ -244,7 +257,8 @@ static int weighted_int8_neon(const float *p, size_t heads, size_t n, const int8
             size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
             int16_t c[DN_VALUE_BLOCK];
             int32_t e;
-            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
+            if (dn_attn_value_block(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c,
+                                    &e)) {
                 bad = 1;
                 for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
                 continue;

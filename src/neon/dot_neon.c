@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The quantized dot / matrix-vector product on AArch64 NEON (Advanced SIMD
  * of ARMv8.0: no SDOT): bit for bit the reference of src/dot.c
@@ -33,10 +34,7 @@ AI uint8x16_t bits16(uint32_t x)
     return vtstq_u8(v, vld1q_u8(bit));
 }
 
-AI int8x16_t iq4_levels(uint8x16_t idx)
-{
-    return vqtbl1q_s8(vld1q_s8(dn_iq4_levels), idx);
-}
+AI int8x16_t iq4_levels(uint8x16_t idx) { return vqtbl1q_s8(vld1q_s8(dn_iq4_levels), idx); }
 
 /* Digits of elements [16u, 16u + 16) of the block at blk (u < 2 for
    32-element blocks, u < 16 for 256-element ones), as bytes (unsigned values
@@ -63,14 +61,14 @@ AI int8x16_t digits16(dn_type t, const uint8_t *blk, int u)
         q = vorrq_u8(q, vandq_u8(bits16(qh >> (16 * u)), vdupq_n_u8(16)));
         break;
     }
-    case DN_TYPE_Q8_0:
-        return vld1q_s8((const int8_t *)blk + 2 + 16 * u);
+    case DN_TYPE_Q8_0: return vld1q_s8((const int8_t *)blk + 2 + 16 * u);
     case DN_TYPE_Q2_K:
     case DN_TYPE_Q3_K: {
         const uint8_t *qs = blk + (t == DN_TYPE_Q2_K ? 16 : 32) + 32 * (u / 8) + 16 * (u % 2);
         q = vandq_u8(vshlq_u8(vld1q_u8(qs), vdupq_n_s8((int8_t)(-2 * ((u % 8) / 2)))), m3);
         if (t == DN_TYPE_Q3_K) {
-            uint8x16_t h = vandq_u8(vshlq_u8(vld1q_u8(blk + 16 * (u % 2)), vdupq_n_s8((int8_t)-(u / 2))), one);
+            uint8x16_t h = vandq_u8(
+                vshlq_u8(vld1q_u8(blk + 16 * (u % 2)), vdupq_n_s8((int8_t) - (u / 2))), one);
             q = vorrq_u8(q, vshlq_n_u8(h, 2));
         }
         break;
@@ -80,7 +78,8 @@ AI int8x16_t digits16(dn_type t, const uint8_t *blk, int u)
         uint8x16_t x = vld1q_u8(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (u / 4) + 16 * (u % 2));
         q = (u % 4) >= 2 ? vshrq_n_u8(x, 4) : vandq_u8(x, m4);
         if (t == DN_TYPE_Q5_K) {
-            uint8x16_t h = vandq_u8(vshlq_u8(vld1q_u8(blk + 16 + 16 * (u % 2)), vdupq_n_s8((int8_t)-(u / 2))), one);
+            uint8x16_t h = vandq_u8(
+                vshlq_u8(vld1q_u8(blk + 16 + 16 * (u % 2)), vdupq_n_s8((int8_t) - (u / 2))), one);
             q = vorrq_u8(q, vshlq_n_u8(h, 4));
         }
         break;
@@ -89,7 +88,8 @@ AI int8x16_t digits16(dn_type t, const uint8_t *blk, int u)
         int h = u / 8, k = (u % 8) / 2, l = 16 * (u % 2);
         uint8x16_t ql = vld1q_u8(blk + 64 * h + 32 * (k & 1) + l);
         uint8x16_t lo = (k >> 1) ? vshrq_n_u8(ql, 4) : vandq_u8(ql, m4);
-        uint8x16_t hi = vandq_u8(vshlq_u8(vld1q_u8(blk + 128 + 32 * h + l), vdupq_n_s8((int8_t)(-2 * k))), m3);
+        uint8x16_t hi =
+            vandq_u8(vshlq_u8(vld1q_u8(blk + 128 + 32 * h + l), vdupq_n_s8((int8_t)(-2 * k))), m3);
         q = vorrq_u8(lo, vshlq_n_u8(hi, 4));
         break;
     }
@@ -97,9 +97,7 @@ AI int8x16_t digits16(dn_type t, const uint8_t *blk, int u)
         uint8x16_t x = vld1q_u8(blk + 8 + 16 * (u / 2));
         return iq4_levels(u % 2 ? vshrq_n_u8(x, 4) : vandq_u8(x, m4));
     }
-    default:
-        q = vdupq_n_u8(0);
-        break;
+    default: q = vdupq_n_u8(0); break;
     }
     return vreinterpretq_s8_u8(q);
 }
@@ -183,7 +181,8 @@ AI int row_value(const dn_mv_ctx *c, dn_type t, const uint8_t *row, float *v)
         raw16(c, t, blk, G, g, raw);
         const int z = dn_zero_point(t);
         for (int k = 0; k < 8; k++)
-            C[k] = k < G ? (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k] : 0;
+            C[k] =
+                k < G ? (int64_t)raw[2 * k] + raw[2 * k + 1] - (int64_t)z * a->bs32[g / 32 + k] : 0;
         tiny |= dn_small_group_add(c, t, blk, g, G, C, d, m, &acc);
     }
     *v = acc;
@@ -198,7 +197,8 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
             return dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
         if (tiny) {
-            dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r + 1, out, bad);
+            dn_status st =
+                dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r + 1, out, bad);
             if (st != DN_OK) return st;
         } else {
             out[r] = dn_chain_result(v);
@@ -253,11 +253,13 @@ static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 {
     return mv_rows(c, DN_TYPE_Q6_K, r0, r1, out, bad);
 }
-static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
+                                    size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_NL, r0, r1, out, bad);
 }
-static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
+                                    size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
 }
@@ -266,9 +268,9 @@ static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, fl
    activation side is not usable; mat_vec_rows prepares that side for its
    call alone. */
 static dn_status mat_vec_rows_act_neon(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                      const dn_act_row *act, dn_act_scaling scaling,
-                                      const dn_dot_act *a, size_t r0, size_t r1, float *out,
-                                      size_t *bad)
+                                       const dn_act_row *act, dn_act_scaling scaling,
+                                       const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                       size_t *bad)
 {
     if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
     const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
@@ -290,11 +292,11 @@ static dn_status mat_vec_rows_act_neon(dn_type type, const uint8_t *w, size_t ro
 }
 
 static dn_status mat_vec_rows_neon(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                  const dn_act_row *act, dn_act_scaling scaling, size_t r0,
-                                  size_t r1, float *out, size_t *bad)
+                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                   size_t r1, float *out, size_t *bad)
 {
-    return dn_dot_rows_own_act(mat_vec_rows_act_neon, type, w, rows, n, act, scaling, r0, r1,
-                               out, bad);
+    return dn_dot_rows_own_act(mat_vec_rows_act_neon, type, w, rows, n, act, scaling, r0, r1, out,
+                               bad);
 }
 
 const dn_dot_kernels dn_dot_neon = {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ggml-compatible F16 module on AArch64 NEON: ggml's x86 orders (see
  * src/f16.c) with each 8-lane AVX register held as two 4-lane NEON
@@ -13,12 +14,16 @@
 #include <arm_neon.h>
 #include <stdlib.h>
 
-static inline float32x4_t load4_f16(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline float32x4_t load4_f16(const uint16_t *p)
+{
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
 
 static void from_f32_neon(const float *x, uint16_t *h, size_t n)
 {
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
+    for (; i + 4 <= n; i += 4)
+        vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
     dn_ref_f16_from_f32(x + i, h + i, n - i);
 }
 
@@ -105,7 +110,8 @@ static float sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
     return dn_f16_result(hsum(lo, hi));
 }
 
-static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out)
 {
     size_t r = r0;
     for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
@@ -114,8 +120,8 @@ static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_
 
 /* An RM x RN tile (RM <= 4, RN <= 2) of tinyBLAS outputs from widened weights. */
 static inline __attribute__((always_inline)) void tile(const float *wf, size_t k, const float *act,
-                                                       size_t rows, size_t r, size_t c, int RM, int RN,
-                                                       float *out)
+                                                       size_t rows, size_t r, size_t c, int RM,
+                                                       int RN, float *out)
 {
     float32x4_t lo[4][2], hi[4][2];
     for (int i = 0; i < RM; i++)
@@ -127,7 +133,8 @@ static inline __attribute__((always_inline)) void tile(const float *wf, size_t k
             bh[j] = vld1q_f32(act + (c + (size_t)j) * k + l + 4);
         }
         for (int i = 0; i < RM; i++) {
-            float32x4_t al = vld1q_f32(wf + (size_t)i * k + l), ah = vld1q_f32(wf + (size_t)i * k + l + 4);
+            float32x4_t al = vld1q_f32(wf + (size_t)i * k + l),
+                        ah = vld1q_f32(wf + (size_t)i * k + l + 4);
             for (int j = 0; j < RN; j++) {
                 lo[i][j] = vfmaq_f32(lo[i][j], al, bl[j]);
                 hi[i][j] = vfmaq_f32(hi[i][j], ah, bh[j]);
@@ -139,8 +146,8 @@ static inline __attribute__((always_inline)) void tile(const float *wf, size_t k
             out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(lo[i][j], hi[i][j]));
 }
 
-static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
-                       size_t r1, float *out)
+static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out)
 {
     float *wf = malloc(4 * k * sizeof *wf + 1);
     if (!wf) {
@@ -156,7 +163,8 @@ static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const floa
             if (c < n) tile(wf, k, act, rows, r, c, 4, 1, out);
         } else {
             for (int i = 0; i < rm; i++)
-                for (c = 0; c < n; c++) tile(wf + (size_t)i * k, k, act, rows, r + (size_t)i, c, 1, 1, out);
+                for (c = 0; c < n; c++)
+                    tile(wf + (size_t)i * k, k, act, rows, r + (size_t)i, c, 1, 1, out);
         }
     }
     free(wf);

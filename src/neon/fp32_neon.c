@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fp32 core on AArch64 Advanced SIMD (NEON): each kernel reproduces its
  * reference in src/fp32.c bit for bit. Lane l of the
@@ -70,7 +71,8 @@ static void f32_to_bf16_v_neon(const float *x, uint16_t *y, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        vst1q_u16(y + i, vcombine_u16(bf16_round(vld1q_f32(x + i)), bf16_round(vld1q_f32(x + i + 4))));
+        vst1q_u16(y + i,
+                  vcombine_u16(bf16_round(vld1q_f32(x + i)), bf16_round(vld1q_f32(x + i + 4))));
     dn_ref_f32_to_bf16_v(x + i, y + i, n - i);
 }
 
@@ -118,7 +120,7 @@ static inline float32x4_t term(enum term kind, float32x4_t a, float32x4_t b)
    acc[l / 4]; every sum is flushed as dn_fadd flushes it; a tail updates only
    the lanes it has elements for. */
 static inline __attribute__((always_inline)) float lane_sum(enum term kind, const float *a,
-                                                           const float *b, size_t n)
+                                                            const float *b, size_t n)
 {
     float32x4_t acc[8];
     for (int j = 0; j < 8; j++) acc[j] = vdupq_n_f32(0.0f);
@@ -146,7 +148,10 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
 
 static float fsum_neon(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
 static float fdot_neon(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
-static float fdot_tf32_neon(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
+static float fdot_tf32_neon(const float *a, const float *b, size_t n)
+{
+    return lane_sum(DOT_TF32, a, b, n);
+}
 
 /* acc where v is not larger (or is a NaN), else v. Not vmaxnmq: FMAXNM
    passes over a quiet NaN but returns a signalling one. */
@@ -193,8 +198,8 @@ static float absmax_neon(const float *x, size_t n) { return fmax_kernel(x, n, 1)
    of the block it took its value from (one vector for all eight
    accumulators, so best, at and the block counter fit in the 32 registers);
    lane l of a block is element block + l. */
-static inline __attribute__((always_inline)) void argmax_block(const float *p, uint32x4_t block,
-                                                              float32x4_t best[8], uint32x4_t at[8])
+static inline __attribute__((always_inline)) void
+argmax_block(const float *p, uint32x4_t block, float32x4_t best[8], uint32x4_t at[8])
 {
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
@@ -250,7 +255,10 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
     return where;
 }
 
-static size_t argmax_neon(const float *x, size_t n) { return dn_argmax_by_chunks(x, n, argmax_chunk); }
+static size_t argmax_neon(const float *x, size_t n)
+{
+    return dn_argmax_by_chunks(x, n, argmax_chunk);
+}
 
 const dn_fp32_kernels dn_fp32_neon = {
     .ftz_v = ftz_v_neon,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module's NEON kernels, bit for bit the references of
  * src/gdn.c: the same steps as src/x86/gdn_avx2.c in 4-lane vectors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals on AArch64 NEON: each kernel is its reference in
  * src/math.c, four lanes at a time, operation for operation, laid out as
@@ -109,7 +110,10 @@ static inline V result(V v)
 }
 
 /* The significand 1.f of a normal v (sign dropped) and its unbiased exponent. */
-static inline V mant(V v) { return U_F(vorrq_u32(vandq_u32(AS_U(v), U(DN_FRAC_BITS)), U(0x3F800000u))); }
+static inline V mant(V v)
+{
+    return U_F(vorrq_u32(vandq_u32(AS_U(v), U(DN_FRAC_BITS)), U(0x3F800000u)));
+}
 static inline VI expo(V v)
 {
     return vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(AS_U(v), 23), U(0xFF))), I(127));
@@ -265,7 +269,8 @@ static inline V v_rsqrt(V x)
     VI k = vshrq_n_s32(vsubq_s32(E, p), 1);
     V m = U_F(vorrq_u32(vandq_u32(u, U(DN_FRAC_BITS)),
                         vreinterpretq_u32_s32(vshlq_n_s32(vaddq_s32(p, I(127)), 23))));
-    VM j = vorrq_u32(vshlq_n_u32(vreinterpretq_u32_s32(p), 6), vandq_u32(vshrq_n_u32(u, 17), U(63)));
+    VM j =
+        vorrq_u32(vshlq_n_u32(vreinterpretq_u32_s32(p), 6), vandq_u32(vshrq_n_u32(u, 17), U(63)));
     V y0 = lookup(dn_rsqrt_seed, j);
     V y1 = MUL(y0, SUB(F(1.5f), MUL(F(0.5f), MUL(MUL(m, y0), y0))));
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
@@ -347,7 +352,8 @@ static inline V mul_err(V a, V b, V p)
 {
     V a_hi = hi12(a), a_lo = SUB(a, a_hi);
     V b_hi = hi12(b), b_lo = SUB(b, b_hi);
-    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)), MUL(a_lo, b_lo));
+    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)),
+               MUL(a_lo, b_lo));
 }
 
 static inline V v_silu(V x)
@@ -404,7 +410,7 @@ static inline V v_exp_fast(V x)
    a zero-padded buffer (the padding's results are dropped). Inlined into
    each entry below with `f` a constant, so each is its own loop. */
 static inline __attribute__((always_inline)) void unary_neon(const float *x, float *y, size_t n,
-                                                            V (*f)(V))
+                                                             V (*f)(V))
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) vst1q_f32(y + i, f(vld1q_f32(x + i)));
@@ -447,7 +453,8 @@ static float softmax_neon(const float *x, float *y, size_t n)
     float mx = dn_fp32_neon.fmax(x, n);
     V vm = F(mx);
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, v_exp_fast(SUB(dn_neon_flush(vld1q_f32(x + i)), vm)));
+    for (; i + 4 <= n; i += 4)
+        vst1q_f32(y + i, v_exp_fast(SUB(dn_neon_flush(vld1q_f32(x + i)), vm)));
     for (; i < n; i++) y[i] = dn_exp(dn_fsub(x[i], mx));
     float s = dn_fp32_neon.fsum(y, n);
     scale_rows(y, dn_recip(s), NULL, y, n);
@@ -467,7 +474,7 @@ static void l2norm_neon(const float *x, float eps, float *y, size_t n)
 }
 
 static void rope_neon(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
-                 int neox, float *y)
+                      int neox, float *y)
 {
     size_t i = 0;
     if (neox) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * neon_common.h: what every NEON kernel shares: the FTZ rule on vectors, the
  * tail masks, and the DN_LANES tree over eight 4-lane accumulators.
@@ -62,9 +63,10 @@ static inline float dn_neon_tree32(const float32x4_t l[8])
     float32x4_t pairs1 = dn_neon_flush(vpaddq_f32(l[2], l[3]));
     float32x4_t pairs2 = dn_neon_flush(vpaddq_f32(l[4], l[5]));
     float32x4_t pairs3 = dn_neon_flush(vpaddq_f32(l[6], l[7]));
-    float32x4_t quads0 = dn_neon_flush(vpaddq_f32(pairs0, pairs1)); /* lanes 0-3, 4-7, 8-11, 12-15 */
-    float32x4_t quads1 = dn_neon_flush(vpaddq_f32(pairs2, pairs3)); /* lanes 16-19, ..., 28-31 */
-    float32x4_t eights = dn_neon_flush(vpaddq_f32(quads0, quads1)); /* 0-7, 8-15, 16-23, 24-31 */
+    float32x4_t quads0 =
+        dn_neon_flush(vpaddq_f32(pairs0, pairs1)); /* lanes 0-3, 4-7, 8-11, 12-15 */
+    float32x4_t quads1 = dn_neon_flush(vpaddq_f32(pairs2, pairs3));   /* lanes 16-19, ..., 28-31 */
+    float32x4_t eights = dn_neon_flush(vpaddq_f32(quads0, quads1));   /* 0-7, 8-15, 16-23, 24-31 */
     float32x4_t sixteens = dn_neon_flush(vpaddq_f32(eights, eights)); /* 0-15, 16-31, 0-15, 16-31 */
     return vgetq_lane_f32(sixteens, 0) + vgetq_lane_f32(sixteens, 1);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Activation quantization on AArch64 NEON: bit for bit the reference of
  * src/quant.c (dn_ref_quantize), as src/x86/quant_avx2.c computes it, two
@@ -33,10 +34,12 @@ AI int32x2_t codes2(float32x2_t x, float64x2_t md, float64x2_t rcp)
     float64x2_t r = vsubq_f64(xd, vmulq_f64(q0, md));
     float64x2_t t = vabsq_f64(vaddq_f64(r, r));
     float64x2_t h = vmulq_f64(q0, vdupq_n_f64(0.5));
-    uint64x2_t odd = vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(vrndq_f64(h), h))));
+    uint64x2_t odd =
+        vreinterpretq_u64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(vrndq_f64(h), h))));
     uint64x2_t adj = vorrq_u64(vcgtq_f64(t, md), vandq_u64(vceqq_f64(t, md), odd));
     float64x2_t step = vbslq_f64(vcltzq_f64(r), vdupq_n_f64(-1.0), vdupq_n_f64(1.0));
-    float64x2_t q = vaddq_f64(q0, vreinterpretq_f64_u64(vandq_u64(adj, vreinterpretq_u64_f64(step))));
+    float64x2_t q =
+        vaddq_f64(q0, vreinterpretq_f64_u64(vandq_u64(adj, vreinterpretq_u64_f64(step))));
     return vmovn_s64(vcvtq_s64_f64(q));
 }
 
@@ -58,8 +61,10 @@ static dn_status quantize_neon(const float *x, size_t n, size_t block, int32_t l
         const float64x2_t md = vdupq_n_f64(s), rcp = vdupq_n_f64(1.0 / s);
         for (size_t i = 0; i < block; i += 4) {
             float32x4_t v = vld1q_f32(xb + i);
-            v = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */
-            int32x4_t q = vcombine_s32(codes2(vget_low_f32(v), md, rcp), codes2(vget_high_f32(v), md, rcp));
+            v = vreinterpretq_f32_u32(
+                vandq_u32(vreinterpretq_u32_f32(v), vcageq_f32(v, fmin))); /* FTZ */
+            int32x4_t q =
+                vcombine_s32(codes2(vget_low_f32(v), md, rcp), codes2(vget_high_f32(v), md, rcp));
             vst1_s16(cb + i, vmovn_s32(q));
         }
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The attention module on AVX2 (+F16C): each kernel reproduces its reference
  * in src/attention.c bit for bit (docs/numerics.md 13.7 says why).
@@ -54,24 +55,28 @@ static inline __m256 load_part(uint32_t type, const void *row, size_t i, size_t 
 static inline __m256 lane_add(__m256 acc, uint32_t type, const float *q, const void *row, size_t i,
                               size_t left)
 {
-    if (left >= 8) return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
+    if (left >= 8)
+        return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
     if (left == 0) return acc;
     float qt[8] = {0};
     memcpy(qt, q + i, left * sizeof(float));
-    __m256 sum = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(qt), load_part(type, row, i, left)));
+    __m256 sum =
+        _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(qt), load_part(type, row, i, left)));
     return _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(dn_avx2_tail_mask(left)));
 }
 
 static inline __attribute__((always_inline)) float dot_row(uint32_t type, const float *q,
-                                                          const void *row, size_t d)
+                                                           const void *row, size_t d)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
     for (; i + 32 <= d; i += 32) {
         a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(q + i), load8(type, row, i)));
         a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(q + i + 8), load8(type, row, i + 8)));
-        a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q + i + 16), load8(type, row, i + 16)));
-        a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q + i + 24), load8(type, row, i + 24)));
+        a2 =
+            _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(q + i + 16), load8(type, row, i + 16)));
+        a3 =
+            _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(q + i + 24), load8(type, row, i + 24)));
     }
     if (i < d) {
         size_t left = d - i;
@@ -86,8 +91,8 @@ static inline __attribute__((always_inline)) float dot_row(uint32_t type, const 
 /* Two heads' dots with one row, each in its own four accumulators: the
    row's chunks are widened once for both. */
 static inline __attribute__((always_inline)) void dot_row2(uint32_t type, const float *q0,
-                                                          const float *q1, const void *row,
-                                                          size_t d, float *r0, float *r1)
+                                                           const float *q1, const void *row,
+                                                           size_t d, float *r0, float *r1)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
@@ -120,9 +125,9 @@ static inline __attribute__((always_inline)) void dot_row2(uint32_t type, const 
 }
 
 static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, const float *q,
-                                                                size_t heads, size_t d,
-                                                                const void *k, size_t stride,
-                                                                size_t n, float scale, float *s)
+                                                                 size_t heads, size_t d,
+                                                                 const void *k, size_t stride,
+                                                                 size_t n, float scale, float *s)
 {
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
@@ -147,9 +152,12 @@ static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, c
                         size_t stride, size_t n, float scale, float *s)
 {
     unsigned csr = dn_avx2_enter();
-    if (type == DN_KV_F16) scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
-    else if (type == DN_KV_BF16) scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
-    else scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
+    if (type == DN_KV_F16)
+        scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else if (type == DN_KV_BF16)
+        scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else
+        scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
     dn_avx2_leave(csr, 0.0f);
     for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
 }
@@ -160,8 +168,8 @@ static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, c
 #define HEADS 4 /* heads sharing a value row's load */
 
 /* lanes a[0..32) += p * x0..x3 */
-static inline __attribute__((always_inline)) void lane_update(float *a, __m256 p, __m256 x0, __m256 x1,
-                                                             __m256 x2, __m256 x3)
+static inline __attribute__((always_inline)) void lane_update(float *a, __m256 p, __m256 x0,
+                                                              __m256 x1, __m256 x2, __m256 x3)
 {
     _mm256_store_ps(a, _mm256_add_ps(_mm256_load_ps(a), _mm256_mul_ps(p, x0)));
     _mm256_store_ps(a + 8, _mm256_add_ps(_mm256_load_ps(a + 8), _mm256_mul_ps(p, x1)));
@@ -170,8 +178,8 @@ static inline __attribute__((always_inline)) void lane_update(float *a, __m256 p
 }
 
 /* The value row's elements i0..i0+w (w <= TILE) widened, +0 past w. */
-static inline __attribute__((always_inline)) void load_tile(uint32_t type, const void *row, size_t i0,
-                                                           size_t w, __m256 x[TILE / 8])
+static inline __attribute__((always_inline)) void load_tile(uint32_t type, const void *row,
+                                                            size_t i0, size_t w, __m256 x[TILE / 8])
 {
     if (w == TILE) {
         for (size_t c = 0; c < TILE / 8; c++) x[c] = load8(type, row, i0 + 8 * c);
@@ -179,28 +187,36 @@ static inline __attribute__((always_inline)) void load_tile(uint32_t type, const
     }
     for (size_t c = 0; c < TILE / 8; c++)
         x[c] = 8 * c + 8 <= w ? load8(type, row, i0 + 8 * c)
-             : 8 * c < w ? load_part(type, row, i0 + 8 * c, w - 8 * c) : _mm256_setzero_ps();
+               : 8 * c < w    ? load_part(type, row, i0 + 8 * c, w - 8 * c)
+                              : _mm256_setzero_ps();
 }
 
 /* Elements i0.. (w <= TILE) of n value rows into the lanes of HN heads
    (position j in lane j % 32). */
-static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p, size_t hn,
-                                                            size_t n, const void *v, size_t stride,
-                                                            size_t i0, size_t w,
-                                                            float acc[HEADS][DN_LANES][TILE])
+static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, const float *p,
+                                                             size_t hn, size_t n, const void *v,
+                                                             size_t stride, size_t i0, size_t w,
+                                                             float acc[HEADS][DN_LANES][TILE])
 {
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
         const char *row = (const char *)v + j * stride * es;
         if (j + 8 < n)
-            for (size_t b = 0; b < w * es; b += 64) _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
+            for (size_t b = 0; b < w * es; b += 64)
+                _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
         __m256 x[TILE / 8];
         load_tile(type, row, i0, w, x);
         size_t l = j % DN_LANES;
         switch (hn) {
-        case 4: lane_update(acc[3][l], _mm256_broadcast_ss(&p[3 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
-        case 3: lane_update(acc[2][l], _mm256_broadcast_ss(&p[2 * n + j]), x[0], x[1], x[2], x[3]); /* fall through */
-        case 2: lane_update(acc[1][l], _mm256_broadcast_ss(&p[n + j]), x[0], x[1], x[2], x[3]); /* fall through */
+        case 4:
+            lane_update(acc[3][l], _mm256_broadcast_ss(&p[3 * n + j]), x[0], x[1], x[2],
+                        x[3]); /* fall through */
+        case 3:
+            lane_update(acc[2][l], _mm256_broadcast_ss(&p[2 * n + j]), x[0], x[1], x[2],
+                        x[3]); /* fall through */
+        case 2:
+            lane_update(acc[1][l], _mm256_broadcast_ss(&p[n + j]), x[0], x[1], x[2],
+                        x[3]); /* fall through */
         default: lane_update(acc[0][l], _mm256_broadcast_ss(&p[j]), x[0], x[1], x[2], x[3]);
         }
     }
@@ -229,12 +245,16 @@ static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n,
         for (size_t i0 = 0; i0 < d; i0 += TILE) {
             size_t w = d - i0 < TILE ? d - i0 : TILE;
             memset(acc, 0, sizeof acc);
-            if (type == DN_KV_F16) weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else if (type == DN_KV_BF16) weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            if (type == DN_KV_F16)
+                weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else if (type == DN_KV_BF16)
+                weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            else
+                weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
             for (size_t g = 0; g < hn; g++)
                 for (size_t c = 0; c * 8 < w; c++)
-                    fold8(acc[g], c, out + (g0 + g) * d + i0 + 8 * c, w - 8 * c < 8 ? w - 8 * c : 8);
+                    fold8(acc[g], c, out + (g0 + g) * d + i0 + 8 * c,
+                          w - 8 * c < 8 ? w - 8 * c : 8);
         }
     }
     dn_avx2_leave(csr, 0.0f);
@@ -284,7 +304,8 @@ static int int32_factors(const dn_attn_plan *plan, const int16_t *codes, int32_t
         if (plan->f[c] > 0x1p30) return 0;
         fi[c] = (int32_t)plan->f[c];
         int32_t mag = 0;
-        for (size_t i = 0; i < 32; i++) mag += codes[32 * c + i] < 0 ? -codes[32 * c + i] : codes[32 * c + i];
+        for (size_t i = 0; i < 32; i++)
+            mag += codes[32 * c + i] < 0 ? -codes[32 * c + i] : codes[32 * c + i];
         bound += plan->f[c] * 128.0 * (double)mag;
     }
     return bound < 0x1p31;
@@ -365,14 +386,18 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
         for (size_t j = 0; j < n; j++) {
             const int8_t *row = k + j * stride;
             if (j + 8 < n)
-                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
+                for (size_t b = 0; b < d; b += 64)
+                    _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
             double key = key_scale(ks[j * scale_stride]);
             for (size_t g = 0; g < hn; g++) {
                 const dn_act_row *qg = &q[g0 + g];
                 float *out = &s[(g0 + g) * n + j];
-                if (narrow[g]) *out = finish(int8_dot32(&plans[g], fi[g], qg->codes, row, d), key, pe[g], sc);
-                else if (plans[g].fast) *out = finish(int8_dot(&plans[g], qg->codes, row, d), key, pe[g], sc);
-                else *out = dn_fmul(dn_attn_int8_score1(qg, d, ks[j * scale_stride], row), scale);
+                if (narrow[g])
+                    *out = finish(int8_dot32(&plans[g], fi[g], qg->codes, row, d), key, pe[g], sc);
+                else if (plans[g].fast)
+                    *out = finish(int8_dot(&plans[g], qg->codes, row, d), key, pe[g], sc);
+                else
+                    *out = dn_fmul(dn_attn_int8_score1(qg, d, ks[j * scale_stride], row), scale);
             }
         }
     }
@@ -384,11 +409,14 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
    8-11) and s1 (4-7, 12-15) as unpack leaves them. */
 static inline void add_pieces(__m256i s0, __m256i s1, int32_t e, float *out)
 {
-    __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31)};
+    __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20),
+                        _mm256_permute2x128_si256(s0, s1, 0x31)};
     __m256d p2 = _mm256_set1_pd(pow2(e));
     for (int h = 0; h < 2; h++) {
-        __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
-        __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
+        __m128 lo = _mm256_cvtpd_ps(
+            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
+        __m128 hi = _mm256_cvtpd_ps(
+            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
         __m256 piece = dn_avx2_flush(_mm256_set_m128(hi, lo));
         __m256 o = _mm256_loadu_ps(out + 8 * h);
         _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
@@ -407,8 +435,10 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
     for (size_t g = 0; g < HEADS; g++) s0[g] = s1[g] = _mm256_setzero_si256();
     for (size_t j = 0; j < m; j += 2) {
         __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + j * stride + i)));
-        __m256i b = j + 1 < m ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
-                              : _mm256_setzero_si256();
+        __m256i b =
+            j + 1 < m
+                ? _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(v + (j + 1) * stride + i)))
+                : _mm256_setzero_si256();
         __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
 #pragma GCC unroll 4
         for (size_t g = 0; g < HEADS; g++) {
@@ -443,14 +473,15 @@ static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_str
         *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
     }
     double inv = pow2(-*e);
-    for (size_t j = 0; j < DN_VALUE_BLOCK; j++) c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
+    for (size_t j = 0; j < DN_VALUE_BLOCK; j++)
+        c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
     return 0;
 }
 
 /* One head's block by the reference's order, element by element: a block
    whose pieces may leave binary32's normal range, or a head's tail. */
-static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e, size_t i0,
-                         size_t d, float *o)
+static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e,
+                         size_t i0, size_t d, float *o)
 {
     for (size_t i = i0; i < d; i++) {
         int32_t sum = 0;
@@ -459,8 +490,9 @@ static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_
     }
 }
 
-static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
-                              const uint16_t *vs, size_t scale_stride, size_t d, float *out)
+static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v,
+                              size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
+                              float *out)
 {
     int bad = 0;
     memset(out, 0, heads * d * sizeof(float));
@@ -471,7 +503,8 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             const int8_t *vb = v + j0 * stride;
             /* the next block's rows: the value rows stream at the cache's stride */
             for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
-                for (size_t b = 0; b < d; b += 64) _mm_prefetch((const char *)(v + j * stride + b), _MM_HINT_T0);
+                for (size_t b = 0; b < d; b += 64)
+                    _mm_prefetch((const char *)(v + j * stride + b), _MM_HINT_T0);
             int16_t c[HEADS][DN_VALUE_BLOCK + 1];
             int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
             float *vec_out[HEADS];
@@ -479,8 +512,8 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             for (size_t g = 0; g < hn; g++) {
                 float *o = out + (g0 + g) * d;
                 c[g][DN_VALUE_BLOCK] = 0;
-                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m, c[g],
-                                     &e[g])) {
+                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m,
+                                     c[g], &e[g])) {
                     bad = 1;
                     for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
                     continue;
@@ -491,7 +524,8 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
                     continue;
                 }
                 for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
-                    pairs[nv][j / 2] = (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
+                    pairs[nv][j / 2] =
+                        (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
                 e[nv] = e[g];
                 if (nv != g) memcpy(c[nv], c[g], sizeof c[g]);
                 vec_out[nv++] = o;
@@ -499,7 +533,8 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             if (!nv) continue;
             size_t i = 0;
             for (; i + 16 <= d; i += 16) block16(vb, stride, m, nv, pairs, e, i, vec_out);
-            for (size_t g = 0; g < nv && i < d; g++) block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
+            for (size_t g = 0; g < nv && i < d; g++)
+                block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
         }
     }
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * avx2_common.h: what every AVX2 kernel shares: the FTZ rule on vectors, the
  * DN_LANES tree over four 8-lane accumulators, and the MXCSR section the
@@ -64,11 +65,11 @@ static inline __m256i dn_avx2_tail_mask(size_t count)
    high halves; the rest of the tree follows. */
 static inline float dn_avx2_tree32(__m256 l0, __m256 l1, __m256 l2, __m256 l3)
 {
-    __m256 pairs01 = _mm256_hadd_ps(l0, l1);      /* (0+1),(2+3),(8+9),(10+11) | (4+5),... */
+    __m256 pairs01 = _mm256_hadd_ps(l0, l1); /* (0+1),(2+3),(8+9),(10+11) | (4+5),... */
     __m256 pairs23 = _mm256_hadd_ps(l2, l3);
     __m256 quads = _mm256_hadd_ps(pairs01, pairs23); /* lanes 0-3, 8-11, 16-19, 24-27 | 4-7, ... */
     __m128 eights = _mm_add_ps(_mm256_castps256_ps128(quads), _mm256_extractf128_ps(quads, 1));
-    __m128 sixteens = _mm_hadd_ps(eights, eights);  /* 0-15, 16-31, 0-15, 16-31 */
+    __m128 sixteens = _mm_hadd_ps(eights, eights); /* 0-15, 16-31, 0-15, 16-31 */
     __m128 all = _mm_add_ss(sixteens, _mm_movehdup_ps(sixteens));
     return _mm_cvtss_f32(all);
 }

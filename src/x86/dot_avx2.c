@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The quantized dot / matrix-vector product on AVX2 (+FMA, F16C): bit for
  * bit the reference of src/dot.c (dot_kernels.h says how; docs/dot.md
@@ -52,8 +53,8 @@ AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4
 
 /* Q4_K, Q5_K under Sub32 with the group's factors small integers (fok):
    the four rows' pieces from big_k_factored. */
-AI __m128 big_group_factored(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4],
-                             size_t g, __m256d d, __m256d dm, int *need)
+AI __m128 big_group_factored(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], size_t g,
+                             __m256d d, __m256d dm, int *need)
 {
     const size_t gi = g / DN_GROUP;
     __m256i C[4], O[4];
@@ -73,8 +74,8 @@ AI __m128 big_group_narrow(const dn_dot_act *a, dn_type t, int sub32, const uint
     __m256i C[4], O[4];
     for (int r = 0; r < 4; r++) O[r] = _mm256_setzero_si256();
     for (int r = 0; r < 4; r += narrow_rows(t))
-        big_narrow(t, narrow_rows(t), blk + r, a->c8 + g, a->bs16n + g / 16, mins ? NULL : a->bs32 + g / 32, 0,
-                   C + r, O + r);
+        big_narrow(t, narrow_rows(t), blk + r, a->c8 + g, a->bs16n + g / 16,
+                   mins ? NULL : a->bs32 + g / 32, 0, C + r, O + r);
     if (mins) {
         __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
         __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
@@ -94,15 +95,16 @@ AI __m128 big_group_planes(const dn_dot_act *a, dn_type t, int sub32, const uint
     __m256i C[4], O[4], Cl[4], Ol[4];
     for (int r = 0; r < 4; r++) O[r] = Ol[r] = _mm256_setzero_si256();
     for (int r = 0; r < 4; r += narrow_rows(t)) {
-        big_narrow(t, narrow_rows(t), blk + r, a->hi8 + g, a->bs16hi + g / 16, mins ? NULL : a->bs32hi + g / 32, 0,
-                   C + r, O + r);
+        big_narrow(t, narrow_rows(t), blk + r, a->hi8 + g, a->bs16hi + g / 16,
+                   mins ? NULL : a->bs32hi + g / 32, 0, C + r, O + r);
         big_narrow(t, narrow_rows(t), blk + r, (const int8_t *)a->lo8 + g, a->bs16lo + g / 16,
                    mins ? NULL : a->bs32lo + g / 32, 1, Cl + r, Ol + r);
     }
     if (mins) {
         __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
         __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
-        __m256d A = _mm256_fmadd_pd(rows_dot_S(C, S0, S1), _mm256_set1_pd(256.0), rows_dot_S(Cl, S0, S1));
+        __m256d A =
+            _mm256_fmadd_pd(rows_dot_S(C, S0, S1), _mm256_set1_pd(256.0), rows_dot_S(Cl, S0, S1));
         __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
         return big_sub32_AB(A, B, has_o, a->glim[gi], d, dm, need);
     }
@@ -118,8 +120,10 @@ AI int big_group(const dn_dot_act *a, dn_type t, int sub32, const uint8_t *const
     const size_t gi = g / DN_GROUP;
     int bad = 0;
     __m256d d, dm = _mm256_setzero_pd();
-    if (dn_m_at(t) == dn_d_at(t) + 2) scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
-    else d = scales4(blk, dn_d_at(t), &bad);
+    if (dn_m_at(t) == dn_d_at(t) + 2)
+        scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+    else
+        d = scales4(blk, dn_d_at(t), &bad);
     if (bad) return -1;
     if (sub32 && !a->gok[gi]) {
         *p = _mm_setzero_ps();
@@ -129,9 +133,12 @@ AI int big_group(const dn_dot_act *a, dn_type t, int sub32, const uint8_t *const
     /* Q4_K, Q5_K under Sub32: B = -sum_k m_k (bs32_k S_k), from the mins and
        the activation's products P (the same exact terms) */
     const int mins = sub32 && (t == DN_TYPE_Q4_K || t == DN_TYPE_Q5_K);
-    if (!planes && mins && a->fok[gi]) *p = big_group_factored(a, t, blk, g, d, dm, need);
-    else if (!planes) *p = big_group_narrow(a, t, sub32, blk, g, S, mins, d, dm, need);
-    else *p = big_group_planes(a, t, sub32, blk, g, S, mins, d, dm, need);
+    if (!planes && mins && a->fok[gi])
+        *p = big_group_factored(a, t, blk, g, d, dm, need);
+    else if (!planes)
+        *p = big_group_narrow(a, t, sub32, blk, g, S, mins, d, dm, need);
+    else
+        *p = big_group_planes(a, t, sub32, blk, g, S, mins, d, dm, need);
     return 0;
 }
 
@@ -151,7 +158,8 @@ AI void small_group_chunks(const dn_dot_act *a, const int16_t *codes, dn_type t,
             C[r] = small_wide16(t, blk[r], bb, G, codes + g, a->bs32 + g / 32);
         } else { /* 256 C_hi + C_lo: |C| <= 32 * 31 * 2^15 < 2^31 */
             __m256i h = small_narrow(t, blk[r], bb, G, a->hi8 + g, a->bs32hi + g / 32, 0);
-            __m256i l = small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
+            __m256i l =
+                small_narrow(t, blk[r], bb, G, (const int8_t *)a->lo8 + g, a->bs32lo + g / 32, 1);
             C[r] = _mm256_add_epi32(_mm256_slli_epi32(h, 8), l);
         }
     }
@@ -173,8 +181,8 @@ AI __m128 small_group_blocks(const dn_dot_act *a, dn_type t, const __m256i C[4],
     __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
     __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
     __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m128 col[8] = {_mm256_castps256_ps128(u0), _mm256_castps256_ps128(u1),
-                     _mm256_castps256_ps128(u2), _mm256_castps256_ps128(u3),
+    __m128 col[8] = {_mm256_castps256_ps128(u0),   _mm256_castps256_ps128(u1),
+                     _mm256_castps256_ps128(u2),   _mm256_castps256_ps128(u3),
                      _mm256_extractf128_ps(u0, 1), _mm256_extractf128_ps(u1, 1),
                      _mm256_extractf128_ps(u2, 1), _mm256_extractf128_ps(u3, 1)};
     for (int k = 0; k < G; k++) acc = _mm_add_ps(acc, col[k]);
@@ -203,8 +211,8 @@ AI int small_group(const dn_dot_act *a, const int16_t *codes, dn_type t, int sub
         *p = _mm_setzero_ps();
         *need = 15;
     } else {
-        *p = small_sub32_4(C, d, m, a->bs32 + g / 32, dn_has_offs(t), a->S + g / 32, a->Sinf + g / 32,
-                           a->gfac[gi], need);
+        *p = small_sub32_4(C, d, m, a->bs32 + g / 32, dn_has_offs(t), a->S + g / 32,
+                           a->Sinf + g / 32, a->gfac[gi], need);
     }
     return 0;
 }
@@ -223,7 +231,8 @@ AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const b
 /* Four rows (row pointers may repeat for a short batch), narrow codes: the
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). */
-AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4], int planes)
+AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4],
+                    int planes)
 {
     const dn_dot_act *a = c->a;
     const int16_t *codes = c->act->codes;
@@ -243,7 +252,8 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
             if (big_group(a, t, sub32, blk, g, a->S + (sub32 ? g / 32 : gi), planes, &p, &need) < 0)
                 return -1;
         } else {
-            int done = small_group(a, codes, t, sub32, bb, blk, g, G, planes, &acc, &tiny, &p, &need);
+            int done =
+                small_group(a, codes, t, sub32, bb, blk, g, G, planes, &acc, &tiny, &p, &need);
             if (done < 0) return -1;
             if (done) continue;
         }
@@ -328,8 +338,8 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             return dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
         for (size_t k = 0; k < count; k++) {
             if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
-                                                   r + k + 1, out, bad);
+                dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling,
+                                                   r + k, r + k + 1, out, bad);
                 if (st != DN_OK) return st;
             } else {
                 out[r + k] = dn_chain_result(v[k]);
@@ -386,11 +396,13 @@ static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 {
     return mv_rows(c, DN_TYPE_Q6_K, r0, r1, out, bad);
 }
-static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
+                                    size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_NL, r0, r1, out, bad);
 }
-static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
+                                    size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
 }
@@ -399,9 +411,9 @@ static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, fl
    activation side is not usable; mat_vec_rows prepares that side for its
    call alone. */
 static dn_status mat_vec_rows_act_avx2(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                      const dn_act_row *act, dn_act_scaling scaling,
-                                      const dn_dot_act *a, size_t r0, size_t r1, float *out,
-                                      size_t *bad)
+                                       const dn_act_row *act, dn_act_scaling scaling,
+                                       const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                       size_t *bad)
 {
     if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
     const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
@@ -423,11 +435,11 @@ static dn_status mat_vec_rows_act_avx2(dn_type type, const uint8_t *w, size_t ro
 }
 
 static dn_status mat_vec_rows_avx2(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                  const dn_act_row *act, dn_act_scaling scaling, size_t r0,
-                                  size_t r1, float *out, size_t *bad)
+                                   const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                   size_t r1, float *out, size_t *bad)
 {
-    return dn_dot_rows_own_act(mat_vec_rows_act_avx2, type, w, rows, n, act, scaling, r0, r1,
-                               out, bad);
+    return dn_dot_rows_own_act(mat_vec_rows_act_avx2, type, w, rows, n, act, scaling, r0, r1, out,
+                               bad);
 }
 
 const dn_dot_kernels dn_dot_avx2 = {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dot_avx2_decode.h: the AVX2 dot kernels' integer half, included by
  * src/x86/dot_avx2.c alone: each format's weight digits decoded to int8 in
@@ -64,9 +65,9 @@ AI __m256i nib32(const uint8_t *p)
 /* 32 bytes, 0xFF where bit e of x is set. */
 AI __m256i bits32(uint32_t x)
 {
-    __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)x),
-                                    _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202,
-                                                       0x0303030303030303));
+    __m256i v = _mm256_shuffle_epi8(
+        _mm256_set1_epi32((int)x),
+        _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
     const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
     return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
 }
@@ -90,8 +91,7 @@ AI __m256i digits(dn_type t, const uint8_t *blk, int c)
         __m256i q = nib32(blk + 2);
         return t == DN_TYPE_IQ4_NL ? iq4_levels(q) : q;
     }
-    case DN_TYPE_Q4_1:
-        return nib32(blk + 4);
+    case DN_TYPE_Q4_1: return nib32(blk + 4);
     case DN_TYPE_Q5_0:
     case DN_TYPE_Q5_1: {
         uint32_t qh;
@@ -99,8 +99,7 @@ AI __m256i digits(dn_type t, const uint8_t *blk, int c)
         __m256i q = nib32(blk + (t == DN_TYPE_Q5_0 ? 6 : 8));
         return _mm256_or_si256(q, _mm256_and_si256(bits32(qh), _mm256_set1_epi8(16)));
     }
-    case DN_TYPE_Q8_0:
-        return load32(blk + 2);
+    case DN_TYPE_Q8_0: return load32(blk + 2);
     case DN_TYPE_Q2_K:
     case DN_TYPE_Q3_K: {
         const uint8_t *qs = blk + (t == DN_TYPE_Q2_K ? 16 : 32) + 32 * (c / 4);
@@ -112,7 +111,8 @@ AI __m256i digits(dn_type t, const uint8_t *blk, int c)
     case DN_TYPE_Q4_K:
     case DN_TYPE_Q5_K: {
         __m256i x = load32(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * (c / 2));
-        __m256i q = (c & 1) ? _mm256_and_si256(_mm256_srli_epi16(x, 4), m4) : _mm256_and_si256(x, m4);
+        __m256i q =
+            (c & 1) ? _mm256_and_si256(_mm256_srli_epi16(x, 4), m4) : _mm256_and_si256(x, m4);
         if (t == DN_TYPE_Q4_K) return q;
         __m256i h = _mm256_and_si256(_mm256_srli_epi16(load32(blk + 16), c), one);
         return _mm256_or_si256(q, _mm256_slli_epi16(h, 4));
@@ -120,14 +120,13 @@ AI __m256i digits(dn_type t, const uint8_t *blk, int c)
     case DN_TYPE_Q6_K: {
         int h = c / 4, k = c % 4;
         __m256i ql = load32(blk + 64 * h + 32 * (k & 1));
-        __m256i lo = (k >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), m4) : _mm256_and_si256(ql, m4);
+        __m256i lo =
+            (k >> 1) ? _mm256_and_si256(_mm256_srli_epi16(ql, 4), m4) : _mm256_and_si256(ql, m4);
         __m256i hi = _mm256_and_si256(_mm256_srli_epi16(load32(blk + 128 + 32 * h), 2 * k), m3);
         return _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
     }
-    case DN_TYPE_IQ4_XS:
-        return iq4_levels(nib32(blk + 8 + 16 * c));
-    default:
-        return _mm256_setzero_si256();
+    case DN_TYPE_IQ4_XS: return iq4_levels(nib32(blk + 8 + 16 * c));
+    default: return _mm256_setzero_si256();
     }
 }
 
@@ -142,7 +141,8 @@ AI __m256i pairs8(dn_type t, __m256i q, const int8_t *c8, int lo)
 {
     __m256i c = load32(c8);
     if (lo) return _mm256_maddubs_epi16(c, q); /* unsigned codes 0..255, digits <= 63: <= 32130 */
-    if (dn_signed_digits(t)) return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
+    if (dn_signed_digits(t))
+        return _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(c, q));
     return _mm256_maddubs_epi16(q, c);
 }
 
@@ -152,11 +152,11 @@ AI __m256i sub16_scale(__m256i sc16x2, int c)
 {
     /* sc16x2: the eight int16 scales of chunks 0-3 (or 4-7) in both halves */
     int w = 2 * (c % 4); /* int16 index of the low half's scale */
-    __m256i ctl = _mm256_setr_epi8(2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w,
-                                   2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1,
-                                   2 * w, 2 * w + 1, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3,
-                                   2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3,
-                                   2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3);
+    __m256i ctl = _mm256_setr_epi8(
+        2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1,
+        2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w, 2 * w + 1, 2 * w + 2, 2 * w + 3, 2 * w + 2,
+        2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2,
+        2 * w + 3, 2 * w + 2, 2 * w + 3, 2 * w + 2, 2 * w + 3);
     return _mm256_shuffle_epi8(sc16x2, ctl);
 }
 
@@ -168,11 +168,14 @@ AI __m256i sub16_scale(__m256i sc16x2, int c)
 AI __m128i k_scales_mins(const uint8_t *blk)
 {
     __m128i s12 = _mm_loadu_si128((const __m128i *)(blk + 4));
-    __m128i A = _mm_shuffle_epi8(s12, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
-    __m128i B = _mm_shuffle_epi8(s12, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
+    __m128i A =
+        _mm_shuffle_epi8(s12, _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11));
+    __m128i B = _mm_shuffle_epi8(
+        s12, _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7));
     __m128i A4 = _mm_and_si128(_mm_srli_epi16(A, 4), _mm_set1_epi8(15));
     A = _mm_blendv_epi8(A, A4, _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1));
-    return _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15)),
+    return _mm_or_si128(_mm_and_si128(A, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63,
+                                                       63, 15, 15, 15, 15)),
                         _mm_and_si128(_mm_srli_epi16(B, 2), _mm_set1_epi8(0x30)));
 }
 
@@ -190,8 +193,8 @@ AI int narrow_rows(dn_type t) { return t == DN_TYPE_Q3_K ? 2 : 1; }
    32 * 63 * 255 * 128 < 2^27 for a low plane of Q6_K, the largest). Chunk
    pairs outer, the rows inside: each pair's codes are loaded once and
    reduce8's hadd tree is built as the pairs come. */
-AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *c8, const int16_t *bs16n,
-                   const int32_t *bs32, int lo, __m256i C[], __m256i O[])
+AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *c8,
+                   const int16_t *bs16n, const int32_t *bs32, int lo, __m256i C[], __m256i O[])
 {
     const int sub16 = t == DN_TYPE_Q2_K || t == DN_TYPE_Q3_K || t == DN_TYPE_Q6_K;
     __m256i sc16[2], half[2][2]; /* per-16 scales; [sc0..7 | sc0..7], [sc8..15 | sc8..15] */
@@ -224,8 +227,10 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
         for (int q = 0; q < nq; q++) {
             __m256i v[2];
             for (int i = 0; i < 2; i++) {
-                __m256i mul = sub16 ? sub16_scale(half[q][(c + i) / 4], c + i) : _mm256_set1_epi16(1);
-                v[i] = _mm256_madd_epi16(pairs8(t, digits(t, blk[q], c + i), c8 + 32 * (c + i), lo), mul);
+                __m256i mul =
+                    sub16 ? sub16_scale(half[q][(c + i) / 4], c + i) : _mm256_set1_epi16(1);
+                v[i] = _mm256_madd_epi16(pairs8(t, digits(t, blk[q], c + i), c8 + 32 * (c + i), lo),
+                                         mul);
             }
             __m256i h = _mm256_hadd_epi32(v[0], v[1]);
             if (c == 0) ab[q] = h;
@@ -239,9 +244,10 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
         if (sub16) {
             __m256i bs = load32(bs16n);
             if (t == DN_TYPE_Q2_K) {
-                __m128i m8 = _mm_and_si128(_mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk[q]), 4),
-                                           _mm_set1_epi8(15));
-                O[q] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(_mm256_cvtepi8_epi16(m8), bs));
+                __m128i m8 = _mm_and_si128(
+                    _mm_srli_epi16(_mm_loadu_si128((const __m128i *)blk[q]), 4), _mm_set1_epi8(15));
+                O[q] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                        _mm256_madd_epi16(_mm256_cvtepi8_epi16(m8), bs));
             } else {
                 /* the zero point: z * sum sc * bs16 */
                 __m256i zs = _mm256_madd_epi16(sc16[q], bs);
@@ -256,7 +262,8 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
             memcpy(&l, blk[q] + 4, 4);
             /* ls_j = (scales_l nibble j) | (2 bits j of scales_h) << 4 */
             int32_t ls[8];
-            for (int j = 0; j < 8; j++) ls[j] = (int32_t)(((l >> 4 * j) & 15) | ((h >> 2 * j) & 3) << 4) - 32;
+            for (int j = 0; j < 8; j++)
+                ls[j] = (int32_t)(((l >> 4 * j) & 15) | ((h >> 2 * j) & 3) << 4) - 32;
             C[q] = _mm256_mullo_epi32(raw, _mm256_loadu_si256((const __m256i *)ls));
             continue;
         }
@@ -264,7 +271,8 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
         C[q] = _mm256_mullo_epi32(raw, _mm256_cvtepu8_epi32(sm));
         __m256i m = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
         /* bs32 NULL: the mins themselves (the caller has sum_k m_k bs32_k S_k) */
-        O[q] = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32))) : m;
+        O[q] = bs32 ? _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(m, load32(bs32)))
+                    : m;
     }
 }
 
@@ -279,7 +287,7 @@ AI void big_narrow(dn_type t, int nq, const uint8_t *const blk[], const int8_t *
    < 2^31). Chunk by chunk with the four rows inside: each chunk's codes are
    loaded once and the live registers are the rows' sums and multipliers. */
 AI void big_k_factored(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
-                        const int32_t *fbs, __m256i C[4], __m256i mb[4])
+                       const int32_t *fbs, __m256i C[4], __m256i mb[4])
 {
     const __m128i f = _mm_loadu_si128((const __m128i *)f16);
     __m256i M2[4];
@@ -296,7 +304,8 @@ AI void big_k_factored(dn_type t, const uint8_t *const blk[4], const int8_t *c8,
         const __m256i sel = _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8));
         for (int r = 0; r < 4; r++) {
             __m256i Mc = _mm256_shuffle_epi8(M2[r], sel);
-            C[r] = _mm256_add_epi32(C[r], _mm256_madd_epi16(pairs8(t, digits(t, blk[r], c), c8 + 32 * c, 0), Mc));
+            C[r] = _mm256_add_epi32(
+                C[r], _mm256_madd_epi16(pairs8(t, digits(t, blk[r], c), c8 + 32 * c, 0), Mc));
         }
     }
 }
@@ -309,8 +318,9 @@ AI __m256i small_narrow(dn_type t, const uint8_t *blk, size_t bb, int G, const i
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i v[8];
     for (int c = 0; c < 8; c++)
-        v[c] = c < G ? _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c, lo), ones)
-                     : _mm256_setzero_si256();
+        v[c] = c < G
+                   ? _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c, lo), ones)
+                   : _mm256_setzero_si256();
     __m256i raw = reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
     int z = dn_zero_point(t);
     if (z) raw = _mm256_sub_epi32(raw, _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
@@ -328,7 +338,8 @@ AI __m256i chunk_pair(dn_type t, const uint8_t *blk, size_t bb, const int8_t *c8
 {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i v0 = _mm256_madd_epi16(pairs8(t, digits(t, blk + c * bb, 0), c8 + 32 * c, 0), ones);
-    __m256i v1 = _mm256_madd_epi16(pairs8(t, digits(t, blk + (c + 1) * bb, 0), c8 + 32 * c + 32, 0), ones);
+    __m256i v1 =
+        _mm256_madd_epi16(pairs8(t, digits(t, blk + (c + 1) * bb, 0), c8 + 32 * c + 32, 0), ones);
     return _mm256_hadd_epi32(v0, v1);
 }
 
@@ -344,7 +355,8 @@ AI void small_narrow_2rows(dn_type t, const uint8_t *const blk[2], size_t bb, co
     for (int q = 0; q < 2; q++) {
         C[q] = _mm256_add_epi32(_mm256_permute2x128_si256(ab[q], cd[q], 0x20),
                                 _mm256_permute2x128_si256(ab[q], cd[q], 0x31));
-        if (z) C[q] = _mm256_sub_epi32(C[q], _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
+        if (z)
+            C[q] = _mm256_sub_epi32(C[q], _mm256_mullo_epi32(load32(bs32), _mm256_set1_epi32(z)));
     }
 }
 
@@ -387,7 +399,8 @@ AI void pairs16(dn_type t, __m256i q, const int16_t *c16, __m256i *lo, __m256i *
 }
 
 /* raw[16]: the per-16 sums of 8 chunks (|raw| <= 16 * 128 * 32768 = 2^26). */
-AI void raw16_wide(dn_type t, const uint8_t *blk, size_t bb, int G, const int16_t *c16, int32_t raw[16])
+AI void raw16_wide(dn_type t, const uint8_t *blk, size_t bb, int G, const int16_t *c16,
+                   int32_t raw[16])
 {
     __m256i v[16];
     for (int c = 0; c < 8; c++) {
@@ -399,7 +412,8 @@ AI void raw16_wide(dn_type t, const uint8_t *blk, size_t bb, int G, const int16_
         }
     }
     _mm256_storeu_si256((__m256i *)raw, reduce8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]));
-    _mm256_storeu_si256((__m256i *)(raw + 8), reduce8(v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]));
+    _mm256_storeu_si256((__m256i *)(raw + 8),
+                        reduce8(v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]));
 }
 
 #endif

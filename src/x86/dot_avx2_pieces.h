@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dot_avx2_pieces.h: the AVX2 dot kernels' floating-point half, included by
  * src/x86/dot_avx2.c alone: four rows at once, one row per lane of a double
@@ -56,7 +57,8 @@ AI void columns_f(const __m256 x[4], __m256d c[8])
 AI __m256d row_sums(const __m256i x[4])
 {
     __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(x[0], x[1]), _mm256_hadd_epi32(x[2], x[3]));
-    return _mm256_cvtepi32_pd(_mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+    return _mm256_cvtepi32_pd(
+        _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
 /* [sum of x[0]'s lanes, ..., sum of x[3]'s] as doubles, for lanes whose
@@ -68,7 +70,8 @@ AI __m256d rows_total_pd(const __m256i x[4])
         v[r] = _mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x[r])),
                              _mm256_cvtepi32_pd(_mm256_extracti128_si256(x[r], 1)));
     __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
-    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                         _mm256_permute2f128_pd(h01, h23, 0x31));
 }
 
 /* Lanes where a + b is not a double (TwoSum's error is not zero). */
@@ -98,7 +101,8 @@ AI __m128 round_sum(__m256d a, __m256d b)
 AI __m256d scales4(const uint8_t *const blk[4], int at, int *bad)
 {
     __m128i h = _mm_setr_epi16((short)dn_load_u16(blk[0] + at), (short)dn_load_u16(blk[1] + at),
-                               (short)dn_load_u16(blk[2] + at), (short)dn_load_u16(blk[3] + at), 0, 0, 0, 0);
+                               (short)dn_load_u16(blk[2] + at), (short)dn_load_u16(blk[3] + at), 0,
+                               0, 0, 0);
     const __m128i e = _mm_set1_epi16(0x7C00);
     *bad |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e)) & 0xFF;
     return _mm256_cvtps_pd(_mm_cvtph_ps(h));
@@ -114,7 +118,8 @@ AI __m256d rows_dot_S(const __m256i x[4], __m256d S0, __m256d S1)
         v[r] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(x[r], 1)), S1,
                                _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(x[r])), S0));
     __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
-    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+    return _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                         _mm256_permute2f128_pd(h01, h23, 0x31));
 }
 
 /* The same for two adjacent binary16 values per row (d at `at`, dm after
@@ -136,7 +141,8 @@ AI void scales4x2(const uint8_t *const blk[4], int at, __m256d *d, __m256d *dm, 
    C_k S_k and B = sum_k O_k S_k per row (exact: dn_dot_act_init's gok):
    d A + dm B rounded once where |A|, |B| < glim; *need gets the lanes that
    must go to the reference. */
-AI __m128 big_sub32_AB(__m256d A, __m256d B, int has_o, double glim, __m256d d, __m256d dm, int *need)
+AI __m128 big_sub32_AB(__m256d A, __m256d B, int has_o, double glim, __m256d d, __m256d dm,
+                       int *need)
 {
     const __m256d lim = _mm256_set1_pd(glim);
     __m256d ok = _mm256_cmp_pd(abs_pd(A), lim, _CMP_LT_OQ);
@@ -189,7 +195,8 @@ AI __m128 big_block_4(const __m256i C[4], const __m256i O[4], int has_o, double 
    (exact in double, |C| < 2^39); the product with d S is exact while
    |C| < 2^34, lanes beyond go to the reference (*need). */
 AI __m128 big_block_planes(const __m256i Ch[4], const __m256i Oh[4], const __m256i Cl[4],
-                           const __m256i Ol[4], int has_o, double S, __m256d d, __m256d dm, int *need)
+                           const __m256i Ol[4], int has_o, double S, __m256d d, __m256d dm,
+                           int *need)
 {
     const __m256d s = _mm256_set1_pd(S), k256 = _mm256_set1_pd(256.0);
     __m256d C = _mm256_fmadd_pd(row_sums(Ch), k256, row_sums(Cl));
@@ -204,8 +211,9 @@ AI __m128 big_block_planes(const __m256i Ch[4], const __m256i Oh[4], const __m25
    (+ O_k m_k S_k) per row, exact where sum |terms| < ymin gfac
    (dn_piece_small_sub32's argument; ymin here is the least |d_k| S_k over
    non-zero ones, +inf-scaled past the row and for zero activation blocks). */
-AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4], const int32_t *bs32,
-                        int has_o, const double *S, const double *Sinf, double gfac, int *need)
+AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4],
+                        const int32_t *bs32, int has_o, const double *S, const double *Sinf,
+                        double gfac, int *need)
 {
     __m256d c[8], dc[8];
     columns_i(C, c);
@@ -218,7 +226,8 @@ AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4]
         s = _mm256_add_pd(s, t);
         ab = _mm256_add_pd(ab, _mm256_andnot_pd(sign, t));
         /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
-        ym = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
+        ym = _mm256_min_pd(
+            _mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
     }
     if (has_o) {
         columns_f(m, dc);
@@ -227,7 +236,8 @@ AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4]
             __m256d u = _mm256_mul_pd(_mm256_set1_pd((double)bs32[k]), E);
             s = _mm256_add_pd(s, u);
             ab = _mm256_add_pd(ab, _mm256_andnot_pd(sign, u));
-            ym = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
+            ym = _mm256_min_pd(
+                _mm256_mul_pd(_mm256_andnot_pd(sign, dc[k]), _mm256_broadcast_sd(Sinf + k)), ym);
         }
     }
     __m256d ok = _mm256_cmp_pd(ab, _mm256_mul_pd(ym, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
@@ -237,7 +247,8 @@ AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4]
 
 /* One row's eight per-block pieces of G 32-element blocks (lanes past G are
    0): C_k d_k S_k + O_k m_k S_k, each rounded once. */
-AI __m256 small_block_8(__m256i C, __m256 d, __m256 m, const int32_t *bs32, int has_o, const double *S)
+AI __m256 small_block_8(__m256i C, __m256 d, __m256 m, const int32_t *bs32, int has_o,
+                        const double *S)
 {
     __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
     __m256d pa0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C)),
@@ -272,7 +283,8 @@ AI int small_scales(dn_type t, const uint8_t *blk, size_t bb, int G, __m256 *d, 
 {
     __m256i x;
     if (G == 8) {
-        __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)bb));
+        __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                         _mm256_set1_epi32((int)bb));
         x = _mm256_i32gather_epi32((const int *)blk, idx, 1);
     } else {
         uint32_t s[8] = {0};
@@ -283,9 +295,11 @@ AI int small_scales(dn_type t, const uint8_t *blk, size_t bb, int G, __m256 *d, 
     const __m256i e = _mm256_set1_epi32(0x7C00), e2 = _mm256_set1_epi32(0x7C000000);
     __m256i badlo = _mm256_cmpeq_epi32(_mm256_and_si256(x, e), e);
     __m256i badhi = _mm256_cmpeq_epi32(_mm256_and_si256(x, e2), e2);
-    int bad = !_mm256_testz_si256(badlo, badlo) || (dn_m_at(t) >= 0 && !_mm256_testz_si256(badhi, badhi));
+    int bad =
+        !_mm256_testz_si256(badlo, badlo) || (dn_m_at(t) >= 0 && !_mm256_testz_si256(badhi, badhi));
     /* pack: [d0..3 m0..3 | d4..7 m4..7] -> [d0..7 | m0..7] */
-    __m256i dm = _mm256_packus_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFFFF)), _mm256_srli_epi32(x, 16));
+    __m256i dm = _mm256_packus_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFFFF)),
+                                     _mm256_srli_epi32(x, 16));
     dm = _mm256_permute4x64_epi64(dm, 0xD8);
     *d = _mm256_cvtph_ps(_mm256_castsi256_si128(dm));
     *m = _mm256_cvtph_ps(_mm256_extracti128_si256(dm, 1));

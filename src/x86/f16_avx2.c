@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ggml-compatible F16 module on AVX2 + FMA + F16C: the instructions
  * ggml's haswell build runs, in the order src/f16.c gives. Widening is exact,
@@ -16,13 +17,17 @@
    effect on bits. */
 #define DN_F16_PREFETCH 2048
 
-static inline __m256 load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline __m256 load_f16(const uint16_t *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
 
 static void from_f32_avx2(const float *x, uint16_t *h, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+        _mm_storeu_si128((__m128i *)(h + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
     dn_ref_f16_from_f32(x + i, h + i, n - i);
 }
 
@@ -150,15 +155,18 @@ static void vec_dot3(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
 static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
 {
     __m256 a = _mm256_setzero_ps();
-    for (size_t l = 0; l < k; l += 8) a = _mm256_fmadd_ps(load_f16(w + l), _mm256_loadu_ps(x + l), a);
+    for (size_t l = 0; l < k; l += 8)
+        a = _mm256_fmadd_ps(load_f16(w + l), _mm256_loadu_ps(x + l), a);
     return dn_f16_result(hsum(a));
 }
 
-static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1, float *out)
+static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out)
 {
     size_t r = r0;
     for (; r + 3 <= r1; r += 3)
-        vec_dot3(w + r * k, w + (r + 1) * k, w + (r + 2) * k, x, k, &out[r], &out[r + 1], &out[r + 2]);
+        vec_dot3(w + r * k, w + (r + 1) * k, w + (r + 2) * k, x, k, &out[r], &out[r + 1],
+                 &out[r + 2]);
     for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
     for (; r < r1; r++) out[r] = vec_dot_avx2(w + r * k, x, k);
 }
@@ -181,9 +189,10 @@ static size_t sgemm_kc(size_t n) { return n > 8 ? 1024 : 512; }
    four rows of weights the next pass widens, asked for into L2 a line per
    step (the kc / 8 steps of a full pass cover their 4 x kc / 32 lines):
    read unasked, they stalled each pass on memory. */
-static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t *w16, const float *act,
-                                                       size_t k, size_t kc, size_t l0, size_t l1, size_t rows,
-                                                       size_t r, size_t c, int RM, int RN, float *acc,
+static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t *w16,
+                                                       const float *act, size_t k, size_t kc,
+                                                       size_t l0, size_t l1, size_t rows, size_t r,
+                                                       size_t c, int RM, int RN, float *acc,
                                                        float *out, const char *const *next)
 {
     __m256 sum[4][3];
@@ -211,16 +220,19 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
     }
     for (int i = 0; i < RM; i++)
         for (int j = 0; j < RN; j++) {
-            if (l1 == k) out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(sum[i][j]));
-            else _mm256_storeu_ps(acc + 8 * (3 * i + j), sum[i][j]);
+            if (l1 == k)
+                out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(sum[i][j]));
+            else
+                _mm256_storeu_ps(acc + 8 * (3 * i + j), sum[i][j]);
         }
 }
 
 /* tinyBLAS outputs of rows [r0, r1): rows in blocks of four, k in passes of
    sgemm_kc(n), columns in tiles of three (then two, or two and two). */
-static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows, size_t k,
-                                                                const float *act, size_t n, size_t r0,
-                                                                size_t r1, float *out, const size_t kc)
+static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows,
+                                                                size_t k, const float *act,
+                                                                size_t n, size_t r0, size_t r1,
+                                                                float *out, const size_t kc)
 {
     /* carried chains: up to n tiles (one column each when fewer than four rows are left) */
     /* 64-byte aligned: a 32-byte load that splits a cache line costs two,
@@ -238,7 +250,8 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
         for (size_t l0 = 0; l0 < k; l0 += kc) {
             size_t l1 = l0 + kc < k ? l0 + kc : k;
             if (rm < 4)
-                for (int i = 0; i < rm; i++) widen_avx2(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
+                for (int i = 0; i < rm; i++)
+                    widen_avx2(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
             /* the next pass: the next kc of these rows, or the first of the next four */
             size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
             const char *next[4];
@@ -251,14 +264,20 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
                 size_t left = n - c;
                 /* four columns left go as two and two: a 4 x 1 tile loads five
                    vectors for four FMAs */
-                if (rm == 4 && left >= 3 && left != 4) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf); c += 3; }
-                else if (rm == 4 && left >= 2) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf); c += 2; }
-                else if (rm == 4) { tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf); c += 1; }
-                else {
+                if (rm == 4 && left >= 3 && left != 4) {
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf);
+                    c += 3;
+                } else if (rm == 4 && left >= 2) {
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf);
+                    c += 2;
+                } else if (rm == 4) {
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf);
+                    c += 1;
+                } else {
                     /* fewer than four rows left: one row, one column at a time */
                     for (int i = 0; i < rm; i++)
-                        tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c, 1, 1,
-                             ta + 8 * 3 * i, out, NULL);
+                        tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c,
+                             1, 1, ta + 8 * 3 * i, out, NULL);
                     c += 1;
                 }
             }
@@ -269,11 +288,13 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
 
 /* The pass length a compile-time constant in each copy (a variable one
    costs the tile loop its constant offsets: measured 10 % slower). */
-static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n, size_t r0,
-                       size_t r1, float *out)
+static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out)
 {
-    if (sgemm_kc(n) == 1024) sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024);
-    else sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512);
+    if (sgemm_kc(n) == 1024)
+        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024);
+    else
+        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512);
 }
 
 static void mad_avx2(uint16_t *acc, const uint16_t *v, float s, size_t n)
@@ -285,7 +306,8 @@ static void mad_avx2(uint16_t *acc, const uint16_t *v, float s, size_t n)
         __m256 y = _mm256_fmadd_ps(load_f16(v + i), sv, load_f16(acc + i));
         __m128i h = _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT);
         __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
-        __m128i nan16m = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+        __m128i nan16m =
+            _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
         _mm_storeu_si128((__m128i *)(acc + i), _mm_blendv_epi8(h, nan16, nan16m));
     }
     dn_ref_f16_mad(acc + i, v + i, s, n - i);
@@ -300,7 +322,8 @@ static void scale_avx2(uint16_t *acc, float s, size_t n)
         __m256 y = _mm256_mul_ps(load_f16(acc + i), sv);
         __m128i h = _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT);
         __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(y, y, _CMP_UNORD_Q));
-        __m128i nan16m = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+        __m128i nan16m =
+            _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
         _mm_storeu_si128((__m128i *)(acc + i), _mm_blendv_epi8(h, nan16, nan16m));
     }
     dn_ref_f16_scale(acc + i, s, n - i);

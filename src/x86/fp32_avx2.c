@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fp32 core on AVX2 (+F16C): each kernel reproduces its reference in
  * src/fp32.c bit for bit. Lane l of the reference is lane
@@ -27,7 +28,8 @@ static void f32_to_f16_v_avx2(const float *x, uint16_t *y, size_t n)
         __m256 v = _mm256_loadu_ps(x + i);
         __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
         __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        __m128i nan16m = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+        __m128i nan16m =
+            _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
         _mm_storeu_si128((__m128i *)(y + i), _mm_blendv_epi8(h, nan16, nan16m));
     }
     dn_ref_f32_to_f16_v(x + i, y + i, n - i);
@@ -99,7 +101,8 @@ static inline __m256 term(enum term kind, __m256 a, __m256 b)
 
 /* Adds the terms of the `left` (0..8) elements at a, b to the lanes they
    belong to; the other lanes keep their bits. */
-static inline __m256 tail_add(enum term kind, __m256 acc, const float *a, const float *b, size_t left)
+static inline __m256 tail_add(enum term kind, __m256 acc, const float *a, const float *b,
+                              size_t left)
 {
     if (left == 0) return acc;
     __m256i m = dn_avx2_tail_mask(left > 8 ? 8 : left);
@@ -112,16 +115,19 @@ static inline __m256 tail_add(enum term kind, __m256 acc, const float *a, const 
    at any optimization level (an array did only once -O3 unrolled its loop;
    at -O2 every add went through the stack, 0.4x the speed). */
 static inline __attribute__((always_inline)) float lane_sum(enum term kind, const float *a,
-                                                           const float *b, size_t n)
+                                                            const float *b, size_t n)
 {
     unsigned csr = dn_avx2_enter();
     __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         acc0 = _mm256_add_ps(acc0, term(kind, _mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
-        acc1 = _mm256_add_ps(acc1, term(kind, _mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8)));
-        acc2 = _mm256_add_ps(acc2, term(kind, _mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16)));
-        acc3 = _mm256_add_ps(acc3, term(kind, _mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24)));
+        acc1 =
+            _mm256_add_ps(acc1, term(kind, _mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8)));
+        acc2 = _mm256_add_ps(acc2,
+                             term(kind, _mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16)));
+        acc3 = _mm256_add_ps(acc3,
+                             term(kind, _mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24)));
     }
     if (i < n) {
         size_t left = n - i;
@@ -136,7 +142,10 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
 
 static float fsum_avx2(const float *x, size_t n) { return lane_sum(SUM, x, x, n); }
 static float fdot_avx2(const float *a, const float *b, size_t n) { return lane_sum(DOT, a, b, n); }
-static float fdot_tf32_avx2(const float *a, const float *b, size_t n) { return lane_sum(DOT_TF32, a, b, n); }
+static float fdot_tf32_avx2(const float *a, const float *b, size_t n)
+{
+    return lane_sum(DOT_TF32, a, b, n);
+}
 
 /* max_ps(v, acc) returns acc when v is a NaN, so NaNs are passed over.
    Denormals are compared as they are and the result flushed: flushing is
@@ -183,7 +192,8 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
     for (int j = 0; j < 4; j++) {
         best[j] = _mm256_set1_ps(-INFINITY);
         at[j] = _mm256_set1_epi32(-1);
-        idx[j] = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * j));
+        idx[j] =
+            _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * j));
     }
     const __m256i step = _mm256_set1_epi32(32);
     for (size_t i = 0; i < n; i += 32) {
@@ -226,7 +236,10 @@ static size_t argmax_chunk(const float *x, size_t n, float *best_out)
     return where;
 }
 
-static size_t argmax_avx2(const float *x, size_t n) { return dn_argmax_by_chunks(x, n, argmax_chunk); }
+static size_t argmax_avx2(const float *x, size_t n)
+{
+    return dn_argmax_by_chunks(x, n, argmax_chunk);
+}
 
 const dn_fp32_kernels dn_fp32_avx2 = {
     .ftz_v = ftz_v_avx2,

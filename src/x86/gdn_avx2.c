@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Gated-DeltaNet module's AVX2 kernels, bit for bit the references of
  * src/gdn.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals on AVX2: each kernel is its reference in src/math.c,
  * eight lanes at a time, operation for operation (no FMA: the file is built
@@ -75,8 +76,14 @@ static inline V result(V v)
 }
 
 /* The significand 1.f of a normal v (sign dropped) and its unbiased exponent. */
-static inline V mant(V v) { return AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(v), I(DN_FRAC_BITS)), I(0x3F800000u))); }
-static inline VI expo(V v) { return _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(AS_I(v), 23), I(0xFF)), I(127)); }
+static inline V mant(V v)
+{
+    return AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(v), I(DN_FRAC_BITS)), I(0x3F800000u)));
+}
+static inline VI expo(V v)
+{
+    return _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(AS_I(v), 23), I(0xFF)), I(127));
+}
 
 /* ---- exp ------------------------------------------------------------------ */
 
@@ -201,7 +208,8 @@ static inline V v_rsqrt(V x)
     VI k = _mm256_srai_epi32(_mm256_sub_epi32(E, p), 1);
     V m = AS_F(_mm256_or_si256(_mm256_and_si256(u, I(DN_FRAC_BITS)),
                                _mm256_slli_epi32(_mm256_add_epi32(p, I(127)), 23)));
-    VI j = _mm256_or_si256(_mm256_slli_epi32(p, 6), _mm256_and_si256(_mm256_srli_epi32(u, 17), I(63)));
+    VI j =
+        _mm256_or_si256(_mm256_slli_epi32(p, 6), _mm256_and_si256(_mm256_srli_epi32(u, 17), I(63)));
     V y0 = _mm256_i32gather_ps(dn_rsqrt_seed, j, 4);
     V y1 = MUL(y0, SUB(F(1.5f), MUL(F(0.5f), MUL(MUL(m, y0), y0))));
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
@@ -282,7 +290,8 @@ static inline V mul_err(V a, V b, V p)
 {
     V a_hi = hi12(a), a_lo = SUB(a, a_hi);
     V b_hi = hi12(b), b_lo = SUB(b, b_hi);
-    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)), MUL(a_lo, b_lo));
+    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)),
+               MUL(a_lo, b_lo));
 }
 
 static inline V v_silu(V x)
@@ -291,7 +300,8 @@ static inline V v_silu(V x)
     V xm = _mm256_max_ps(xf, F(-95.0f));
     vsig_parts s = sigmoid_core(_mm256_min_ps(xm, F(80.0f)));
     VI Ex = expo(xm);
-    V X = AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(xm), I(DN_SIGN_BIT | DN_FRAC_BITS)), I(0x3F800000u)));
+    V X = AS_F(
+        _mm256_or_si256(_mm256_and_si256(AS_I(xm), I(DN_SIGN_BIT | DN_FRAC_BITS)), I(0x3F800000u)));
     V p = MUL(X, s.y.y1);
     V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
     V r = dn_avx2_flush(scale(scale(v, Ex), _mm256_sub_epi32(_mm256_setzero_si256(), s.e)));
@@ -338,7 +348,7 @@ static inline V v_exp_fast(V x)
    a zero-padded buffer (the padding's results are dropped). Inlined into
    each entry below with `f` a constant, so each is its own loop. */
 static inline __attribute__((always_inline)) void unary_avx2(const float *x, float *y, size_t n,
-                                                            V (*f)(V))
+                                                             V (*f)(V))
 {
     unsigned csr = enter();
     size_t i = 0;
@@ -414,7 +424,7 @@ static void l2norm_avx2(const float *x, float eps, float *y, size_t n)
 }
 
 static void rope_avx2(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
-                 int neox, float *y)
+                      int neox, float *y)
 {
     unsigned csr = enter();
     size_t i = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Activation quantization on AVX2: bit for bit the reference of src/quant.c
  * (dn_ref_quantize). A block's largest magnitude by vector maxima, its scale
@@ -19,7 +20,8 @@ static size_t first_non_finite(const float *x, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256i u = _mm256_loadu_si256((const __m256i *)(x + i));
-        int m = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(u, exp), exp)));
+        int m = _mm256_movemask_ps(
+            _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(u, exp), exp)));
         if (m) return i + (size_t)__builtin_ctz((unsigned)m);
     }
     for (; i < n; i++)
@@ -35,13 +37,16 @@ static size_t first_non_finite(const float *x, size_t n)
    the nearest integer and breaks a tie to even. */
 AI __m128i codes4(__m128 x, __m256d md, __m256d rcp)
 {
-    const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0),
+                  half = _mm256_set1_pd(0.5);
     __m256d xd = _mm256_cvtps_pd(x);
-    __m256d q0 = _mm256_round_pd(_mm256_mul_pd(xd, rcp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256d q0 =
+        _mm256_round_pd(_mm256_mul_pd(xd, rcp), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256d r = _mm256_sub_pd(xd, _mm256_mul_pd(q0, md));
     __m256d t = _mm256_andnot_pd(sign, _mm256_add_pd(r, r));
     __m256d h = _mm256_mul_pd(q0, half);
-    __m256d odd = _mm256_cmp_pd(_mm256_round_pd(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), h, _CMP_NEQ_UQ);
+    __m256d odd =
+        _mm256_cmp_pd(_mm256_round_pd(h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), h, _CMP_NEQ_UQ);
     __m256d adj = _mm256_or_pd(_mm256_cmp_pd(t, md, _CMP_GT_OQ),
                                _mm256_and_pd(_mm256_cmp_pd(t, md, _CMP_EQ_OQ), odd));
     __m256d step = _mm256_or_pd(_mm256_and_pd(r, sign), one); /* +-1 by the sign of r */
@@ -74,7 +79,8 @@ static dn_status quantize_avx2(const float *x, size_t n, size_t block, int32_t l
         const __m256d md = _mm256_set1_pd(s), rcp = _mm256_set1_pd(1.0 / s);
         for (size_t i = 0; i < block; i += 8) {
             __m256 v = _mm256_loadu_ps(xb + i);
-            v = _mm256_and_ps(v, _mm256_cmp_ps(_mm256_and_ps(v, absmask), fmin, _CMP_GE_OQ)); /* FTZ */
+            v = _mm256_and_ps(v,
+                              _mm256_cmp_ps(_mm256_and_ps(v, absmask), fmin, _CMP_GE_OQ)); /* FTZ */
             __m128i q0 = codes4(_mm256_castps256_ps128(v), md, rcp);
             __m128i q1 = codes4(_mm256_extractf128_ps(v, 1), md, rcp);
             _mm_storeu_si128((__m128i *)(cb + i), _mm_packs_epi32(q0, q1));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness of the int8 cache and the int8 attention: arbitrary
  * bytes read as f32 rows for dn_cache_row, and as an int8 cache (codes and
@@ -62,9 +63,11 @@ static int reference_head(const float *q, size_t d, int scaling, int words, cons
     int16_t codes[64];
     dn_act_scale sc[2];
     dn_act_row row = {codes, sc, 0, 0, (dn_words)words};
-    if (dn_quantize_head(q, d, (dn_act_scaling)scaling, (dn_words)words, &row, NULL) != DN_OK) return -1;
+    if (dn_quantize_head(q, d, (dn_act_scaling)scaling, (dn_words)words, &row, NULL) != DN_OK)
+        return -1;
     float *s = malloc((n ? n : 1) * sizeof(float));
-    for (size_t j = 0; j < n; j++) s[j] = dn_fmul(dn_attn_int8_score1(&row, d, ks[j * sstride], k + j * stride), 0.125f);
+    for (size_t j = 0; j < n; j++)
+        s[j] = dn_fmul(dn_attn_int8_score1(&row, d, ks[j * sstride], k + j * stride), 0.125f);
     float sum = n ? dn_ref_softmax(s, s, n) : 0.0f;
     int bad = dn_ref_attn_weighted_int8(s, 1, n, v, stride, vs, sstride, d, out) | (sum != sum);
     for (size_t i = 0; i < d; i++) bad |= !isfinite(out[i]);
@@ -110,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int any = 0;
         for (size_t hq = 0; hq < qh; hq++) {
             size_t kv = hq / g;
-            int r = reference_head(q + hq * d, d, scaling, words, k + kv * stride, ks + kv, v + kv * stride,
-                                   vs + kv, n, kvh * stride, kvh, want);
+            int r = reference_head(q + hq * d, d, scaling, words, k + kv * stride, ks + kv,
+                                   v + kv * stride, vs + kv, n, kvh * stride, kvh, want);
             if (r < 0) abort();
             any |= r;
             if (memcmp(want, out + hq * d, d * sizeof(float)) != 0) abort();

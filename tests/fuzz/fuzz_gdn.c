@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness of the Gated-DeltaNet module: arbitrary bytes read as a
  * head's shape, its state and a few tokens (raw f32 bit patterns: inf, NaN

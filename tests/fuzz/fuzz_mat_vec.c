@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness of the quantized matrix-vector product: arbitrary bytes
  * read as a matrix of any format, an activation row, a scaling and a row
@@ -73,8 +74,8 @@
 #include "bits.h"
 #include "dispatch.h"
 
-#define CHECK(c) \
-    do {         \
+#define CHECK(c)           \
+    do {                   \
         if (!(c)) abort(); \
     } while (0)
 
@@ -150,7 +151,8 @@ static int cmp_scaled(int64_t a, int32_t ea, int64_t b, int32_t eb)
         return ea > eb ? sa : -sb;
     }
     int32_t t = ea < eb ? ea : eb;
-    __int128 A = (__int128)a * ((__int128)1 << (ea - t)), B = (__int128)b * ((__int128)1 << (eb - t));
+    __int128 A = (__int128)a * ((__int128)1 << (ea - t)),
+             B = (__int128)b * ((__int128)1 << (eb - t));
     return (A > B) - (A < B);
 }
 
@@ -262,7 +264,9 @@ static int32_t exponent(uint8_t sel, uint8_t e0, uint8_t e1, int32_t base)
     case 0: return base + (e0 & 15) - 8;
     case 1: return (int8_t)e0;
     case 2: return (int16_t)(e0 | e1 << 8);
-    default: return (int32_t)((uint32_t)(sel & 63) << 26 | (uint32_t)e1 << 18 | (uint32_t)e0 << 10) >> 10;
+    default:
+        return (int32_t)((uint32_t)(sel & 63) << 26 | (uint32_t)e1 << 18 | (uint32_t)e0 << 10) >>
+               10;
     }
 }
 
@@ -317,7 +321,8 @@ static int model_dot(const dn_coded_row *row, const dn_act_row *act, int scaling
                     c += (int64_t)row->coef[i] * act->codes[i];
                     o += (int64_t)row->offs[i] * act->codes[i];
                 }
-                if (!add_terms(t + nt, &row->segments[seg], act->scales[b / DN_ACT_BLOCK], c, o)) return 0;
+                if (!add_terms(t + nt, &row->segments[seg], act->scales[b / DN_ACT_BLOCK], c, o))
+                    return 0;
                 nt += 2;
             }
             CHECK(dn_exact_sum(t, nt, &piece) == DN_OK);
@@ -343,7 +348,8 @@ static int row_fits(const dn_coded_row *row, const dn_act_row *act, int scaling)
         const dn_scale sc[2] = {s->a, s->b};
         if (s->first != next || s->count == 0) return 0;
         for (int j = 0; j < 2; j++)
-            if (sc[j].sig < -32768 || sc[j].sig > 32768 || sc[j].exp < -(1 << 20) || sc[j].exp > (1 << 20))
+            if (sc[j].sig < -32768 || sc[j].sig > 32768 || sc[j].exp < -(1 << 20) ||
+                sc[j].exp > (1 << 20))
                 return 0;
         if (scaling == DN_ACT_SUB32 ? s->count % DN_ACT_BLOCK != 0
                                     : s->count != act->block || s->count > DN_GROUP)
@@ -361,8 +367,8 @@ static int row_fits(const dn_coded_row *row, const dn_act_row *act, int scaling)
    0 and odd sizes included), b3 the number of blocks. */
 static void fuzz_dot(input *in, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4)
 {
-    static const uint32_t sizes[16] = {32, 32, 32, 256, 256, 32, 64, 128,
-                                       512, 1024, 2048, 4096, 0, 16, 48, 96};
+    static const uint32_t sizes[16] = {32,  32,   32,   256,  256, 32, 64, 128,
+                                       512, 1024, 2048, 4096, 0,   16, 48, 96};
     int scaling = (b1 & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
     uint32_t block = sizes[b2 & 15];
     size_t n = (block ? block : 32) * (size_t)(1 + (b3 & 7));
@@ -382,8 +388,8 @@ static void fuzz_dot(input *in, uint8_t b1, uint8_t b2, uint8_t b3, uint8_t b4)
         for (int j = 0; j < 2; j++) {
             uint8_t lo = byte(in), hi = byte(in), sel = byte(in);
             int32_t sig = (int16_t)(lo | hi << 8);
-            if (sel & 32) sig = sig < 0 ? -32768 : 32768;   /* the extremes accepted */
-            if ((sel & 48) == 16) sig *= 2;                  /* past them */
+            if (sel & 32) sig = sig < 0 ? -32768 : 32768; /* the extremes accepted */
+            if ((sel & 48) == 16) sig *= 2;               /* past them */
             sc[j] = (dn_scale){sig, exponent(sel, byte(in), 0, -10)};
         }
         uint8_t c = byte(in);
@@ -458,7 +464,8 @@ static dn_status expected(size_t fi, const uint8_t *w, size_t rows, size_t block
     if (fi >= NBLOCK_SCALES) return DN_ERR_UNSUPPORTED_TYPE;
     (void)rows;
     if (r0 == r1) return DN_OK;
-    size_t be = dn_type_block_elements(block_scales[fi].type), bb = dn_type_block_bytes(block_scales[fi].type);
+    size_t be = dn_type_block_elements(block_scales[fi].type),
+           bb = dn_type_block_bytes(block_scales[fi].type);
     int fits = act_fits(act, be, scaling);
     for (size_t r = r0; r < r1; r++) {
         for (size_t k = 0; k < blocks; k++) {
@@ -484,21 +491,23 @@ static void same_as_reference(dn_status st, size_t bad, const float *out, dn_sta
     size_t upto = st == DN_OK ? r1 : st == DN_ERR_UNREADABLE_BLOCK && blocks ? bad / blocks : r0;
     if (upto < r0) upto = r0;
     for (size_t r = 0; r < rows; r++) {
-        if (r < r0 || r >= r1) CHECK(dn_bits(out[r]) == SENTINEL_OUT);
-        else if (r < upto) CHECK(dn_bits(out[r]) == dn_bits(ref[r]));
+        if (r < r0 || r >= r1)
+            CHECK(dn_bits(out[r]) == SENTINEL_OUT);
+        else if (r < upto)
+            CHECK(dn_bits(out[r]) == dn_bits(ref[r]));
     }
 }
 
 /* One matrix-vector case as the header bytes b0..b4 choose it. */
 typedef struct mv_case {
-    size_t fi;          /* block_scales[fi], or NBLOCK_SCALES: a type no reader takes */
+    size_t fi; /* block_scales[fi], or NBLOCK_SCALES: a type no reader takes */
     dn_type type;
-    size_t be, bb;      /* block elements and bytes (an unread type: Q4_0's) */
+    size_t be, bb; /* block elements and bytes (an unread type: Q4_0's) */
     int scaling, source;
     dn_words words;
     size_t rows, blocks, n, r0, r1;
-    size_t block;       /* the activation's block */
-    int32_t lo;         /* its code floor: 8 for Sub32, 128 per block */
+    size_t block; /* the activation's block */
+    int32_t lo;   /* its code floor: 8 for Sub32, 128 per block */
     uint8_t b4;
 } mv_case;
 
@@ -506,8 +515,10 @@ static mv_case parse_case(uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3, uint8_
 {
     mv_case c;
     c.fi = b0 % (NBLOCK_SCALES + 1);
-    c.type = c.fi < NBLOCK_SCALES ? block_scales[c.fi].type : unread[(b0 / (NBLOCK_SCALES + 1)) % 5];
-    dn_type geom = c.fi < NBLOCK_SCALES ? c.type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
+    c.type =
+        c.fi < NBLOCK_SCALES ? block_scales[c.fi].type : unread[(b0 / (NBLOCK_SCALES + 1)) % 5];
+    dn_type geom =
+        c.fi < NBLOCK_SCALES ? c.type : DN_TYPE_Q4_0; /* the bytes of an unread type: Q4_0's */
     c.be = dn_type_block_elements(geom), c.bb = dn_type_block_bytes(geom);
     c.scaling = (b1 & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
     c.words = (b1 & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
@@ -550,7 +561,7 @@ static int read_act(input *in, const mv_case *c, dn_act_row *act)
                 uint8_t f[4];
                 bytes(in, f, 4);
                 x[i] = dn_from_bits((uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
-                                (uint32_t)f[3] << 24);
+                                    (uint32_t)f[3] << 24);
             } else {
                 x[i] = ldexpf((float)(int8_t)byte(in), k); /* IEEE: denormals below 2^-126 */
             }
@@ -573,14 +584,14 @@ static int read_act(input *in, const mv_case *c, dn_act_row *act)
 
 /* The reference over rows [r0, r1) into ref, against the contract; its
    status, and the bad block in *bad_ref. */
-static dn_status reference_rows(const mv_case *c, const uint8_t *w, const dn_act_row *act, size_t r0,
-                                size_t r1, float *ref, size_t *bad_ref)
+static dn_status reference_rows(const mv_case *c, const uint8_t *w, const dn_act_row *act,
+                                size_t r0, size_t r1, float *ref, size_t *bad_ref)
 {
     for (size_t r = 0; r < c->rows; r++) ref[r] = dn_from_bits(SENTINEL_OUT);
     size_t bad_want = SENTINEL_BAD;
     *bad_ref = SENTINEL_BAD;
-    dn_status st_ref = dn_ref_mat_vec_rows(c->type, w, c->rows, c->n, act, (dn_act_scaling)c->scaling,
-                                           r0, r1, ref, bad_ref);
+    dn_status st_ref = dn_ref_mat_vec_rows(c->type, w, c->rows, c->n, act,
+                                           (dn_act_scaling)c->scaling, r0, r1, ref, bad_ref);
     dn_status st_want = expected(c->fi, w, c->rows, c->blocks, act, c->scaling, r0, r1, &bad_want);
     CHECK(st_ref == st_want && *bad_ref == bad_want);
     return st_ref;
@@ -650,7 +661,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         st_ref = reference_rows(&c, w, &act, 0, c.rows, ref, &bad_ref);
         for (size_t r = 0; r < c.rows; r++) out[r] = dn_from_bits(SENTINEL_OUT);
         size_t bad = SENTINEL_BAD;
-        dn_status st = dn_mat_vec(c.type, w, c.rows, c.n, &act, (dn_act_scaling)c.scaling, out, NULL, &bad);
+        dn_status st =
+            dn_mat_vec(c.type, w, c.rows, c.n, &act, (dn_act_scaling)c.scaling, out, NULL, &bad);
         same_as_reference(st, bad, out, st_ref, bad_ref, ref, c.rows, c.blocks, 0, c.rows);
     }
     free(w);

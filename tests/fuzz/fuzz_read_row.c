@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness of the block readers: arbitrary bytes read as a row of
  * every format dn_read_row knows. The first input byte picks the format, the
@@ -20,8 +21,8 @@
 
 #include "../block_scales.h"
 
-#define CHECK(c) \
-    do {         \
+#define CHECK(c)           \
+    do {                   \
         if (!(c)) abort(); \
     } while (0)
 
@@ -42,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
     dn_type type = block_scales[data[0] % NBLOCK_SCALES].type;
-    int d_at = block_scales[data[0] % NBLOCK_SCALES].d_at, b_at = block_scales[data[0] % NBLOCK_SCALES].b_at;
+    int d_at = block_scales[data[0] % NBLOCK_SCALES].d_at,
+        b_at = block_scales[data[0] % NBLOCK_SCALES].b_at;
     CHECK(dn_reads(type));
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
     size_t blocks = (size - 1) / bb, n = blocks * be;
