@@ -13,6 +13,9 @@
 #                                `native`) and run the F16 and dot benches against it
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
+#   sh tools/build.sh lint       the tree formatted as .clang-format says (tools/format.sh
+#                                --check), SPDX lines (tools/spdx.sh --check), and no
+#                                function or file past its size (tools/sizes.sh)
 #   sh tools/build.sh werror     build everything with -Werror in GCC and in Clang 14
 #                                (-Wall -Wextra -Wshadow; no tests run)
 #   sh tools/build.sh abi        the ABI against abi/ (tools/abi.sh check), and that the
@@ -135,6 +138,12 @@ fuzz)
     run_fuzz attention -max_len=8192 -len_control=0
     run_fuzz gdn -max_len=8192 -len_control=0
     ;;
+lint)
+    apt_install clang-format git
+    sh tools/format.sh --check
+    sh tools/spdx.sh --check
+    sh tools/sizes.sh
+    ;;
 werror)
     # The project's warnings (CMakeLists.txt) as errors, in both compilers,
     # with the distribution's flags and build type (dpkg-buildflags: -O2 and
@@ -159,7 +168,7 @@ deb)
     sh tools/deb.sh
     ;;
 *)
-    echo "usage: sh tools/build.sh selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
+    echo "usage: sh tools/build.sh lint|selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
     exit 2
     ;;
 esac
