@@ -261,6 +261,28 @@ static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n,
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
 }
 
+/* Chunk c of a query's codes against the key row's int8 codes: eight lanes
+   of pair sums (a tail chunk read through a zero-padded copy, so nothing
+   past the row is read). |q * k| <= 32767 * 128, a pair below 2^24, eight
+   pairs below 2^27. */
+static inline __m256i chunk_pairs(const int16_t *codes, const int8_t *key, size_t c, size_t full,
+                                  size_t d)
+{
+    __m256i k0, k1;
+    if (c < full) {
+        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
+        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
+    } else {
+        int8_t tmp[32] = {0};
+        memcpy(tmp, key + 32 * c, d - 32 * c);
+        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
+        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
+    }
+    __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
+    __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
+    return _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+}
+
 /* ---- int8 scores ------------------------------------------------------------------------ */
 
 /* T = sum_c f[c] * (codes of chunk c . key chunk c), exact under the plan. */
@@ -271,20 +293,7 @@ static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, co
     size_t full = d / 32;
     for (size_t c = 0; c < plan->chunks; c++) {
         if (plan->f[c] == 0.0) continue;
-        __m256i k0, k1;
-        if (c < full) {
-            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
-            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
-        } else {
-            int8_t tmp[32] = {0};
-            memcpy(tmp, key + 32 * c, d - 32 * c);
-            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
-            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
-        }
-        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
-        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
-        /* |q * k| <= 32767 * 128, a pair below 2^24, eight pairs below 2^27 */
-        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        __m256i s = chunk_pairs(codes, key, c, full, d);
         __m256d f = _mm256_set1_pd(plan->f[c]);
         t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
         t = _mm256_add_pd(t, _mm256_mul_pd(f, _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1))));
@@ -318,19 +327,7 @@ static inline double int8_dot32(const dn_attn_plan *plan, const int32_t *fi, con
     size_t full = d / 32;
     for (size_t c = 0; c < plan->chunks; c++) {
         if (fi[c] == 0) continue;
-        __m256i k0, k1;
-        if (c < full) {
-            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
-            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
-        } else {
-            int8_t tmp[32] = {0};
-            memcpy(tmp, key + 32 * c, d - 32 * c);
-            k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
-            k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
-        }
-        __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
-        __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
-        __m256i s = _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
+        __m256i s = chunk_pairs(codes, key, c, full, d);
         t = _mm256_add_epi32(t, fi[c] == 1 ? s : _mm256_mullo_epi32(s, _mm256_set1_epi32(fi[c])));
     }
     __m128i h = _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
