@@ -21,7 +21,9 @@
 #   sh tools/build.sh abi        the ABI against abi/ (tools/abi.sh check), and that the
 #                                check fails on a removed and a changed function
 #   sh tools/build.sh deb        the Debian packages (dpkg-buildpackage -us -uc -b, tests
-#                                included) and lintian, no error or warning (tools/deb.sh)
+#                                included), lintian with no error or warning, and the
+#                                autopkgtest consumer against the installed packages
+#                                (tools/deb.sh --autopkgtest)
 #
 # Set DN_NO_APT=1 to skip the package installs. Build trees go to build/<what>.
 set -eu
@@ -165,7 +167,7 @@ abi)
     ;;
 deb)
     apt_install $base $testing build-essential debhelper dpkg-dev lintian pkgconf fakeroot
-    sh tools/deb.sh
+    sh tools/deb.sh --autopkgtest
     ;;
 *)
     echo "usage: sh tools/build.sh lint|selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2

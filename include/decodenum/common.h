@@ -32,11 +32,11 @@ extern "C" {
 /* ---- version ---------------------------------------------------------- */
 
 #define DN_VERSION_MAJOR 0
-#define DN_VERSION_MINOR 1
+#define DN_VERSION_MINOR 2
 #define DN_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH: comparable with < and >. */
 #define DN_VERSION_NUMBER (DN_VERSION_MAJOR * 10000 + DN_VERSION_MINOR * 100 + DN_VERSION_PATCH)
-#define DN_VERSION_STRING "0.1.0"
+#define DN_VERSION_STRING "0.2.0"
 
 /* The modules this header set has, for #if tests (each defined to the
    DN_VERSION_NUMBER of the release that first shipped it); a program that
