@@ -36,7 +36,11 @@ sed -i "s/ $v~\$/ $v/" debian/libdecodenum0.symbols
 {
     printf 'libdecodenum (%s-1) unstable; urgency=medium\n\n' "$v"
     printf '  * Release %s (CHANGELOG.md).\n\n' "$v"
-    printf ' -- %s  %s\n\n' "$(sed -n 's/^Maintainer: //p' debian/control)" "$(date -u -R -d "$date 12:00")"
+    # the entry's time: now for a release cut today, noon of an earlier or later
+    # day otherwise (lintian wants each entry newer than the one below it)
+    when=$(date -u -R)
+    [ "$date" = "$(date -u +%Y-%m-%d)" ] || when=$(date -u -R -d "$date 12:00")
+    printf ' -- %s  %s\n\n' "$(sed -n 's/^Maintainer: //p' debian/control)" "$when"
     cat debian/changelog
 } >debian/changelog.new
 mv debian/changelog.new debian/changelog
