@@ -278,6 +278,15 @@ typedef struct dot_run {
     int ggml_ok; /* the peer's products look computed (no peer: trivially) */
 } dot_run;
 
+/* Format f's matrix of the run (its first `rows` rows) times act into out. */
+static product product_of(const dot_run *r, int f, size_t rows, dn_act_scaling scaling,
+                          dn_words words, dn_act_row *act, float *out, dn_pool *pool,
+                          const dn_dot_kernels *kern)
+{
+    product p = {ftypes[f], r->w[f], rows, COLS, scaling, words, r->x, act, out, pool, kern};
+    return p;
+}
+
 static void plan(dot_run *r, int quick)
 {
     r->quick = quick;
@@ -341,17 +350,8 @@ static void add_thread_cases(dot_run *r)
     for (int f = 0; f < 3; f++)
         for (int t = 0; t < 2; t++) {
             int i = 2 * f + t;
-            r->mv[i] = (product){ftypes[f],
-                                 r->w[f],
-                                 ROWS,
-                                 COLS,
-                                 DN_ACT_SUB32,
-                                 DN_WORDS_ONE,
-                                 r->x,
-                                 &r->acts[i],
-                                 r->out + i * ROWS,
-                                 t ? r->pool2 : r->pool1,
-                                 NULL};
+            r->mv[i] = product_of(r, f, ROWS, DN_ACT_SUB32, DN_WORDS_ONE, &r->acts[i],
+                                  r->out + i * ROWS, t ? r->pool2 : r->pool1, NULL);
             r->g1[r->n1++] =
                 mk(fnames[f], t ? "2 threads" : "1 thread", call_mat_vec, &r->mv[i], r->samples);
         }
@@ -462,28 +462,10 @@ static void other_scalings(dot_run *r)
     product ov[6];
     static bench_case g2[6];
     for (int f = 0; f < 3; f++) {
-        ov[2 * f] = (product){ftypes[f],
-                              r->w[f],
-                              ROWS,
-                              COLS,
-                              DN_ACT_PER_BLOCK,
-                              DN_WORDS_ONE,
-                              r->x,
-                              &r->acts[6 + 2 * f],
-                              r->out + (6 + 2 * f) * ROWS,
-                              r->pool1,
-                              NULL};
-        ov[2 * f + 1] = (product){ftypes[f],
-                                  r->w[f],
-                                  ROWS,
-                                  COLS,
-                                  DN_ACT_SUB32,
-                                  DN_WORDS_TWO,
-                                  r->x,
-                                  &r->acts[7 + 2 * f],
-                                  r->out + (7 + 2 * f) * ROWS,
-                                  r->pool1,
-                                  NULL};
+        ov[2 * f] = product_of(r, f, ROWS, DN_ACT_PER_BLOCK, DN_WORDS_ONE, &r->acts[6 + 2 * f],
+                               r->out + (6 + 2 * f) * ROWS, r->pool1, NULL);
+        ov[2 * f + 1] = product_of(r, f, ROWS, DN_ACT_SUB32, DN_WORDS_TWO, &r->acts[7 + 2 * f],
+                                   r->out + (7 + 2 * f) * ROWS, r->pool1, NULL);
         g2[2 * f] =
             mk(fnames[f], "per block, one word", call_mat_vec, &ov[2 * f], r->samples / 2 + 1);
         g2[2 * f + 1] =
@@ -516,17 +498,8 @@ static int per_isa(dot_run *r)
         for (int i = 0; i < 3; i++) {
             const dn_dot_kernels *k = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->dot : NULL;
             if (!k) continue;
-            kp[n3] = (product){ftypes[f],
-                               r->w[f],
-                               ISA_ROWS,
-                               COLS,
-                               DN_ACT_SUB32,
-                               DN_WORDS_ONE,
-                               r->x,
-                               a,
-                               r->out + (16 + n3) * ROWS,
-                               NULL,
-                               k};
+            kp[n3] = product_of(r, f, ISA_ROWS, DN_ACT_SUB32, DN_WORDS_ONE, a,
+                                r->out + (16 + n3) * ROWS, NULL, k);
             g3[n3] = mk(fnames[f], dn_isa_name(isas[i]), call_kern, &kp[n3], r->isa_samples);
             isa_of[n3] = i;
             fmt_of[n3] = f;
