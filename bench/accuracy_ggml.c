@@ -82,11 +82,11 @@ static double attention_error(const float *q, const double *k, const double *v, 
 
 typedef struct attn_data {
     size_t n;
-    float q[QH * D], *k, *v;   /* the source rows */
-    double *k64, *v64;         /* the same, exactly */
-    double *kc64, *vc64;       /* the binary16 cache's values, exactly */
-    uint16_t *kh, *vh;         /* the binary16 cache */
-    void *k8, *v8;             /* the rows as ggml's Q8_0 */
+    float q[QH * D], *k, *v; /* the source rows */
+    double *k64, *v64;       /* the same, exactly */
+    double *kc64, *vc64;     /* the binary16 cache's values, exactly */
+    uint16_t *kh, *vh;       /* the binary16 cache */
+    void *k8, *v8;           /* the rows as ggml's Q8_0 */
 } attn_data;
 
 static int attn_data_make(attn_data *a, size_t n, int outliers)
@@ -94,7 +94,8 @@ static int attn_data_make(attn_data *a, size_t n, int outliers)
     size_t e = n * D;
     a->n = n, g_state = 0x5EED + n + (uint64_t)outliers;
     a->k = malloc(e * 4), a->v = malloc(e * 4), a->kh = malloc(e * 2), a->vh = malloc(e * 2);
-    a->k64 = malloc(e * 8), a->v64 = malloc(e * 8), a->kc64 = malloc(e * 8), a->vc64 = malloc(e * 8);
+    a->k64 = malloc(e * 8), a->v64 = malloc(e * 8), a->kc64 = malloc(e * 8),
+    a->vc64 = malloc(e * 8);
     a->k8 = malloc(e / 32 * 34), a->v8 = malloc(e / 32 * 34);
     if (!a->k || !a->v || !a->kh || !a->vh || !a->k64 || !a->v64 || !a->kc64 || !a->vc64 ||
         !a->k8 || !a->v8)
@@ -141,8 +142,18 @@ static void ours_attend(const attn_data *a, uint32_t type, uint32_t scaling, uin
                         float out[3][QH * D])
 {
     size_t e = a->n * D, es = type == DN_KV_F16 ? 2 : 1;
-    dn_kv_cache c = {malloc(e * es), malloc(e * es), malloc(a->n * 2), malloc(a->n * 2),
-                     D, 1, D, D, 1, 1, type, 0};
+    dn_kv_cache c = {malloc(e * es),
+                     malloc(e * es),
+                     malloc(a->n * 2),
+                     malloc(a->n * 2),
+                     D,
+                     1,
+                     D,
+                     D,
+                     1,
+                     1,
+                     type,
+                     0};
     for (size_t p = 0; p < a->n; p++) dn_cache_append(&c, p, a->k + p * D, a->v + p * D);
     dn_attn_params prm = {QH, 0, a->n, 1.0f / sqrtf((float)D), scaling, words};
     for (int t = 0; t < 3; t++) {
@@ -157,7 +168,8 @@ static void attention_row(const attn_data *a, const char *path, int outliers, in
                           float out[3][QH * D])
 {
     char c[16] = "-";
-    if (cached) snprintf(c, sizeof c, "%.2e", attention_error(a->q, a->kc64, a->vc64, a->n, out[0]));
+    if (cached)
+        snprintf(c, sizeof c, "%.2e", attention_error(a->q, a->kc64, a->vc64, a->n, out[0]));
     printf("| %-26s | %-8s | %5zu | %9s | %.2e | %-3s |\n", path,
            outliers ? "outliers" : "Gaussian", a->n, c,
            attention_error(a->q, a->k64, a->v64, a->n, out[0]), same3(out));
@@ -267,8 +279,8 @@ static void gdn_case(int tokens)
     dn_bf16_to_f32_v(bf, st32, ss);
     gdn_row("ours: eager, bf16 state", tokens, out, st32, xo, xs);
     memset(st, 0, ss * 4);
-    ggml_peer *p = ggml_peer_gdn_create(1, 1, S, (size_t)tokens, in.q, in.k, in.v, in.g, in.beta,
-                                        st, out, 1);
+    ggml_peer *p =
+        ggml_peer_gdn_create(1, 1, S, (size_t)tokens, in.q, in.k, in.v, in.g, in.beta, st, out, 1);
     if (p) {
         ggml_peer_call(&(bench_case){.ctx = p});
         gdn_row("ggml: gated_delta_net", tokens, out, out + e, xo, xs);
