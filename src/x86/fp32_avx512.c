@@ -69,7 +69,8 @@ static inline __attribute__((always_inline)) float lane_sum(enum term kind, cons
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         lo = _mm512_add_ps(lo, term(kind, _mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
-        hi = _mm512_add_ps(hi, term(kind, _mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16)));
+        hi =
+            _mm512_add_ps(hi, term(kind, _mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16)));
     }
     if (i < n) {
         size_t left = n - i;
