@@ -22,7 +22,9 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
                      &dn_attention_avx2, &dn_gdn_avx2},
 #endif
 #if defined(DN_HAVE_AVX512)
-    [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512, .gdn = &dn_gdn_avx512},
+    [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
+                       .attention = &dn_attention_avx512,
+                       .gdn = &dn_gdn_avx512},
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
