@@ -72,8 +72,7 @@ DN_API dn_status dn_vec_axpy(float a, const float *x, float *y, size_t n, dn_poo
 /* The SwiGLU gate: y[i] = dn_fmul(dn_silu(g[i]), u[i]), g the gate
    projection and u the up projection. y may be g or u. Errors as above.
    Cost: one dn_silu per element (a few nanoseconds scalar; docs/vec.md). */
-DN_API dn_status dn_vec_silu_mul(const float *g, const float *u, float *y, size_t n,
-                                 dn_pool *pool);
+DN_API dn_status dn_vec_silu_mul(const float *g, const float *u, float *y, size_t n, dn_pool *pool);
 
 /* The sigmoid gate (gated attention output, Qwen3-Next's and Gated-DeltaNet
    layers' output gate): y[i] = dn_fmul(dn_sigmoid(g[i]), u[i]). y may be g

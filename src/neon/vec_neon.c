@@ -20,9 +20,18 @@
 typedef float32x4_t V;
 
 /* The engine's add, sub, mul on four lanes: operands and result flushed. */
-static inline V add_(V a, V b) { return dn_neon_flush(vaddq_f32(dn_neon_flush(a), dn_neon_flush(b))); }
-static inline V sub_(V a, V b) { return dn_neon_flush(vsubq_f32(dn_neon_flush(a), dn_neon_flush(b))); }
-static inline V mul_(V a, V b) { return dn_neon_flush(vmulq_f32(dn_neon_flush(a), dn_neon_flush(b))); }
+static inline V add_(V a, V b)
+{
+    return dn_neon_flush(vaddq_f32(dn_neon_flush(a), dn_neon_flush(b)));
+}
+static inline V sub_(V a, V b)
+{
+    return dn_neon_flush(vsubq_f32(dn_neon_flush(a), dn_neon_flush(b)));
+}
+static inline V mul_(V a, V b)
+{
+    return dn_neon_flush(vmulq_f32(dn_neon_flush(a), dn_neon_flush(b)));
+}
 
 /* A stored result: flushed already; a NaN made DN_NAN_BITS. */
 static inline V canon(V v)
@@ -46,9 +55,8 @@ static inline V apply(enum op op, V a, V b, V s, V y)
 
 /* One vector's inputs loaded before its output is stored, so y may be a
    or b. b is read only by the binary ops, y only by AXPY. */
-static inline __attribute__((always_inline)) void elementwise(enum op op, const float *a,
-                                                              const float *b, float s, float *y,
-                                                              size_t n)
+static inline __attribute__((always_inline)) void
+elementwise(enum op op, const float *a, const float *b, float s, float *y, size_t n)
 {
     const int uses_b = op == ADD || op == SUB || op == MUL, uses_y = op == AXPY;
     V vs = vdupq_n_f32(s), z = vdupq_n_f32(0.0f);

@@ -51,9 +51,8 @@ static inline V apply(enum op op, V a, V b, V s, V y)
 /* Two vectors a step (16 elements), then one, then the masked tail. The
    inputs of a vector are loaded before its output is stored, so y may be
    a or b. b is read only by the binary ops, y only by AXPY. */
-static inline __attribute__((always_inline)) void elementwise(enum op op, const float *a,
-                                                              const float *b, float s, float *y,
-                                                              size_t n)
+static inline __attribute__((always_inline)) void
+elementwise(enum op op, const float *a, const float *b, float s, float *y, size_t n)
 {
     if (n == 0) return;
     unsigned csr = dn_avx2_enter();
