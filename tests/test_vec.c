@@ -11,9 +11,11 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "decodenum.h"
+#include "check/check.h"
 #include "testutil.h"
 
 #define NAN_BITS 0x7FC00000u
@@ -240,11 +242,11 @@ static void in_place_forms(void **state)
 
 /* ---- pools ---------------------------------------------------------------- */
 
-/* Above DN_VEC_SPLIT_MIN, pools of 1, 2 and 3 threads give NULL's bits. */
-static void pools_change_no_bit(void **state)
+/* Past the lengths the pool splits from (2^18 and 2^13), and at a length
+   just past the gates' (a short last piece), pools of 1, 2 and 3 threads
+   give NULL's bits. */
+static void pools_at(size_t n)
 {
-    (void)state;
-    const size_t n = DN_VEC_SPLIT_MIN * 2 + 13;
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
     float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
     assert_true(a && b && want && got);
@@ -275,6 +277,13 @@ static void pools_change_no_bit(void **state)
     free(b);
     free(want);
     free(got);
+}
+
+static void pools_change_no_bit(void **state)
+{
+    (void)state;
+    pools_at(((size_t)1 << 13) + 5);
+    pools_at(((size_t)1 << 19) + 13);
 }
 
 /* ---- bad input -------------------------------------------------------------- */
@@ -323,6 +332,26 @@ static void bad_arguments(void **state)
     assert_int_equal(dn_vec_add_rmsnorm(a, b, b + 1, 1e-6f, y, 4), DN_OK); /* x, w overlap */
 }
 
+/* ---- the active ISA's kernels against the references ------------------------ */
+
+static void print_result(const dn_check_result *r, void *ctx)
+{
+    (void)ctx;
+    printf("  %-6s %-12s %10llu outputs compared, %llu differ%s%s\n", dn_isa_name(r->isa),
+           r->kernel, (unsigned long long)r->compared, (unsigned long long)r->mismatched,
+           r->mismatched ? "; first: " : "", r->first);
+}
+
+/* The selftest harness on this module alone (test_kernels runs every
+   module): lengths 0..300 in every regime, 12 random lengths to 3*10^5. */
+static void kernels_match_references(void **state)
+{
+    (void)state;
+    if (dn_isa_active() == DN_ISA_SCALAR) skip();
+    const dn_check_plan plan = {300, 12, 300000, seed};
+    assert_int_equal(dn_check_vec(dn_isa_active(), &plan, print_result, NULL), 0);
+}
+
 int main(void)
 {
     test_seed_from_env(&seed);
@@ -335,6 +364,7 @@ int main(void)
         cmocka_unit_test(in_place_forms),
         cmocka_unit_test(pools_change_no_bit),
         cmocka_unit_test(bad_arguments),
+        cmocka_unit_test(kernels_match_references),
     };
     return cmocka_run_group_tests_name("vec", tests, NULL, NULL);
 }

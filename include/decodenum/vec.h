@@ -30,10 +30,12 @@
  *  - Alignment: a float's natural 4 bytes (any float offset works; the
  *    kernels use unaligned loads).
  *  - pool: NULL computes on the calling thread. With a pool of 2 or more
- *    threads, arrays of at least DN_VEC_SPLIT_MIN elements are cut into
- *    pieces of DN_VEC_SPLIT_CHUNK elements run on the pool's threads; the
- *    bits never depend on it (each element is computed alone). Below that
- *    length the pool is not woken (docs/vec.md has the measurement).
+ *    threads, an array long enough for the split to pay (from 2^18
+ *    elements for add, sub, mul, scale and axpy, which are bound by memory
+ *    bandwidth; from 2^13 for the gates, bound by the dn_silu / dn_sigmoid
+ *    sequence) is cut into pieces run on the pool's threads; shorter arrays
+ *    do not wake it. The bits never depend on the pool (each element is
+ *    computed alone). docs/vec.md has the measurement behind the lengths.
  *  - No allocation; reentrant; calls sharing one pool are serialised by it.
  *  - Cost: O(n), bandwidth bound for arrays past the caches.
  */
@@ -46,12 +48,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The shortest array a pool splits, and the length of each piece it hands
-   a thread (elements). Below DN_VEC_SPLIT_MIN one thread is faster: waking
-   the pool costs more than the time it would save (docs/vec.md). */
-#define DN_VEC_SPLIT_MIN ((size_t)1 << 18)
-#define DN_VEC_SPLIT_CHUNK ((size_t)1 << 15)
 
 /* y[i] = dn_fadd(a[i], b[i]), dn_fsub(a[i], b[i]), dn_fmul(a[i], b[i]).
    y may be a, or b, or both (a == b == y). Errors as above. */
