@@ -13,7 +13,7 @@
  * add_rmsnorm reads r, x, then r, w, and writes r and y (6n). "2t" splits
  * the array in two halves on a dn_pool of 2 threads (forced, at every
  * length, to find where it pays); "add pool2" is the public call with that
- * pool (it splits from 2^18 elements on); "pool round trip" two empty tasks
+ * pool (it splits from 2^20 elements on; silu_mul pool2 from 2^16); "pool round trip" two empty tasks
  * on the pool: what waking it costs.
  *
  *   ./bench/decodenum-bench-vec [--quick]
@@ -101,13 +101,19 @@ static const struct {
     int split;
     double bytes;
 } plan[] = {
-    {"memcpy 1t", MEMCPY, 0, 8},       {"memcpy 2t", MEMCPY, 1, 8},
+    {"memcpy 1t", MEMCPY, 0, 8},
+    {"memcpy 2t", MEMCPY, 1, 8},
     {"pool round trip", EMPTY, 1, 0},
-    {"add 1t", ADD, 0, 12},            {"add 2t", ADD, 1, 12},
-    {"add pool2", ADD, 2, 12},         {"add dn_fadd loop", ADD_LOOP, 0, 12},
-    {"silu_mul 1t", SILU_MUL, 0, 12},  {"silu_mul 2t", SILU_MUL, 1, 12},
-    {"silu_mul pool2", SILU_MUL, 2, 12}, {"silu_mul scalar loop", SILU_LOOP, 0, 12},
-    {"axpy 1t", AXPY, 0, 12},          {"axpy 2t", AXPY, 1, 12},
+    {"add 1t", ADD, 0, 12},
+    {"add 2t", ADD, 1, 12},
+    {"add pool2", ADD, 2, 12},
+    {"add dn_fadd loop", ADD_LOOP, 0, 12},
+    {"silu_mul 1t", SILU_MUL, 0, 12},
+    {"silu_mul 2t", SILU_MUL, 1, 12},
+    {"silu_mul pool2", SILU_MUL, 2, 12},
+    {"silu_mul scalar loop", SILU_LOOP, 0, 12},
+    {"axpy 1t", AXPY, 0, 12},
+    {"axpy 2t", AXPY, 1, 12},
     {"add_rmsnorm 1t", ADD_RMSNORM, 0, 24},
     {"add_rmsnorm scalar loop", RMS_LOOP, 0, 24},
 };
@@ -123,8 +129,13 @@ static float *alloc_filled(size_t n, uint32_t seed)
 /* Measures every case of one length round-robin and prints its table. */
 static int run_length(size_t n, dn_pool *pool, int quick)
 {
-    buffers B = {alloc_filled(n, 1), alloc_filled(n, 2), alloc_filled(n, 3), alloc_filled(n, 4),
-                 alloc_filled(n, 5), n, pool};
+    buffers B = {alloc_filled(n, 1),
+                 alloc_filled(n, 2),
+                 alloc_filled(n, 3),
+                 alloc_filled(n, 4),
+                 alloc_filled(n, 5),
+                 n,
+                 pool};
     if (!B.a || !B.b || !B.w || !B.y || !B.r) return 1;
     vcase v[CASES];
     bench_case cs[CASES];
@@ -139,8 +150,8 @@ static int run_length(size_t n, dn_pool *pool, int quick)
     }
     bench_run_group_shuffled(cs, CASES);
     printf("\nn = %zu floats (%zu KiB an array)\n", n, n * 4 / 1024);
-    printf("%-24s %10s %10s %8s %12s %12s\n", "case", "us/call", "best us", "GB/s",
-           "x memcpy 1t", "x memcpy 2t");
+    printf("%-24s %10s %10s %8s %12s %12s\n", "case", "us/call", "best us", "GB/s", "x memcpy 1t",
+           "x memcpy 2t");
     for (int i = 0; i < CASES; i++) {
         double r1, p1, r2, p2;
         bench_ratio(&cs[i], &cs[0], &r1, &p1);
@@ -166,8 +177,8 @@ int main(int argc, char **argv)
            "memcpy's, median of per-round ratios\n");
     dn_pool *pool = dn_pool_create(2);
     if (!pool) return 1;
-    static const size_t lengths[] = {2048, 14336, (size_t)1 << 16, (size_t)1 << 18,
-                                     (size_t)1 << 20, (size_t)1 << 23};
+    static const size_t lengths[] = {
+        2048, 14336, (size_t)1 << 16, (size_t)1 << 18, (size_t)1 << 20, (size_t)1 << 23};
     size_t count = sizeof lengths / sizeof *lengths - (quick ? 1 : 0);
     for (size_t i = 0; i < count; i++)
         if (run_length(lengths[i], pool, quick)) return 1;

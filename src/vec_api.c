@@ -52,18 +52,19 @@ static dn_status binary_args(const float *a, const float *b, const float *y, siz
 
 /* ---- the split over a pool ------------------------------------------------------ */
 
-/* Where a pool split pays (docs/vec.md, efficiency). The streaming
-   operations move 8-12 bytes an element at memory speed: a piece of 2^15
-   elements is 256-384 KiB, tens of microseconds, well above a pool's
-   round trip, and arrays shorter than 2^18 finish on one core before a
-   second would have started. The gates spend ~4 ns an element on the
-   dn_silu / dn_sigmoid sequence (AVX2): 2^13 elements are ~30 us, and a
-   piece of 2^12 is ~15 us. */
+/* Where a pool split may pay (docs/vec.md, efficiency). Measured on a
+   shared 2-core host, a second thread never paid (its wake-up waits for a
+   core: a pool round trip cost 12-80 us); so a split starts only where the
+   work of one piece is far above the best round trip measured (~12 us):
+   the streaming operations (8-12 bytes an element at memory speed, ~0.15
+   ns an element) from 2^20 elements in pieces of 2^16 (~10-60 us each);
+   the gates (~3.6 ns an element, the dn_silu / dn_sigmoid sequence on
+   AVX2) from 2^16 in pieces of 2^14 (~60 us each). */
 enum {
-    STREAM_SPLIT_MIN = 1 << 18,
-    STREAM_PIECE = 1 << 15,
-    GATE_SPLIT_MIN = 1 << 13,
-    GATE_PIECE = 1 << 12
+    STREAM_SPLIT_MIN = 1 << 20,
+    STREAM_PIECE = 1 << 16,
+    GATE_SPLIT_MIN = 1 << 16,
+    GATE_PIECE = 1 << 14
 };
 
 /* One call's pieces: exactly one of the kernels is set. */

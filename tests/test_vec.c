@@ -242,9 +242,9 @@ static void in_place_forms(void **state)
 
 /* ---- pools ---------------------------------------------------------------- */
 
-/* Past the lengths the pool splits from (2^18 and 2^13), and at a length
-   just past the gates' (a short last piece), pools of 1, 2 and 3 threads
-   give NULL's bits. */
+/* Just past the lengths the pool splits from (2^16 for the gates, 2^20 for
+   the rest; short last pieces), pools of 1, 2 and 3 threads give NULL's
+   bits. */
 static void pools_at(size_t n)
 {
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
@@ -282,8 +282,8 @@ static void pools_at(size_t n)
 static void pools_change_no_bit(void **state)
 {
     (void)state;
-    pools_at(((size_t)1 << 13) + 5);
-    pools_at(((size_t)1 << 19) + 13);
+    pools_at(((size_t)1 << 16) + 5);
+    pools_at(((size_t)1 << 20) + 13);
 }
 
 /* ---- bad input -------------------------------------------------------------- */

@@ -30,12 +30,13 @@
  *  - Alignment: a float's natural 4 bytes (any float offset works; the
  *    kernels use unaligned loads).
  *  - pool: NULL computes on the calling thread. With a pool of 2 or more
- *    threads, an array long enough for the split to pay (from 2^18
- *    elements for add, sub, mul, scale and axpy, which are bound by memory
- *    bandwidth; from 2^13 for the gates, bound by the dn_silu / dn_sigmoid
- *    sequence) is cut into pieces run on the pool's threads; shorter arrays
- *    do not wake it. The bits never depend on the pool (each element is
- *    computed alone). docs/vec.md has the measurement behind the lengths.
+ *    threads, a long array (from 2^20 elements for add, sub, mul, scale
+ *    and axpy, which are bound by memory bandwidth; from 2^16 for the
+ *    gates, bound by the dn_silu / dn_sigmoid sequence) is cut into pieces
+ *    run on the pool's threads; shorter arrays do not wake it. The bits
+ *    never depend on the pool (each element is computed alone). On a
+ *    loaded machine a second thread may not pay at all: docs/vec.md has
+ *    the measurement; pass NULL there.
  *  - No allocation; reentrant; calls sharing one pool are serialised by it.
  *  - Cost: O(n), bandwidth bound for arrays past the caches.
  */
