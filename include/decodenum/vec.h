@@ -37,7 +37,11 @@
  *    never depend on the pool (each element is computed alone). On a
  *    loaded machine a second thread may not pay at all: docs/vec.md has
  *    the measurement; pass NULL there.
- *  - No allocation; reentrant; calls sharing one pool are serialised by it.
+ *  - Memory and threads: nothing is allocated; the caller owns every array
+ *    and the library keeps no pointer past the call. Every function is
+ *    reentrant: concurrent calls on different output arrays are safe (two
+ *    calls writing one array at once are the caller's race); calls sharing
+ *    one pool are serialised by it.
  *  - Cost: O(n), bandwidth bound for arrays past the caches.
  */
 #ifndef DECODENUM_VEC_H
