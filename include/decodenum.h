@@ -22,6 +22,9 @@
  *   decodenum/selftest.h the library holding its kernels to its references
  *   decodenum/gdn.h     Gated-DeltaNet memory: the convolution, the eager
  *                       row, head and layer, the lazily flushed head
+ *   decodenum/vec.h     the element-wise operations between products: add,
+ *                       sub, mul, scale, axpy, the SwiGLU and sigmoid gates,
+ *                       the residual add fused with RMSNorm
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
@@ -38,5 +41,6 @@
 #include "decodenum/attention.h"
 #include "decodenum/selftest.h"
 #include "decodenum/gdn.h"
+#include "decodenum/vec.h"
 
 #endif /* DECODENUM_H */

@@ -16,10 +16,10 @@
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_quant_scalar,
-                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar},
+                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar, &dn_vec_scalar},
 #if defined(DN_HAVE_AVX2)
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
-                     &dn_attention_avx2, &dn_gdn_avx2},
+                     &dn_attention_avx2, &dn_gdn_avx2, &dn_vec_avx2},
 #endif
 #if defined(DN_HAVE_AVX512)
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
@@ -28,7 +28,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
-                     &dn_attention_neon, &dn_gdn_neon},
+                     &dn_attention_neon, &dn_gdn_neon, &dn_vec_neon},
 #endif
 };
 
@@ -117,6 +117,19 @@ static void resolve_gdn(dn_gdn_kernels *k, const dn_gdn_kernels *b)
     if (!k->read_rows) k->read_rows = b->read_rows;
 }
 
+static void resolve_vec(dn_vec_kernels *k, const dn_vec_kernels *b)
+{
+    if (!k->add) k->add = b->add;
+    if (!k->sub) k->sub = b->sub;
+    if (!k->mul) k->mul = b->mul;
+    if (!k->scale) k->scale = b->scale;
+    if (!k->axpy) k->axpy = b->axpy;
+    if (!k->silu_mul) k->silu_mul = b->silu_mul;
+    if (!k->sigmoid_mul) k->sigmoid_mul = b->sigmoid_mul;
+    if (!k->add_sumsq) k->add_sumsq = b->add_sumsq;
+    if (!k->scale_mul) k->scale_mul = b->scale_mul;
+}
+
 void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
 {
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
@@ -126,6 +139,7 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     out->dot = own->dot ? *own->dot : *below_k->dot;
     out->attention = own->attention ? *own->attention : *below_k->attention;
     out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
+    out->vec = own->vec ? *own->vec : *below_k->vec;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
@@ -133,8 +147,9 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     resolve_dot(&out->dot, below_k->dot);
     resolve_attention(&out->attention, below_k->attention);
     resolve_gdn(&out->gdn, below_k->gdn);
+    resolve_vec(&out->vec, below_k->vec);
     out->kernels = (dn_kernels){&out->fp32, &out->math,      &out->f16, &out->quant,
-                                &out->dot,  &out->attention, &out->gdn};
+                                &out->dot,  &out->attention, &out->gdn, &out->vec};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -150,7 +165,7 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn)
+        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn || r->vec)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();

@@ -20,6 +20,7 @@
 #include "fp32_kernels.h"
 #include "math_kernels.h"
 #include "quant_kernels.h"
+#include "vec_kernels.h"
 
 /* One ISA's registration, or (resolved) the kernels the entry points call. */
 typedef struct dn_kernels {
@@ -30,6 +31,7 @@ typedef struct dn_kernels {
     const dn_dot_kernels *dot;
     const dn_attention_kernels *attention;
     const dn_gdn_kernels *gdn;
+    const dn_vec_kernels *vec;
 } dn_kernels;
 
 /* The resolved kernels of `isa`, every slot filled; NULL where this build or
@@ -48,6 +50,7 @@ typedef struct dn_kernel_slots {
     dn_dot_kernels dot;
     dn_attention_kernels attention;
     dn_gdn_kernels gdn;
+    dn_vec_kernels vec;
     dn_kernels kernels;
 } dn_kernel_slots;
 

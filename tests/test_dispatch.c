@@ -49,6 +49,9 @@ static void every_slot_filled(void **state)
         assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
         const dn_gdn_kernels *g = k->gdn;
         assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
+        const dn_vec_kernels *v = k->vec;
+        assert_true(v->add && v->sub && v->mul && v->scale && v->axpy && v->silu_mul &&
+                    v->sigmoid_mul && v->add_sumsq && v->scale_mul);
     }
     assert_ptr_equal(dn_kernels_active(), dn_kernels_for(dn_isa_active()));
 }
@@ -62,14 +65,19 @@ static void missing_entry_runs_the_reference(void **state)
     const dn_kernels *scalar = dn_kernels_for(DN_ISA_SCALAR);
     dn_fp32_kernels fp32 = *simd->fp32;
     fp32.fdot = NULL;
+    dn_vec_kernels vec = *simd->vec;
+    vec.add_sumsq = NULL;
     const dn_kernels partial = {.fp32 = &fp32,
                                 .f16 = simd->f16,
                                 .quant = simd->quant,
                                 .dot = simd->dot,
                                 .attention = simd->attention,
-                                .gdn = simd->gdn};
+                                .gdn = simd->gdn,
+                                .vec = &vec};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
+    assert_ptr_equal(out.kernels.vec->add_sumsq, dn_ref_vec_add_sumsq);
+    assert_ptr_equal(out.kernels.vec->add, simd->vec->add);
 
     assert_ptr_equal(out.kernels.fp32->fdot, dn_ref_fdot);
     assert_ptr_equal(out.kernels.fp32->fsum, simd->fp32->fsum);
@@ -108,6 +116,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
     assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);
     assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
+    assert_ptr_equal(out.kernels.vec->silu_mul, below->vec->silu_mul);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);

@@ -94,6 +94,11 @@ int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink
    convolution for 1-8 taps and odd channel counts (src/check/check_gdn.c). */
 int dn_check_gdn(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
+/* The element-wise module's kernels: add, sub, mul, scale, axpy, the
+   gates, the residual add with RMSNorm, at every plan length and regime,
+   even and odd float offsets, in place (src/check/check_vec.c). */
+int dn_check_vec(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);
 
