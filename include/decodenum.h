@@ -38,5 +38,6 @@
 #include "decodenum/attention.h"
 #include "decodenum/selftest.h"
 #include "decodenum/gdn.h"
+#include "decodenum/fp8.h"
 
 #endif /* DECODENUM_H */

@@ -16,14 +16,14 @@
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_quant_scalar,
-                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar},
+                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar, &dn_fp8_scalar},
 #if defined(DN_HAVE_AVX2)
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
-                     &dn_attention_avx2, &dn_gdn_avx2},
+                     &dn_attention_avx2, &dn_gdn_avx2, &dn_fp8_avx2},
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
-                     &dn_attention_neon, &dn_gdn_neon},
+                     &dn_attention_neon, &dn_gdn_neon, &dn_fp8_neon},
 #endif
 };
 
@@ -111,6 +111,13 @@ static void resolve_gdn(dn_gdn_kernels *k, const dn_gdn_kernels *b)
     if (!k->read_rows) k->read_rows = b->read_rows;
 }
 
+static void resolve_fp8(dn_fp8_kernels *k, const dn_fp8_kernels *b)
+{
+    if (!k->decode) k->decode = b->decode;
+    if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
+    if (!k->mat_mul_rows) k->mat_mul_rows = b->mat_mul_rows;
+}
+
 void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
 {
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
@@ -120,6 +127,7 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     out->dot = own->dot ? *own->dot : *below_k->dot;
     out->attention = own->attention ? *own->attention : *below_k->attention;
     out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
+    out->fp8 = own->fp8 ? *own->fp8 : *below_k->fp8;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
@@ -127,8 +135,9 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     resolve_dot(&out->dot, below_k->dot);
     resolve_attention(&out->attention, below_k->attention);
     resolve_gdn(&out->gdn, below_k->gdn);
+    resolve_fp8(&out->fp8, below_k->fp8);
     out->kernels = (dn_kernels){&out->fp32, &out->math,      &out->f16, &out->quant,
-                                &out->dot,  &out->attention, &out->gdn};
+                                &out->dot,  &out->attention, &out->gdn, &out->fp8};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -144,7 +153,7 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn)
+        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn || r->fp8)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();
