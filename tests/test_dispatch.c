@@ -49,6 +49,8 @@ static void every_slot_filled(void **state)
         assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
         const dn_gdn_kernels *g = k->gdn;
         assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
+        const dn_fp8_kernels *e = k->fp8;
+        assert_true(e->decode && e->mat_vec_rows && e->mat_mul_rows);
     }
     assert_ptr_equal(dn_kernels_active(), dn_kernels_for(dn_isa_active()));
 }
@@ -67,9 +69,12 @@ static void missing_entry_runs_the_reference(void **state)
                                 .quant = simd->quant,
                                 .dot = simd->dot,
                                 .attention = simd->attention,
-                                .gdn = simd->gdn};
+                                .gdn = simd->gdn,
+                                .fp8 = NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
+    /* no fp8 module registered: the scalar one */
+    assert_ptr_equal(out.kernels.fp8->mat_vec_rows, dn_ref_fp8_mat_vec_rows);
 
     assert_ptr_equal(out.kernels.fp32->fdot, dn_ref_fdot);
     assert_ptr_equal(out.kernels.fp32->fsum, simd->fp32->fsum);
@@ -108,6 +113,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
     assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);
     assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
+    assert_ptr_equal(out.kernels.fp8->decode, below->fp8->decode);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);

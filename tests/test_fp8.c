@@ -192,7 +192,8 @@ static void scale_layout_and_partial_blocks(void **state)
     assert_int_equal(count, 4);
     assert_int_equal(dn_fp8_mat_mul(w, R, KK, scales, 0.5f, act, N, out, NULL), DN_OK);
     for (int c = 0; c < N; c++)
-        for (int r = 0; r < R; r++) assert_same_float(out[c * R + r], (c + 1) * (r < 128 ? 136.0f : 544.0f));
+        for (int r = 0; r < R; r++)
+            assert_same_float(out[c * R + r], (c + 1) * (r < 128 ? 136.0f : 544.0f));
     assert_int_equal(dn_fp8_mat_vec(w, R, KK, scales, 0.5f, act, out, NULL), DN_OK);
     for (int r = 0; r < R; r++) assert_same_float(out[r], r < 128 ? 136.0f : 544.0f);
     free(w);
@@ -226,8 +227,14 @@ typedef struct mat {
 
 static mat make(size_t rows, size_t k, size_t n)
 {
-    mat m = {rows, k, n, malloc(rows * k + 1), NULL, malloc(n * k * sizeof(float) + 4),
-             malloc(n * rows * sizeof(float) + 4), malloc(n * rows * sizeof(float) + 4)};
+    mat m = {rows,
+             k,
+             n,
+             malloc(rows * k + 1),
+             NULL,
+             malloc(n * k * sizeof(float) + 4),
+             malloc(n * rows * sizeof(float) + 4),
+             malloc(n * rows * sizeof(float) + 4)};
     size_t count;
     assert_int_equal(dn_fp8_scale_count(rows, k, &count), DN_OK);
     m.scales = malloc(count * sizeof(float) + 4);
@@ -289,7 +296,8 @@ static void bad_input(void **state)
     assert_int_equal(dn_fp8_mat_vec(NULL, 4, 256, s, 1, x, m.out, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_fp8_mat_vec(w, 4, 256, s, 1, NULL, m.out, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_fp8_mat_vec(w, 4, 256, s, 1, x, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_fp8_mat_mul(w, 4, 256, s, 1, NULL, 2, m.out, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_fp8_mat_mul(w, 4, 256, s, 1, NULL, 2, m.out, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_fp8_mat_vec(w, SIZE_MAX / 2, 256, s, 1, x, m.out, NULL),
                      DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_fp8_mat_mul(w, 4, 256, s, 1, x, SIZE_MAX / 8, m.out, NULL),
@@ -335,8 +343,8 @@ static void pools_ranges_columns_agree(void **state)
     float *ref = malloc(N * R * sizeof *ref);
     assert_non_null(ref);
     for (size_t c = 0; c < N; c++)
-        assert_int_equal(dn_fp8_mat_vec(m.w, R, K, m.scales, 0.75f, m.act + c * K, ref + c * R, NULL),
-                         DN_OK);
+        assert_int_equal(
+            dn_fp8_mat_vec(m.w, R, K, m.scales, 0.75f, m.act + c * K, ref + c * R, NULL), DN_OK);
     for (unsigned t = 1; t <= 3; t++) {
         dn_pool *pool = dn_pool_create(t);
         assert_non_null(pool);
@@ -349,7 +357,8 @@ static void pools_ranges_columns_agree(void **state)
     for (size_t r0 = 0; r0 < R;) {
         size_t r1 = r0 + 1 + (size_t)(next() % 37);
         r1 = r1 > R ? R : r1;
-        assert_int_equal(dn_fp8_mat_vec_rows(m.w, R, K, m.scales, 0.75f, m.act, r0, r1, m.alt), DN_OK);
+        assert_int_equal(dn_fp8_mat_vec_rows(m.w, R, K, m.scales, 0.75f, m.act, r0, r1, m.alt),
+                         DN_OK);
         assert_int_equal(dn_fp8_mat_mul_rows(m.w, R, K, m.scales, 0.75f, m.act, N, r0, r1, m.out),
                          DN_OK);
         r0 = r1;

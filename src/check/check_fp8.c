@@ -53,8 +53,8 @@ static void cmp_f32(dn_check_result *res, const float *a, const float *b, size_t
 static void cmp_flag(dn_check_result *res, int a, int b, size_t k)
 {
     if (a != b)
-        dn_check_mismatch(res, "%s k=%zu: NaN-code flag reference %d, kernel %d", res->kernel, k,
-                          a, b);
+        dn_check_mismatch(res, "%s k=%zu: NaN-code flag reference %d, kernel %d", res->kernel, k, a,
+                          b);
 }
 
 /* One case of kernel `which` with k columns. */

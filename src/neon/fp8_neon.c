@@ -141,8 +141,7 @@ static int rows4(const dn_fp8_mat *m, const float *x, const size_t r[4], float s
     return vmaxvq_u8(top) == 0xFE;
 }
 
-static int mat_vec_rows_neon(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1,
-                             float *out)
+static int mat_vec_rows_neon(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1, float *out)
 {
     int nan = 0;
     for (size_t r = r0; r < r1; r += 4) {
@@ -166,16 +165,15 @@ static int mat_vec_rows_neon(const dn_fp8_mat *m, const float *x, size_t r0, siz
 /* The block sum of decoded weights wf[0..128) against one column. */
 static float col1(const float *wf, const float *x)
 {
-    float32x4_t l[4] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f), vdupq_n_f32(0.0f),
-                        vdupq_n_f32(0.0f)};
+    float32x4_t l[4] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f), vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)};
     for (size_t i = 0; i < DN_FP8_BLOCK; i += 16)
         for (int q = 0; q < 4; q++)
             l[q] = vfmaq_f32(l[q], vld1q_f32(wf + i + 4 * q), vld1q_f32(x + i + 4 * q));
     return fold(l);
 }
 
-static int mat_mul_rows_neon(const dn_fp8_mat *m, const float *act, size_t n, size_t r0,
-                             size_t r1, float *out)
+static int mat_mul_rows_neon(const dn_fp8_mat *m, const float *act, size_t n, size_t r0, size_t r1,
+                             float *out)
 {
     int nan = 0;
     float wf[DN_FP8_BLOCK], xp[DN_FP8_BLOCK];

@@ -55,7 +55,8 @@ DN_INLINE void dec16(const uint8_t *p, __m256 *lo, __m256 *hi)
    for a NaN code, which is made 0x7FC00000. */
 static int decode_avx2(const uint8_t *codes, float *out, size_t n)
 {
-    const __m256 two8 = _mm256_set1_ps(256.0f), abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 two8 = _mm256_set1_ps(256.0f),
+                 abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     const __m256 nan_value = _mm256_set1_ps(480.0f);
     const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
     __m256 seen = _mm256_setzero_ps();
@@ -78,16 +79,16 @@ static int decode_avx2(const uint8_t *codes, float *out, size_t n)
 
 /* a[i]: lanes 0-7 of sum i, b[i]: lanes 8-15. Lane j += lane j+8, j+4,
    j+2, j+1 in turn, four sums side by side: [S0 S1 S2 S3]. */
-DN_INLINE __m128 fold4(__m256 a0, __m256 b0, __m256 a1, __m256 b1, __m256 a2, __m256 b2,
-                       __m256 a3, __m256 b3)
+DN_INLINE __m128 fold4(__m256 a0, __m256 b0, __m256 a1, __m256 b1, __m256 a2, __m256 b2, __m256 a3,
+                       __m256 b3)
 {
     __m256 v0 = _mm256_add_ps(a0, b0), v1 = _mm256_add_ps(a1, b1);
     __m256 v2 = _mm256_add_ps(a2, b2), v3 = _mm256_add_ps(a3, b3);
     /* j + j+4: [v0 | v1] and [v2 | v3] halves */
-    __m256 t01 = _mm256_add_ps(_mm256_permute2f128_ps(v0, v1, 0x20),
-                               _mm256_permute2f128_ps(v0, v1, 0x31));
-    __m256 t23 = _mm256_add_ps(_mm256_permute2f128_ps(v2, v3, 0x20),
-                               _mm256_permute2f128_ps(v2, v3, 0x31));
+    __m256 t01 =
+        _mm256_add_ps(_mm256_permute2f128_ps(v0, v1, 0x20), _mm256_permute2f128_ps(v0, v1, 0x31));
+    __m256 t23 =
+        _mm256_add_ps(_mm256_permute2f128_ps(v2, v3, 0x20), _mm256_permute2f128_ps(v2, v3, 0x31));
     /* j + j+2: [s0 s0 s2 s2 | s1 s1 s3 s3] */
     __m256 s = _mm256_add_ps(_mm256_shuffle_ps(t01, t23, _MM_SHUFFLE(1, 0, 1, 0)),
                              _mm256_shuffle_ps(t01, t23, _MM_SHUFFLE(3, 2, 3, 2)));
@@ -121,8 +122,7 @@ DN_INLINE void step(const uint8_t *w, __m256 x0, __m256 x1, __m256 *a, __m256 *b
    against 13.5 G weights/s on 64 x 8192 in L2.) */
 DN_INLINE __m128 block4(const uint8_t *const w[4], const float *x, __m256i *top, int scaled)
 {
-    __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0,
-           b3 = a0;
+    __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
     __m256i mx = *top;
     for (size_t i = 0; i < DN_FP8_BLOCK; i += 32) {
         for (int r = 0; r < 4; r++) {
@@ -181,9 +181,10 @@ DN_INLINE int rows4(const dn_fp8_mat *m, const float *x, int scaled, const size_
         const uint8_t *wb[4] = {w[0] + col, w[1] + col, w[2] + col, w[3] + col};
         __m128 s = col + DN_FP8_BLOCK > k ? partial4(wb, x + col, k - col, &top, scaled)
                                           : block4(wb, x + col, &top, scaled);
-        __m128 sc = !srow[0]        ? _mm_set1_ps(1.0f)
-                    : srow[0] == srow[3] ? _mm_broadcast_ss(srow[0] + j) /* one row group */
-                                         : _mm_setr_ps(srow[0][j], srow[1][j], srow[2][j], srow[3][j]);
+        __m128 sc = !srow[0] ? _mm_set1_ps(1.0f)
+                    : srow[0] == srow[3]
+                        ? _mm_broadcast_ss(srow[0] + j) /* one row group */
+                        : _mm_setr_ps(srow[0][j], srow[1][j], srow[2][j], srow[3][j]);
         acc = _mm_fmadd_ps(s, sc, acc);
     }
     _mm_storeu_ps(sum, acc);
@@ -211,8 +212,9 @@ static int scale_activation(const float *x, size_t k, float *xs)
     for (; i + 8 <= k; i += 8) {
         __m256 v = _mm256_loadu_ps(x + i);
         __m256 a = _mm256_and_ps(v, abs);
-        over = _mm256_or_ps(over, _mm256_and_ps(_mm256_cmp_ps(a, big, _CMP_GE_OQ),
-                                                _mm256_cmp_ps(a, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)));
+        over = _mm256_or_ps(over,
+                            _mm256_and_ps(_mm256_cmp_ps(a, big, _CMP_GE_OQ),
+                                          _mm256_cmp_ps(a, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)));
         _mm256_storeu_ps(xs + i, _mm256_mul_ps(v, two8));
     }
     for (; i < k; i++) {
@@ -223,8 +225,7 @@ static int scale_activation(const float *x, size_t k, float *xs)
     return _mm256_testz_ps(over, over);
 }
 
-static int mat_vec_rows_avx2(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1,
-                             float *out)
+static int mat_vec_rows_avx2(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1, float *out)
 {
     float stack[DN_FP8_STACK_FLOATS];
     float *xs = m->k <= DN_FP8_STACK_FLOATS ? stack : malloc(m->k * sizeof *xs);
@@ -252,8 +253,7 @@ static int mat_vec_rows_avx2(const dn_fp8_mat *m, const float *x, size_t r0, siz
 /* The block sums of decoded weights wf[0..128) against four columns. */
 static __m128 cols4(const float *wf, const float *const x[4])
 {
-    __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0,
-           b3 = a0;
+    __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0;
     for (size_t i = 0; i < DN_FP8_BLOCK; i += 16) {
         __m256 w0 = _mm256_loadu_ps(wf + i), w1 = _mm256_loadu_ps(wf + i + 8);
         a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x[0] + i), a0);
@@ -292,8 +292,8 @@ static void block_columns(const dn_fp8_mat *m, const float *wf, const float *act
     }
 }
 
-static int mat_mul_rows_avx2(const dn_fp8_mat *m, const float *act, size_t n, size_t r0,
-                             size_t r1, float *out)
+static int mat_mul_rows_avx2(const dn_fp8_mat *m, const float *act, size_t n, size_t r0, size_t r1,
+                             float *out)
 {
     int nan = 0;
     float wf[DN_FP8_BLOCK];
