@@ -102,7 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (dn_fp8_scale_count(rows, k, &nscales) != DN_OK) abort();
     uint8_t *w = malloc(rows * k + 1);
     float *scales = malloc((nscales + 1) * sizeof *scales), *act = malloc((n * k + 1) * 4);
-    float *ref = calloc(n * rows + 1, 4), *out = calloc(n * rows + 1, 4), *cols = calloc(rows + 1, 4);
+    float *ref = calloc(n * rows + 1, 4), *out = calloc(n * rows + 1, 4),
+          *cols = calloc(rows + 1, 4);
     size_t start = r.at;
     for (size_t i = 0; i < rows * k; i++)
         w[i] = r.at < r.n ? byte(&r) : (size > start ? data[start + i % (size - start)] : 0);
@@ -128,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         dn_status want_range = expected(&m, nscales, r0, r1);
         memset(out, 0, (n * rows + 1) * 4);
-        if (dn_fp8_mat_mul_rows(w, rows, k, m.scales, t, act, n, r0, r1, out) != want_range) abort();
+        if (dn_fp8_mat_mul_rows(w, rows, k, m.scales, t, act, n, r0, r1, out) != want_range)
+            abort();
         for (size_t c = 0; c < n; c++)
             for (size_t row = 0; row < rows; row++)
                 if (dn_bits(out[c * rows + row]) !=
