@@ -18,6 +18,7 @@ float dn_fp8_e4m3_to_f32(uint8_t code) { return dn_fp8_value(code); }
 dn_status dn_fp8_decode(const uint8_t *codes, float *out, size_t n)
 {
     if (n && (!codes || !out)) return DN_ERR_INVALID_ARGUMENT;
+    if (n == 0) return DN_OK; /* codes and out may be NULL: no pointer arithmetic on them */
     return dn_kernels_active()->fp8->decode(codes, out, n) ? DN_ERR_NON_FINITE : DN_OK;
 }
 
