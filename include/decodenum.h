@@ -42,5 +42,6 @@
 #include "decodenum/selftest.h"
 #include "decodenum/gdn.h"
 #include "decodenum/vec.h"
+#include "decodenum/fp8.h"
 
 #endif /* DECODENUM_H */

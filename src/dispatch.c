@@ -16,10 +16,11 @@
 /* What each ISA registers. An ISA this build lacks registers nothing. */
 static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_SCALAR] = {&dn_fp32_scalar, &dn_math_scalar, &dn_f16_scalar, &dn_quant_scalar,
-                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar, &dn_vec_scalar},
+                       &dn_dot_scalar, &dn_attention_scalar, &dn_gdn_scalar, &dn_vec_scalar,
+                       &dn_fp8_scalar},
 #if defined(DN_HAVE_AVX2)
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
-                     &dn_attention_avx2, &dn_gdn_avx2, &dn_vec_avx2},
+                     &dn_attention_avx2, &dn_gdn_avx2, &dn_vec_avx2, &dn_fp8_avx2},
 #endif
 #if defined(DN_HAVE_AVX512)
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
@@ -28,7 +29,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
-                     &dn_attention_neon, &dn_gdn_neon, &dn_vec_neon},
+                     &dn_attention_neon, &dn_gdn_neon, &dn_vec_neon, &dn_fp8_neon},
 #endif
 };
 
@@ -130,6 +131,13 @@ static void resolve_vec(dn_vec_kernels *k, const dn_vec_kernels *b)
     if (!k->scale_mul) k->scale_mul = b->scale_mul;
 }
 
+static void resolve_fp8(dn_fp8_kernels *k, const dn_fp8_kernels *b)
+{
+    if (!k->decode) k->decode = b->decode;
+    if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
+    if (!k->mat_mul_rows) k->mat_mul_rows = b->mat_mul_rows;
+}
+
 void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_kernel_slots *out)
 {
     out->fp32 = own->fp32 ? *own->fp32 : *below_k->fp32;
@@ -140,6 +148,7 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     out->attention = own->attention ? *own->attention : *below_k->attention;
     out->gdn = own->gdn ? *own->gdn : *below_k->gdn;
     out->vec = own->vec ? *own->vec : *below_k->vec;
+    out->fp8 = own->fp8 ? *own->fp8 : *below_k->fp8;
     resolve_fp32(&out->fp32, below_k->fp32);
     resolve_math(&out->math, below_k->math);
     resolve_f16(&out->f16, below_k->f16);
@@ -148,8 +157,9 @@ void dn_kernels_resolve(const dn_kernels *own, const dn_kernels *below_k, dn_ker
     resolve_attention(&out->attention, below_k->attention);
     resolve_gdn(&out->gdn, below_k->gdn);
     resolve_vec(&out->vec, below_k->vec);
-    out->kernels = (dn_kernels){&out->fp32, &out->math,      &out->f16, &out->quant,
-                                &out->dot,  &out->attention, &out->gdn, &out->vec};
+    resolve_fp8(&out->fp8, below_k->fp8);
+    out->kernels = (dn_kernels){&out->fp32,      &out->math, &out->f16, &out->quant, &out->dot,
+                                &out->attention, &out->gdn,  &out->vec, &out->fp8};
 }
 
 static dn_kernel_slots slots[DN_ISA_COUNT];
@@ -165,7 +175,8 @@ static void resolve_all(void)
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *r = &registered[isa];
-        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn || r->vec)
+        if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn ||
+            r->vec || r->fp8)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);
     }
     dn_isa chosen = dn_isa_active();

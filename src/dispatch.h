@@ -16,6 +16,7 @@
 #include "attention_kernels.h"
 #include "dot_kernels.h"
 #include "f16_kernels.h"
+#include "fp8_kernels.h"
 #include "gdn_kernels.h"
 #include "fp32_kernels.h"
 #include "math_kernels.h"
@@ -32,6 +33,7 @@ typedef struct dn_kernels {
     const dn_attention_kernels *attention;
     const dn_gdn_kernels *gdn;
     const dn_vec_kernels *vec;
+    const dn_fp8_kernels *fp8;
 } dn_kernels;
 
 /* The resolved kernels of `isa`, every slot filled; NULL where this build or
@@ -51,6 +53,7 @@ typedef struct dn_kernel_slots {
     dn_attention_kernels attention;
     dn_gdn_kernels gdn;
     dn_vec_kernels vec;
+    dn_fp8_kernels fp8;
     dn_kernels kernels;
 } dn_kernel_slots;
 

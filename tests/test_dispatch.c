@@ -13,7 +13,7 @@
 #include "dispatch.h"
 #include "testutil.h"
 
-static const dn_isa all_isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+static const dn_isa all_isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON, DN_ISA_AVX512};
 
 /* The SIMD ISA this CPU runs, or the scalar one where there is none. */
 static dn_isa simd_isa(void)
@@ -52,6 +52,8 @@ static void every_slot_filled(void **state)
         const dn_vec_kernels *v = k->vec;
         assert_true(v->add && v->sub && v->mul && v->scale && v->axpy && v->silu_mul &&
                     v->sigmoid_mul && v->add_sumsq && v->scale_mul);
+        const dn_fp8_kernels *e = k->fp8;
+        assert_true(e->decode && e->mat_vec_rows && e->mat_mul_rows);
     }
     assert_ptr_equal(dn_kernels_active(), dn_kernels_for(dn_isa_active()));
 }
@@ -73,11 +75,14 @@ static void missing_entry_runs_the_reference(void **state)
                                 .dot = simd->dot,
                                 .attention = simd->attention,
                                 .gdn = simd->gdn,
-                                .vec = &vec};
+                                .vec = &vec,
+                                .fp8 = NULL};
     dn_kernel_slots out;
     dn_kernels_resolve(&partial, scalar, &out);
     assert_ptr_equal(out.kernels.vec->add_sumsq, dn_ref_vec_add_sumsq);
     assert_ptr_equal(out.kernels.vec->add, simd->vec->add);
+    /* no fp8 module registered: the scalar one */
+    assert_ptr_equal(out.kernels.fp8->mat_vec_rows, dn_ref_fp8_mat_vec_rows);
 
     assert_ptr_equal(out.kernels.fp32->fdot, dn_ref_fdot);
     assert_ptr_equal(out.kernels.fp32->fsum, simd->fp32->fsum);
@@ -117,6 +122,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);
     assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
     assert_ptr_equal(out.kernels.vec->silu_mul, below->vec->silu_mul);
+    assert_ptr_equal(out.kernels.fp8->decode, below->fp8->decode);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);

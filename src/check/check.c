@@ -144,5 +144,5 @@ int dn_check_all(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     return dn_check_fp32(isa, plan, sink, ctx) + dn_check_f16(isa, plan, sink, ctx) +
            dn_check_math(isa, plan, sink, ctx) + dn_check_dot(isa, plan, sink, ctx) +
            dn_check_attention(isa, plan, sink, ctx) + dn_check_gdn(isa, plan, sink, ctx) +
-           dn_check_vec(isa, plan, sink, ctx);
+           dn_check_vec(isa, plan, sink, ctx) + dn_check_fp8(isa, plan, sink, ctx);
 }

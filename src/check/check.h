@@ -98,6 +98,10 @@ int dn_check_gdn(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
    gates, the residual add with RMSNorm, at every plan length and regime,
    even and odd float offsets, in place (src/check/check_vec.c). */
 int dn_check_vec(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+/* The FP8 E4M3 module's kernels: the decoder at the plan's lengths, the
+   products at every k 0..700 and random ones, 1-11 rows, 1-6 columns,
+   NaN codes, partial blocks, every activation regime (src/check/check_fp8.c). */
+int dn_check_fp8(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
 
 /* Lengths of a plan, in order: 0..every_length_to, then the random ones. */
 size_t dn_plan_lengths(const dn_check_plan *plan, size_t **lengths);
