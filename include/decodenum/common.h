@@ -53,6 +53,7 @@ extern "C" {
 #define DN_HAVE_SELFTEST 200  /* decodenum/selftest.h */
 #define DN_HAVE_ATTENTION 200 /* decodenum/attention.h */
 #define DN_HAVE_GDN 200       /* decodenum/gdn.h */
+#define DN_HAVE_BF16 300      /* decodenum/bf16.h */
 
 /* The DN_VERSION_NUMBER of the library actually linked (which may be newer
    than the header a program was compiled with). Cost: O(1). */
