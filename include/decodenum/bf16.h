@@ -101,9 +101,8 @@ DN_API dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const
    [row_begin, row_end) only, from activations already rounded to bfloat16
    (dn_bf16_from_f32), on the calling thread. `rows` is the whole matrix's
    row count (it decides the path); out has the full product's layout. */
-DN_API dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k,
-                                      const uint16_t *x16, size_t row_begin, size_t row_end,
-                                      float *out);
+DN_API dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
+                                      size_t row_begin, size_t row_end, float *out);
 DN_API dn_status dn_bf16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k,
                                       const uint16_t *act16, size_t n, size_t row_begin,
                                       size_t row_end, float *out);
