@@ -184,16 +184,16 @@ static int alloc_buffers(run *r)
 /* fdot and fsum of every ISA this build and CPU run, at both sizes. */
 static void add_isa_cases(run *r)
 {
-    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
-    const dn_fp32_kernels *kt[3];
-    for (int i = 0; i < 3; i++)
+    static const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON, DN_ISA_AVX512};
+    const dn_fp32_kernels *kt[4];
+    for (int i = 0; i < 4; i++)
         kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->fp32 : NULL;
     const dn_fp32_kernels *vec = kt[1] ? kt[1] : kt[2]; /* the SIMD table, if any */
     r->vec_name = kt[1] ? "avx2" : kt[2] ? "neon" : NULL;
     const float *sa = r->sa, *sb = r->sb, *la = r->big, *lb = r->big + LARGE_N;
     bench_case *small = r->small, *large = r->large;
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!kt[i]) continue;
         const char *name = dn_isa_name(isas[i]);
         int is_ref = isas[i] == DN_ISA_SCALAR;

@@ -106,6 +106,49 @@ static void conv_call(bench_case *c)
     c->result = k->y[0];
 }
 
+#ifdef DN_BENCH_GGML
+#include "ggml_peer.h"
+
+/* ggml's peers on an f32 layer's inputs: its gated delta net (the state
+   copied from L->state into its output, then updated there) and its
+   convolution then SiLU over a window of the same kernel. */
+typedef struct ggml_side {
+    float *gdn_out, *window, *conv_out;
+    ggml_peer *gdn[2], *conv;
+} ggml_side;
+
+static int add_ggml(bench_case *cs, ggml_side *g, const layer *L, const conv_ctx *cc)
+{
+    static const char *impls[3] = {"ggml f32 1t", "ggml f32 2t", "ggml conv"};
+    int n = 0;
+    g->gdn_out = malloc(((size_t)HEADS * S + (size_t)HEADS * S * S) * sizeof(float));
+    g->window = malloc((size_t)CH * TAPS * sizeof(float));
+    g->conv_out = malloc(CH * sizeof(float));
+    if (!g->gdn_out || !g->window || !g->conv_out) return 0;
+    for (size_t c = 0; c < CH; c++)
+        for (size_t t = 0; t < TAPS; t++) g->window[c * TAPS + t] = cc->x[c] * (float)(t + 1);
+    for (int t = 0; t < 2; t++) {
+        g->gdn[t] = ggml_peer_gdn_create(HEADS, KEY_HEADS, S, 1, L->q, L->k, L->v, L->g, L->beta,
+                                         L->state, g->gdn_out, t + 1);
+        if (!g->gdn[t]) continue;
+        cs[n] = (bench_case){.op = "eager", .impl = impls[t], .call = ggml_peer_call};
+        cs[n].ctx = g->gdn[t], cs[n++].bytes = 2.0 * HEADS * S * S * 4;
+    }
+    g->conv = ggml_peer_ssm_conv_create(g->window, cc->kernel, CH, TAPS, g->conv_out, 1);
+    if (g->conv) {
+        cs[n] = (bench_case){.op = "conv", .impl = impls[2], .call = ggml_peer_call};
+        cs[n].ctx = g->conv, cs[n++].bytes = (double)CH * (2 * TAPS + 1) * 4;
+    }
+    return n;
+}
+
+static void ggml_side_free(ggml_side *g)
+{
+    ggml_peer_destroy(g->gdn[0]), ggml_peer_destroy(g->gdn[1]), ggml_peer_destroy(g->conv);
+    free(g->gdn_out), free(g->window), free(g->conv_out);
+}
+#endif
+
 static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
 
 int main(int argc, char **argv)
@@ -120,7 +163,7 @@ int main(int argc, char **argv)
     static const char *impls[11] = {"f32 1t",     "f32 2t",      "bf16 1t",   "bf16 2t",
                                     "f16 1t",     "f16 2t",      "lazy8 f32", "lazy16 f32",
                                     "lazy64 f32", "lazy16 bf16", "conv"};
-    bench_case cs[11];
+    bench_case cs[14];
     layer *Ls[10];
     memset(cs, 0, sizeof cs);
     int n = 0;
@@ -145,6 +188,13 @@ int main(int argc, char **argv)
     cs[n] = (bench_case){.op = "conv", .impl = impls[n], .call = conv_call, .ctx = &cc};
     cs[n].bytes = (double)CH * (2 * TAPS + 1) * 4;
     n++;
+#ifdef DN_BENCH_GGML
+    ggml_side gs = {0};
+    int ours = n;
+    printf("peer: ggml_gated_delta_net (f32 state) and ggml_ssm_conv + ggml_silu, %s\n",
+           ggml_peer_build());
+    n += add_ggml(cs + n, &gs, Ls[0], &cc);
+#endif
     for (int i = 0; i < n; i++) {
         cs[i].want = quick ? 5 : 15;
         bench_calibrate(&cs[i], quick ? 0.02 : 0.1, quick ? 0.01 : 0.03);
@@ -161,8 +211,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         printf("%-6s %-12s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl, cs[i].med * 1e6,
                cs[i].best * 1e6, cs[i].bytes, cs[i].bytes / cs[i].med * 1e-9);
+#ifdef DN_BENCH_GGML
+    for (int i = ours; i < n; i++) {
+        const bench_case *mine = &cs[strcmp(cs[i].impl, "ggml conv") == 0     ? ours - 1
+                                     : strcmp(cs[i].impl, "ggml f32 2t") == 0 ? 1
+                                                                              : 0];
+        printf("speed over %s: %s %.2fx\n", cs[i].impl, mine->impl, cs[i].med / mine->med);
+    }
+    ggml_side_free(&gs);
+#endif
     (void)store_name;
-    for (int i = 0; i < n - 1; i++) layer_free(Ls[i]);
+    for (int i = 0; i < 10; i++) layer_free(Ls[i]);
     free(buf), free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
     return 0;
 }

@@ -32,6 +32,7 @@ struct ggml_peer {
     struct ggml_cplan plan;
     void *work;
     ggml_backend_buffer_t repacked; /* the weights' buffer when repacked */
+    void *scratch;                  /* an intermediate tensor's data, if any */
 };
 
 /* The CPU backend's repacking buffer type, or NULL. */
@@ -68,8 +69,9 @@ static int repack(ggml_peer *p, struct ggml_tensor *tw, const void *w)
     return 1;
 }
 
-ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x,
-                            size_t n, float *out, int threads, int repacked)
+/* A peer with a context for `tensors` tensor headers (no data: the tensors
+   point at the caller's buffers). */
+static ggml_peer *peer_new(void)
 {
     ggml_cpu_init();
     ggml_peer *p = calloc(1, sizeof *p);
@@ -77,16 +79,21 @@ ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, cons
     struct ggml_init_params ip = {
         .mem_size = (size_t)1 << 20, .mem_buffer = NULL, .no_alloc = true};
     p->ctx = ggml_init(ip);
-    if (!p->ctx || k % (size_t)ggml_blck_size((enum ggml_type)type) != 0) goto fail;
-    struct ggml_tensor *tw =
-        ggml_new_tensor_2d(p->ctx, (enum ggml_type)type, (int64_t)k, (int64_t)rows);
-    struct ggml_tensor *tx = ggml_new_tensor_2d(p->ctx, GGML_TYPE_F32, (int64_t)k, (int64_t)n);
-    struct ggml_tensor *ty = ggml_mul_mat(p->ctx, tw, tx);
-    if (!repacked || !repack(p, tw, w)) tw->data = (void *)(uintptr_t)w;
-    tx->data = (void *)(uintptr_t)x;
-    ty->data = out;
+    if (!p->ctx) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The graph computing `result` into out, its plan for `threads` workers on a
+   threadpool of its own, and the plan's work buffer; p is destroyed and NULL
+   returned where any of them fails. */
+static ggml_peer *peer_finish(ggml_peer *p, struct ggml_tensor *result, void *out, int threads)
+{
+    result->data = out;
     p->graph = ggml_new_graph(p->ctx);
-    ggml_build_forward_expand(p->graph, ty);
+    ggml_build_forward_expand(p->graph, result);
     struct ggml_threadpool_params tpp = ggml_threadpool_params_default(threads);
     p->pool = ggml_threadpool_new(&tpp);
     if (!p->pool) goto fail;
@@ -100,6 +107,99 @@ fail:
     return NULL;
 }
 
+/* A tensor of `type` over caller memory at data. */
+static struct ggml_tensor *over(ggml_peer *p, int type, int64_t n0, int64_t n1, int64_t n2,
+                                const void *data)
+{
+    struct ggml_tensor *t = ggml_new_tensor_3d(p->ctx, (enum ggml_type)type, n0, n1, n2);
+    t->data = (void *)(uintptr_t)data;
+    return t;
+}
+
+ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x,
+                            size_t n, float *out, int threads, int repacked)
+{
+    ggml_peer *p = peer_new();
+    if (!p) return NULL;
+    if (k % (size_t)ggml_blck_size((enum ggml_type)type) != 0) {
+        ggml_peer_destroy(p);
+        return NULL;
+    }
+    struct ggml_tensor *tw =
+        ggml_new_tensor_2d(p->ctx, (enum ggml_type)type, (int64_t)k, (int64_t)rows);
+    struct ggml_tensor *tx = over(p, GGML_TYPE_F32, (int64_t)k, (int64_t)n, 1, x);
+    struct ggml_tensor *ty = ggml_mul_mat(p->ctx, tw, tx);
+    if (!repacked || !repack(p, tw, w)) tw->data = (void *)(uintptr_t)w;
+    return peer_finish(p, ty, out, threads);
+}
+
+/* The cache's rows of one side as ggml's [d, position, kv_head] tensor: a
+   view with the layout's strides over a flat tensor at data. */
+static struct ggml_tensor *cache_side(ggml_peer *p, int type, const void *data, size_t positions,
+                                      size_t head_dim, size_t kv_heads)
+{
+    size_t row = ggml_row_size((enum ggml_type)type, (int64_t)head_dim);
+    struct ggml_tensor *flat =
+        over(p, type, (int64_t)(head_dim * kv_heads * positions), 1, 1, data);
+    return ggml_view_3d(p->ctx, flat, (int64_t)head_dim, (int64_t)positions, (int64_t)kv_heads,
+                        row * kv_heads, row, 0);
+}
+
+ggml_peer *ggml_peer_attention_create(int kv_type, const void *k, const void *v, size_t positions,
+                                      size_t head_dim, size_t q_heads, size_t kv_heads,
+                                      const float *q, float scale, float *out, int threads)
+{
+    ggml_peer *p = peer_new();
+    if (!p) return NULL;
+    struct ggml_tensor *tq = over(p, GGML_TYPE_F32, (int64_t)head_dim, 1, (int64_t)q_heads, q);
+    struct ggml_tensor *tk = cache_side(p, kv_type, k, positions, head_dim, kv_heads);
+    struct ggml_tensor *tv = cache_side(p, kv_type, v, positions, head_dim, kv_heads);
+    struct ggml_tensor *r = ggml_flash_attn_ext(p->ctx, tq, tk, tv, NULL, scale, 0.0f, 0.0f);
+    return peer_finish(p, r, out, threads);
+}
+
+size_t ggml_peer_quantize_q8_0(const float *x, void *dst, size_t rows, size_t n)
+{
+    return ggml_quantize_chunk(GGML_TYPE_Q8_0, x, dst, 0, (int64_t)rows, (int64_t)n, NULL);
+}
+
+ggml_peer *ggml_peer_gdn_create(size_t heads, size_t key_heads, size_t s, size_t tokens,
+                                const float *q, const float *k, const float *v, const float *g,
+                                const float *beta, const float *state, float *out, int threads)
+{
+    ggml_peer *p = peer_new();
+    if (!p) return NULL;
+    int64_t S = (int64_t)s, H = (int64_t)heads, HK = (int64_t)key_heads, T = (int64_t)tokens;
+    struct ggml_tensor *tq = over(p, GGML_TYPE_F32, S, HK, T, q);
+    struct ggml_tensor *tk = over(p, GGML_TYPE_F32, S, HK, T, k);
+    struct ggml_tensor *tv = over(p, GGML_TYPE_F32, S, H, T, v);
+    struct ggml_tensor *tg = over(p, GGML_TYPE_F32, 1, H, T, g);
+    struct ggml_tensor *tb = over(p, GGML_TYPE_F32, 1, H, T, beta);
+    struct ggml_tensor *ts = over(p, GGML_TYPE_F32, S, S, H, state);
+    struct ggml_tensor *r = ggml_gated_delta_net(p->ctx, tq, tk, tv, tg, tb, ts, 1);
+    return peer_finish(p, r, out, threads);
+}
+
+ggml_peer *ggml_peer_ssm_conv_create(const float *window, const float *kernel, size_t channels,
+                                     size_t taps, float *out, int threads)
+{
+    ggml_peer *p = peer_new();
+    if (!p) return NULL;
+    /* sx: [taps - 1 + tokens, channels, seqs], one token; c: [taps, channels] */
+    struct ggml_tensor *sx = over(p, GGML_TYPE_F32, (int64_t)taps, (int64_t)channels, 1, window);
+    struct ggml_tensor *c =
+        ggml_new_tensor_2d(p->ctx, GGML_TYPE_F32, (int64_t)taps, (int64_t)channels);
+    c->data = (void *)(uintptr_t)kernel;
+    struct ggml_tensor *r = ggml_ssm_conv(p->ctx, sx, c);
+    p->scratch = malloc(ggml_nbytes(r));
+    if (!p->scratch) {
+        ggml_peer_destroy(p);
+        return NULL;
+    }
+    r->data = p->scratch;
+    return peer_finish(p, ggml_silu(p->ctx, r), out, threads);
+}
+
 void ggml_peer_destroy(ggml_peer *p)
 {
     if (!p) return;
@@ -107,6 +207,7 @@ void ggml_peer_destroy(ggml_peer *p)
     if (p->ctx) ggml_free(p->ctx);
     if (p->repacked) ggml_backend_buffer_free(p->repacked);
     free(p->work);
+    free(p->scratch);
     free(p);
 }
 

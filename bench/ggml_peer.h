@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/ggml_peer.h: ggml's own matrix product as a peer measured in the same
- * run as ours. ggml_mul_mat through ggml's C API on its CPU backend, over
+ * bench/ggml_peer.h: ggml's own operations as peers measured in the same run
+ * as ours: its matrix product, flash attention, gated delta net and
+ * convolution. ggml_mul_mat through ggml's C API on its CPU backend, over
  * the bench's own buffers (the same weight bytes, the same activation), so
  * one call is what an engine built on ggml pays: converting or quantizing
  * the activation to ggml's vec_dot_type, then the product.
@@ -30,6 +31,35 @@ typedef struct ggml_peer ggml_peer;
    or memory runs out. */
 ggml_peer *ggml_peer_create(int type, const void *w, size_t rows, size_t k, const float *x,
                             size_t n, float *out, int threads, int repacked);
+
+/* One decode token's ggml_flash_attn_ext: q_heads query heads of head_dim
+   floats at q (head h at h * head_dim) over `positions` cached K and V rows
+   of kv_type (GGML_TYPE_F16 or a block type such as Q8_0) in the
+   [position][kv_head][d] layout, no mask; out receives q_heads * head_dim
+   floats. ggml converts q to the K type's dot type, and from 512 positions
+   splits the positions over its threads (then merges the partial softmaxes),
+   so its bits depend on the thread count. */
+ggml_peer *ggml_peer_attention_create(int kv_type, const void *k, const void *v, size_t positions,
+                                      size_t head_dim, size_t q_heads, size_t kv_heads,
+                                      const float *q, float scale, float *out, int threads);
+/* rows x n floats to Q8_0 blocks as ggml quantizes them; returns the bytes. */
+size_t ggml_peer_quantize_q8_0(const float *x, void *dst, size_t rows, size_t n);
+
+/* ggml_gated_delta_net over `tokens` tokens: q, k [tokens][key_heads][s],
+   v [tokens][heads][s], g (the log of the decay) and beta [tokens][heads],
+   state [heads][s][s] (row j of a head is the column j of its S, as ours);
+   out receives the read-outs [tokens][heads][s] then the final state. ggml
+   copies the state into out and makes four passes over it a token (decay,
+   k dot, update, q dot); its read-out scale is 1/sqrt(s). */
+ggml_peer *ggml_peer_gdn_create(size_t heads, size_t key_heads, size_t s, size_t tokens,
+                                const float *q, const float *k, const float *v, const float *g,
+                                const float *beta, const float *state, float *out, int threads);
+/* One token of ggml_ssm_conv then ggml_silu, as llama.cpp's Qwen3-Next graph
+   runs its convolution: window [channels][taps] (the taps - 1 previous rows
+   then the token's, per channel), kernel [channels][taps]; out, channels. */
+ggml_peer *ggml_peer_ssm_conv_create(const float *window, const float *kernel, size_t channels,
+                                     size_t taps, float *out, int threads);
+
 void ggml_peer_destroy(ggml_peer *p);
 /* Whether ggml holds p's weights repacked. */
 int ggml_peer_repacked(const ggml_peer *p);

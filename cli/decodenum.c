@@ -22,7 +22,7 @@ static int info(void)
     printf("libdecodenum %s\n", dn_version_string());
     printf("cpu: %s\n", dn_cpu_description());
     printf("isa available:");
-    for (int i = DN_ISA_SCALAR; i <= DN_ISA_NEON; i++)
+    for (int i = DN_ISA_SCALAR; i <= DN_ISA_AVX512; i++)
         if (dn_isa_available((dn_isa)i)) printf(" %s", dn_isa_name((dn_isa)i));
     printf("\nisa in use: %s (%s)\n", dn_isa_name(dn_isa_active()), dn_isa_note());
     return 0;
@@ -41,7 +41,7 @@ static int selftest(void)
            "reference\n",
            dn_version_string(), DN_SELFTEST_EVERY_LENGTH_TO, DN_SELFTEST_RANDOM_LENGTHS,
            DN_SELFTEST_RANDOM_LENGTH_MAX);
-    for (int i = DN_ISA_SCALAR; i <= DN_ISA_NEON; i++) {
+    for (int i = DN_ISA_SCALAR; i <= DN_ISA_AVX512; i++) {
         if (!dn_isa_available((dn_isa)i)) continue;
         int differ = dn_selftest((dn_isa)i, report, NULL);
         failed += differ < 0 ? 1 : differ;

@@ -90,6 +90,9 @@ extern const dn_attention_kernels dn_attention_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_attention_kernels dn_attention_avx2;
 #endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_attention_kernels dn_attention_avx512;
+#endif
 #if defined(DN_HAVE_NEON)
 extern const dn_attention_kernels dn_attention_neon;
 #endif

@@ -21,6 +21,11 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_AVX2] = {&dn_fp32_avx2, &dn_math_avx2, &dn_f16_avx2, &dn_quant_avx2, &dn_dot_avx2,
                      &dn_attention_avx2, &dn_gdn_avx2},
 #endif
+#if defined(DN_HAVE_AVX512)
+    [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
+                       .attention = &dn_attention_avx512,
+                       .gdn = &dn_gdn_avx512},
+#endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,
                      &dn_attention_neon, &dn_gdn_neon},
@@ -31,6 +36,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 static const dn_isa below[DN_ISA_COUNT] = {
     [DN_ISA_AVX2] = DN_ISA_SCALAR,
     [DN_ISA_NEON] = DN_ISA_SCALAR,
+    [DN_ISA_AVX512] = DN_ISA_AVX2,
 };
 
 static void resolve_fp32(dn_fp32_kernels *k, const dn_fp32_kernels *b)

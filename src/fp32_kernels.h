@@ -53,6 +53,9 @@ extern const dn_fp32_kernels dn_fp32_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_fp32_kernels dn_fp32_avx2;
 #endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_fp32_kernels dn_fp32_avx512;
+#endif
 #if defined(DN_HAVE_NEON)
 extern const dn_fp32_kernels dn_fp32_neon;
 #endif

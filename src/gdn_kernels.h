@@ -89,6 +89,9 @@ extern const dn_gdn_kernels dn_gdn_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_gdn_kernels dn_gdn_avx2;
 #endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_gdn_kernels dn_gdn_avx512;
+#endif
 #if defined(DN_HAVE_NEON)
 extern const dn_gdn_kernels dn_gdn_neon;
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Runtime choice of kernels: CPUID and XGETBV on x86-64 (AVX2, FMA and F16C
- * with the OS saving the YMM state), NEON on AArch64, the DECODENUM_ISA
- * override. The choice is made once per process under pthread_once.
+ * with the OS saving the YMM state; AVX-512 F/BW/VL/DQ with the OS saving the
+ * opmask and ZMM state too), NEON on AArch64, the DECODENUM_ISA override. The choice is made once per process under pthread_once.
  */
 #include "isa.h"
 
@@ -31,12 +31,20 @@ static void probe(dn_cpu_features *f)
     f->osxsave = (c >> 27) & 1;
     f->avx = (c >> 28) & 1;
     f->f16c = (c >> 29) & 1;
-    /* XCR0 bits 1 and 2: the OS saves SSE and AVX (YMM) state. */
-    if (f->osxsave) f->ymm_os = (read_xcr0() & 6) == 6;
+    /* XCR0 bits 1 and 2: the OS saves SSE and AVX (YMM) state; bits 5-7 the
+       opmask registers and the upper halves of ZMM0-15 and all of ZMM16-31. */
+    uint64_t xcr0 = f->osxsave ? read_xcr0() : 0;
+    f->ymm_os = (xcr0 & 6) == 6;
+    f->zmm_os = (xcr0 & 0xE6) == 0xE6;
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
         f->avx2 = (b >> 5) & 1;
         f->avx512f = (b >> 16) & 1;
+        f->avx512dq = (b >> 17) & 1;
+        f->avx512bw = (b >> 30) & 1;
+        f->avx512vl = (b >> 31) & 1;
+        f->avx512vnni = (c >> 11) & 1;
     }
+    if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f->avx512bf16 = (a >> 5) & 1;
 }
 #elif defined(__aarch64__)
 static void probe(dn_cpu_features *f)
@@ -63,6 +71,16 @@ static const char *avx2_missing(void)
     return NULL;
 }
 
+static const char *avx512_missing(void)
+{
+    const char *why = avx2_missing();
+    if (why) return why;
+    if (!cpu.avx512f || !cpu.avx512bw || !cpu.avx512vl || !cpu.avx512dq)
+        return "the CPU lacks one of AVX-512 F, BW, VL, DQ";
+    if (!cpu.zmm_os) return "the OS does not enable the ZMM state";
+    return NULL;
+}
+
 /* Why `isa` cannot run here, or NULL if it can. */
 static const char *unavailable(dn_isa isa)
 {
@@ -80,12 +98,19 @@ static const char *unavailable(dn_isa isa)
 #else
         return "this build has no NEON kernels";
 #endif
+    case DN_ISA_AVX512:
+#if defined(DN_HAVE_AVX512)
+        return avx512_missing();
+#else
+        return "this build has no AVX-512 kernels";
+#endif
     }
     return "unknown ISA";
 }
 
 static dn_isa best(void)
 {
+    if (!unavailable(DN_ISA_AVX512)) return DN_ISA_AVX512;
     if (!unavailable(DN_ISA_AVX2)) return DN_ISA_AVX2;
     if (!unavailable(DN_ISA_NEON)) return DN_ISA_NEON;
     return DN_ISA_SCALAR;
@@ -113,10 +138,13 @@ static void choose(void)
         asked = DN_ISA_AVX2;
     else if (strcmp(want, "neon") == 0)
         asked = DN_ISA_NEON;
+    else if (strcmp(want, "avx512") == 0)
+        asked = DN_ISA_AVX512;
     else {
         chosen = DN_ISA_SCALAR;
         snprintf(note, sizeof note,
-                 "DECODENUM_ISA=%.40s is not one of scalar, avx2, neon, auto; using scalar", want);
+                 "DECODENUM_ISA=%.40s is not one of scalar, avx2, avx512, neon, auto; using scalar",
+                 want);
         warn();
         return;
     }
@@ -160,6 +188,7 @@ const char *dn_isa_name(dn_isa isa)
     case DN_ISA_SCALAR: return "scalar";
     case DN_ISA_AVX2: return "avx2";
     case DN_ISA_NEON: return "neon";
+    case DN_ISA_AVX512: return "avx512";
     }
     return "unknown";
 }

@@ -6,11 +6,13 @@
 #include "decodenum/common.h"
 
 /* The number of dn_isa values (they run from 0). */
-#define DN_ISA_COUNT 3
+#define DN_ISA_COUNT 4
 
 typedef struct dn_cpu_features {
     int x86_64, aarch64;
-    int sse2, avx, avx2, fma, f16c, osxsave, ymm_os, avx512f;
+    int sse2, avx, avx2, fma, f16c, osxsave, ymm_os;
+    int avx512f, avx512bw, avx512vl, avx512dq, zmm_os; /* what DN_ISA_AVX512 needs */
+    int avx512vnni, avx512bf16;                        /* reported; kernels ask for them */
     int neon;
 } dn_cpu_features;
 

@@ -40,16 +40,20 @@ DN_API int dn_selftest(dn_isa isa, dn_selftest_line line, void *ctx)
 }
 
 static pthread_once_t described = PTHREAD_ONCE_INIT;
-static char description[160];
+static char description[256];
+
+static const char *yes(int b) { return b ? "yes" : "no"; }
 
 static void describe(void)
 {
     const dn_cpu_features *f = dn_cpu();
     if (f->x86_64)
         snprintf(description, sizeof description,
-                 "x86-64, avx %s, avx2 %s, fma %s, f16c %s, os ymm state %s, avx512f %s",
-                 f->avx ? "yes" : "no", f->avx2 ? "yes" : "no", f->fma ? "yes" : "no",
-                 f->f16c ? "yes" : "no", f->ymm_os ? "yes" : "no", f->avx512f ? "yes" : "no");
+                 "x86-64, avx %s, avx2 %s, fma %s, f16c %s, os ymm state %s, avx512 f %s bw %s "
+                 "vl %s dq %s vnni %s bf16 %s, os zmm state %s",
+                 yes(f->avx), yes(f->avx2), yes(f->fma), yes(f->f16c), yes(f->ymm_os),
+                 yes(f->avx512f), yes(f->avx512bw), yes(f->avx512vl), yes(f->avx512dq),
+                 yes(f->avx512vnni), yes(f->avx512bf16), yes(f->zmm_os));
     else if (f->aarch64)
         snprintf(description, sizeof description, "aarch64, neon %s", f->neon ? "yes" : "no");
     else

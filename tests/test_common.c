@@ -36,6 +36,9 @@ static void isa_names(void **state)
     assert_string_equal(dn_isa_name(DN_ISA_SCALAR), "scalar");
     assert_string_equal(dn_isa_name(DN_ISA_AVX2), "avx2");
     assert_string_equal(dn_isa_name(DN_ISA_NEON), "neon");
+    assert_string_equal(dn_isa_name(DN_ISA_AVX512), "avx512");
+    /* AVX-512 is AVX2 and more: never the one without the other */
+    assert_true(!dn_isa_available(DN_ISA_AVX512) || dn_isa_available(DN_ISA_AVX2));
     assert_string_equal(dn_isa_name((dn_isa)42), "unknown");
     assert_true(dn_isa_available(DN_ISA_SCALAR));
     assert_false(dn_isa_available((dn_isa)42));
@@ -50,7 +53,8 @@ static void env_override(void **state)
     const char *note_has = getenv("DN_TEST_EXPECT_NOTE");
     if (!expect) {
         /* no override: the best available */
-        dn_isa best = dn_isa_available(DN_ISA_AVX2)   ? DN_ISA_AVX2
+        dn_isa best = dn_isa_available(DN_ISA_AVX512) ? DN_ISA_AVX512
+                      : dn_isa_available(DN_ISA_AVX2) ? DN_ISA_AVX2
                       : dn_isa_available(DN_ISA_NEON) ? DN_ISA_NEON
                                                       : DN_ISA_SCALAR;
         if (want) skip();

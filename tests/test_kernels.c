@@ -45,6 +45,11 @@ static void avx2_kernels(void **state)
     (void)state;
     check_isa(DN_ISA_AVX2);
 }
+static void avx512_kernels(void **state)
+{
+    (void)state;
+    check_isa(DN_ISA_AVX512);
+}
 static void neon_kernels(void **state)
 {
     (void)state;
@@ -57,7 +62,8 @@ static void requested_isa_is_active(void **state)
     (void)state;
     const char *want = getenv("DECODENUM_ISA");
     if (!want) skip();
-    dn_isa isa = strcmp(want, "avx2") == 0   ? DN_ISA_AVX2
+    dn_isa isa = strcmp(want, "avx512") == 0 ? DN_ISA_AVX512
+                 : strcmp(want, "avx2") == 0 ? DN_ISA_AVX2
                  : strcmp(want, "neon") == 0 ? DN_ISA_NEON
                                              : DN_ISA_SCALAR;
     if (!dn_isa_available(isa)) skip();
@@ -70,6 +76,7 @@ int main(void)
         cmocka_unit_test(requested_isa_is_active),
         cmocka_unit_test(scalar_kernels),
         cmocka_unit_test(avx2_kernels),
+        cmocka_unit_test(avx512_kernels),
         cmocka_unit_test(neon_kernels),
     };
     return cmocka_run_group_tests_name("kernels", tests, NULL, NULL);

@@ -10,7 +10,8 @@
 #   GGML_SRC=<dir> sh tools/build.sh bench-ggml [avx2|native]
 #                                build ggml from a ggml source tree (tinyBLAS on; its
 #                                AVX2/FMA/F16C build by default, -march=native with
-#                                `native`) and run the F16, BF16 and dot benches against it
+#                                `native`) and run the F16, BF16, dot, attention and GDN
+#                                benches and decodenum-accuracy-ggml against it
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #   sh tools/build.sh lint       the tree formatted as .clang-format says (tools/format.sh
@@ -106,8 +107,9 @@ bench-ggml)
     cmake --install "build/ggml-$variant" --prefix "build/ggml-$variant/prefix"
     cmake --preset release -B "build/bench-ggml-$variant" -DDECODENUM_BUILD_TESTS=OFF \
         -DDECODENUM_BENCH_GGML="$PWD/build/ggml-$variant/prefix"
-    cmake --build "build/bench-ggml-$variant" --target decodenum-bench-f16 decodenum-bench-dot -j "$jobs"
-    for b in decodenum-bench-f16 decodenum-bench-dot; do
+    progs="decodenum-bench-f16 decodenum-bench-dot decodenum-bench-attention decodenum-bench-gdn"
+    cmake --build "build/bench-ggml-$variant" --target $progs decodenum-accuracy-ggml -j "$jobs"
+    for b in $progs decodenum-accuracy-ggml; do
         echo "== $b against ggml ($variant)"
         "./build/bench-ggml-$variant/bench/$b"
         echo

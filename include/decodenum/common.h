@@ -98,7 +98,8 @@ DN_API const char *dn_status_str(dn_status status);
 /* The kernels that compute. Chosen once per process, on first use, from the
    CPU (CPUID + XGETBV on x86-64; NEON is always present on AArch64) unless
    the environment variable DECODENUM_ISA names one: "scalar", "avx2",
-   "neon" or "auto". A request the CPU or the build cannot honour (or a value
+   "avx512", "neon" or "auto". "auto" (and no variable) takes the widest the
+   CPU has: avx512, then avx2, then neon. A request the CPU or the build cannot honour (or a value
    not in that list) falls back to DN_ISA_SCALAR, dn_isa_note() says why, and
    the same sentence is written once to stderr ("decodenum: ..."): the only
    output the library ever produces, since the scalar kernels are up to ~95x
@@ -106,14 +107,17 @@ DN_API const char *dn_status_str(dn_status status);
 typedef enum dn_isa {
     DN_ISA_SCALAR = 0, /* the scalar reference itself */
     DN_ISA_AVX2 = 1,   /* x86-64 with AVX2, FMA and F16C, OS-enabled YMM state */
-    DN_ISA_NEON = 2    /* AArch64 Advanced SIMD */
+    DN_ISA_NEON = 2,   /* AArch64 Advanced SIMD */
+    DN_ISA_AVX512 = 3  /* DN_ISA_AVX2's CPU with AVX-512 F, BW, VL and DQ and the OS
+                          saving the ZMM and opmask state; a kernel AVX-512 lacks runs
+                          the AVX2 one (since 0.3.0) */
 } dn_isa;
 
 /* The ISA whose kernels this process uses. Thread-safe; O(1) after the first
    call, which runs CPUID and reads DECODENUM_ISA. */
 DN_API dn_isa dn_isa_active(void);
 
-/* "scalar", "avx2", "neon"; "unknown" for any other value. */
+/* "scalar", "avx2", "neon", "avx512"; "unknown" for any other value. */
 DN_API const char *dn_isa_name(dn_isa isa);
 
 /* Whether this build and this CPU can run the kernels of `isa`. */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The attention module's vector path on AVX-512, bit for bit the references
+ * of src/attention.c (and so the AVX2 kernels; src/x86/attention_avx2.c and
+ * docs/numerics.md 13.7 say how the bits are kept: the lanes of fdot, the
+ * DAZ-only MXCSR, the result rule applied once at the end).
+ *
+ * - scores: four query heads per pass over a key row, the row widened once
+ *   for the four; lane l of a head's 32 is lane l % 16 of accumulator
+ *   l / 16 % 2. The four heads' trees run together, one register per level
+ *   (tree4): the tree pairs adjacent lanes, so which register holds a pair
+ *   does not matter, only which lanes are paired, and IEEE addition is
+ *   commutative.
+ * - weighted: the AVX2 tiling (32 lane accumulators per element, a tile of
+ *   32 elements, four heads sharing each value row's load) with a tile row as
+ *   two ZMM registers.
+ * Head sizes that are not a multiple of 32 run the AVX2 kernels; so do the
+ * int8 kernels.
+ */
+#include "../attention_kernels.h"
+#include "../bits.h"
+#include "avx2_common.h"
+#include "decodenum/fp32.h"
+
+#include <string.h>
+
+#define INLINE static inline __attribute__((always_inline))
+#define GROUP 4 /* heads per pass */
+
+INLINE __m512 load16(uint32_t type, const void *row, size_t i)
+{
+    if (type == DN_KV_F32) return _mm512_loadu_ps((const float *)row + i);
+    __m256i h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)row + i));
+    if (type == DN_KV_F16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* ---- scores ---------------------------------------------------------------- */
+
+/* Sums of adjacent pairs: within each 128-bit lane, (a0+a1, a2+a3, b0+b1, b2+b3). */
+INLINE __m512 pairs(__m512 a, __m512 b)
+{
+    return _mm512_add_ps(_mm512_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* Sums of 128-bit lanes 0+1 and 2+3 of a, then of b. */
+INLINE __m512 pairs128(__m512 a, __m512 b)
+{
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* dn_avx2_tree32 of four heads' lanes (lo[h]: lanes 0-15, hi[h]: 16-31):
+   lanes 0-3 of the result hold heads 0-3. */
+INLINE __m128 tree4(const __m512 lo[GROUP], const __m512 hi[GROUP])
+{
+    /* 2 lanes: per 128-bit lane k, head h: (4k, 4k+2 | 16+4k, 16+4k+2) pairs */
+    __m512 p0 = pairs(lo[0], hi[0]), p1 = pairs(lo[1], hi[1]);
+    __m512 p2 = pairs(lo[2], hi[2]), p3 = pairs(lo[3], hi[3]);
+    /* 4 lanes: per 128-bit lane k: head 0 (4k.., 16+4k..), head 1 (same) */
+    __m512 q01 = pairs(p0, p1), q23 = pairs(p2, p3);
+    /* 8 lanes: 128-bit lanes: heads 0,1 (0-7, 16-23); (8-15, 24-31); heads 2,3 likewise */
+    __m512 e = pairs128(q01, q23);
+    /* 16 lanes: 128-bit lanes 0 and 2: heads 0,1 then 2,3 (0-15, 16-31) */
+    __m512 s = pairs128(e, e);
+    /* 32 lanes: within 128-bit lanes 0 and 1: heads 0, 1 | 2, 3 */
+    __m512 all = pairs(s, s);
+    __m128 h01 = _mm512_castps512_ps128(all), h23 = _mm512_extractf32x4_ps(all, 1);
+    return _mm_movelh_ps(h01, h23);
+}
+
+/* Scores of GROUP heads (q0..q3, some repeated when fewer) against one row. */
+INLINE __m128 row_scores(uint32_t type, const float *const q[GROUP], const void *row, size_t d)
+{
+    __m512 lo[GROUP], hi[GROUP];
+    for (int h = 0; h < GROUP; h++) lo[h] = hi[h] = _mm512_setzero_ps();
+    for (size_t i = 0; i < d; i += 32) {
+        __m512 k0 = load16(type, row, i), k1 = load16(type, row, i + 16);
+        for (int h = 0; h < GROUP; h++) {
+            lo[h] = _mm512_add_ps(lo[h], _mm512_mul_ps(_mm512_loadu_ps(q[h] + i), k0));
+            hi[h] = _mm512_add_ps(hi[h], _mm512_mul_ps(_mm512_loadu_ps(q[h] + i + 16), k1));
+        }
+    }
+    return tree4(lo, hi);
+}
+
+INLINE void scores_of_type(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
+                           size_t stride, size_t n, float scale, float *s)
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2;
+    const __m128 sc = _mm_set1_ps(scale);
+    for (size_t g = 0; g < heads; g += GROUP) {
+        size_t hn = heads - g < GROUP ? heads - g : GROUP;
+        const float *qs[GROUP];
+        for (size_t h = 0; h < GROUP; h++) qs[h] = q + (g + (h < hn ? h : 0)) * d;
+        for (size_t j = 0; j < n; j++) {
+            const char *row = (const char *)k + j * stride * es;
+            if (j + 8 < n)
+                for (size_t b = 0; b < d * es; b += 64)
+                    _mm_prefetch(row + 8 * stride * es + b, _MM_HINT_T0);
+            float r[GROUP];
+            _mm_storeu_ps(r, _mm_mul_ps(row_scores(type, qs, row, d), sc));
+            for (size_t h = 0; h < hn; h++) s[(g + h) * n + j] = r[h];
+        }
+    }
+}
+
+static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
+                          size_t stride, size_t n, float scale, float *s)
+{
+    if (d % 32 != 0) {
+        dn_attention_avx2.scores(type, q, heads, d, k, stride, n, scale, s);
+        return;
+    }
+    unsigned csr = dn_avx2_enter();
+    /* DAZ reads a denormal tree result as the zero the reference stores; the
+       product is flushed afterwards as fmul's is. */
+    if (type == DN_KV_F16)
+        scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else if (type == DN_KV_BF16)
+        scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
+    else
+        scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
+}
+
+/* ---- the weighted sum ------------------------------------------------------ */
+
+#define TILE 32
+
+/* Elements i0..i0+TILE of n value rows into the lanes of hn heads (position
+   j in lane j % 32). */
+INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const void *v,
+                       size_t stride, size_t i0, float acc[GROUP][DN_LANES][TILE])
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2;
+    for (size_t j = 0; j < n; j++) {
+        const char *row = (const char *)v + j * stride * es;
+        if (j + 8 < n)
+            for (size_t b = 0; b < TILE * es; b += 64)
+                _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
+        __m512 x0 = load16(type, row, i0), x1 = load16(type, row, i0 + 16);
+        size_t l = j % DN_LANES;
+        for (size_t h = 0; h < hn; h++) {
+            __m512 w = _mm512_set1_ps(p[h * n + j]);
+            float *a = acc[h][l];
+            _mm512_store_ps(a, _mm512_add_ps(_mm512_load_ps(a), _mm512_mul_ps(w, x0)));
+            _mm512_store_ps(a + 16, _mm512_add_ps(_mm512_load_ps(a + 16), _mm512_mul_ps(w, x1)));
+        }
+    }
+}
+
+/* The tree over the 32 lanes of 16 elements at once (vertical adds in the
+   tree's order) into out. */
+static void fold16(float lanes[DN_LANES][TILE], size_t c, float *out)
+{
+    __m512 l[DN_LANES];
+    for (size_t i = 0; i < DN_LANES; i++) l[i] = _mm512_load_ps(lanes[i] + 16 * c);
+    for (size_t width = DN_LANES; width > 1; width /= 2)
+        for (size_t i = 0; i < width / 2; i++) l[i] = _mm512_add_ps(l[2 * i], l[2 * i + 1]);
+    _mm512_storeu_ps(out, l[0]);
+}
+
+static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
+                            size_t stride, size_t d, float *out)
+{
+    if (d % TILE != 0) {
+        dn_attention_avx2.weighted(type, p, heads, n, v, stride, d, out);
+        return;
+    }
+    float acc[GROUP][DN_LANES][TILE] __attribute__((aligned(64)));
+    unsigned csr = dn_avx2_enter();
+    for (size_t g0 = 0; g0 < heads; g0 += GROUP) {
+        size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
+        for (size_t i0 = 0; i0 < d; i0 += TILE) {
+            memset(acc, 0, sizeof acc);
+            if (type == DN_KV_F16)
+                weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, acc);
+            else if (type == DN_KV_BF16)
+                weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, acc);
+            else
+                weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, acc);
+            for (size_t g = 0; g < hn; g++)
+                for (size_t c = 0; c < TILE / 16; c++)
+                    fold16(acc[g], c, out + (g0 + g) * d + i0 + 16 * c);
+        }
+    }
+    dn_avx2_leave(csr, 0.0f);
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+}
+
+const dn_attention_kernels dn_attention_avx512 = {
+    .scores = scores_avx512,
+    .weighted = weighted_avx512,
+};

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Gated-DeltaNet eager rows on AVX-512, bit for bit dn_ref_gdn_rows (and
+ * so the AVX2 kernel, whose comment in src/x86/gdn_avx2.c gives the rules
+ * kept here: MXCSR = DAZ only, 32 lanes folded by dn_avx2_tree32, every
+ * stored element flushed, its NaN the engine's one NaN, then rounded by the
+ * store).
+ *
+ * Why AVX-512 pays here: with dk = 128 the key and the query are 16 ZMM
+ * registers held across all of a head's rows, and a row (8 ZMM in f32) is
+ * loaded once for its two dots and its update, where the AVX2 kernel reloads
+ * k, q and the row. Lane l of the 32 is lane l % 16 of accumulator l / 16 % 2.
+ * Other head sizes run the AVX2 kernel.
+ */
+#include "../gdn_kernels.h"
+#include "avx2_common.h"
+
+#include <immintrin.h>
+
+#define INLINE static inline __attribute__((always_inline))
+#define DK 128
+#define VECS (DK / 16)
+
+INLINE __m512 widen16(const void *row, dn_gdn_store store, size_t i)
+{
+    if (store == DN_GDN_STORE_F32) return _mm512_loadu_ps((const float *)row + i);
+    __m256i h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)row + i));
+    if (store == DN_GDN_STORE_F16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* The engine's result rule under DAZ: x * 1 reads a denormal x as the zero
+   of its sign and leaves any other value as it is; a NaN becomes the one
+   NaN. The empty asm keeps the compiler from folding x * 1 to x. */
+INLINE __m512 result16(__m512 x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    __asm__("" : "+v"(one));
+    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    return _mm512_mask_blend_ps(nan, _mm512_mul_ps(x, one),
+                                _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
+}
+
+/* Writes a result x through the store: bfloat16 by dn_f32_to_bf16's integer
+   nearest-even rounding, binary16 by vcvtps2ph (nearest even). */
+INLINE void store16(void *row, dn_gdn_store store, size_t i, __m512 x)
+{
+    if (store == DN_GDN_STORE_F32) {
+        _mm512_storeu_ps((float *)row + i, x);
+        return;
+    }
+    __m256i h;
+    if (store == DN_GDN_STORE_F16) {
+        h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT);
+    } else {
+        __m512i u = _mm512_castps_si512(x);
+        __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+        u = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd));
+        h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(u, 16));
+    }
+    _mm256_storeu_si256((__m256i *)((uint16_t *)row + i), h);
+}
+
+/* The 32 lanes of two accumulators, folded as dn_ref_fdot folds them. */
+INLINE float tree(__m512 lo, __m512 hi)
+{
+    return dn_result(dn_avx2_tree32(_mm512_castps512_ps256(lo), _mm512_extractf32x8_ps(lo, 1),
+                                    _mm512_castps512_ps256(hi), _mm512_extractf32x8_ps(hi, 1)));
+}
+
+INLINE void rows128(void *state, dn_gdn_store store, size_t r0, size_t r1, const dn_gdn_token *t,
+                    float *out)
+{
+    __m512 k[VECS], q[VECS];
+    for (int v = 0; v < VECS; v++) k[v] = _mm512_loadu_ps(t->k + 16 * v);
+    for (int v = 0; v < VECS; v++) q[v] = _mm512_loadu_ps(t->q + 16 * v);
+    const __m512 d = _mm512_set1_ps(t->decay);
+    for (size_t j = r0; j < r1; j++) {
+        void *row = dn_gdn_row_at(state, store, DK, j);
+        __m512 m[VECS];
+        for (int v = 0; v < VECS; v++) m[v] = widen16(row, store, 16 * (size_t)v);
+        /* lanes 0-15 take vectors 0, 2, 4, 6 in element order; 16-31 the odd ones */
+        __m512 k0 = _mm512_setzero_ps(), k1 = k0, q0 = k0, q1 = k0;
+        for (int v = 0; v < VECS; v += 2) {
+            k0 = _mm512_add_ps(k0, _mm512_mul_ps(m[v], k[v]));
+            k1 = _mm512_add_ps(k1, _mm512_mul_ps(m[v + 1], k[v + 1]));
+            q0 = _mm512_add_ps(q0, _mm512_mul_ps(m[v], q[v]));
+            q1 = _mm512_add_ps(q1, _mm512_mul_ps(m[v + 1], q[v + 1]));
+        }
+        float rk = tree(k0, k1), rq = tree(q0, q1);
+        float coef = dn_gdn_fmul(t->beta, dn_gdn_fsub(t->v[j], dn_gdn_fmul(t->decay, rk)));
+        const __m512 c = _mm512_set1_ps(coef);
+        for (int v = 0; v < VECS; v++) {
+            __m512 r = _mm512_add_ps(_mm512_mul_ps(d, m[v]), _mm512_mul_ps(c, k[v]));
+            store16(row, store, 16 * (size_t)v, result16(r));
+        }
+        out[j] =
+            dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
+    }
+}
+
+static void rows_avx512(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
+                        const dn_gdn_token *t, float *out)
+{
+    if (dk != DK) {
+        dn_gdn_avx2.rows(state, store, dk, r0, r1, t, out);
+        return;
+    }
+    unsigned csr = dn_avx2_enter();
+    if (store == DN_GDN_STORE_F32)
+        rows128(state, DN_GDN_STORE_F32, r0, r1, t, out);
+    else if (store == DN_GDN_STORE_BF16)
+        rows128(state, DN_GDN_STORE_BF16, r0, r1, t, out);
+    else
+        rows128(state, DN_GDN_STORE_F16, r0, r1, t, out);
+    dn_avx2_leave(csr, 0.0f);
+}
+
+const dn_gdn_kernels dn_gdn_avx512 = {
+    .rows = rows_avx512,
+};
