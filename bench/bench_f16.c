@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * decodenum-bench-f16: the F16 products (ggml's bits) through the public API,
+ * decodenum-bench-f16: the F16 or BF16 products (ggml's bits) through the public API,
  * on 1 and 2 threads, against the machine's read bandwidth measured in the
  * same run with the same number of threads, and against ggml: ggml_mul_mat
  * on the same buffers in the same run when the bench is built with a ggml
@@ -9,6 +9,8 @@
  *
  *   decodenum-bench-f16           full run (~10 s)
  *   decodenum-bench-f16 --quick   short run (~3 s), fewer and shorter samples
+ *   decodenum-bench-f16 --bf16    the same cases with BF16 weights (dn_bf16_*; the
+ *                                 ggml peer given GGML_TYPE_BF16 weights)
  *
  * Cases:
  *  - dn_f16_mat_vec of an 8192 x 8192 F16 matrix (128 MiB of weights) with
@@ -23,15 +25,15 @@
  *    converted to F16 in every call, as ggml does) sampled round-robin with
  *    ours, and our speed over ggml's paired round by round.
  *  - per ISA, single thread, the kernel tables called directly
- *    (dn_kernels_for(isa)->f16->mat_vec_rows / sgemm_rows) on 2048 x 2048:
+ *    (dn_kernels_for(isa)->f16->fp16.mat_vec_rows / sgemm_rows) on 2048 x 2048:
  *    scalar (the reference) against avx2 or neon, bits checked equal.
  * Every figure is the median of repeated CLOCK_MONOTONIC samples after a
  * warm-up; cases compared with each other are sampled round-robin, so load
  * from other processes falls on all of them alike. Outputs of 1 and 2
  * threads are checked bit-identical.
  *
- * Weights: random finite binary16, Gaussian-ish (sum of four uniforms),
- * sigma 0.02. Activations: uniform in [-1, 1).
+ * Weights: random finite binary16 (or bfloat16), Gaussian-ish (sum of four
+ * uniforms), sigma 0.02. Activations: uniform in [-1, 1).
  */
 #define _GNU_SOURCE
 
@@ -40,6 +42,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "decodenum/bf16.h"
 #include "decodenum/f16.h"
 #include "decodenum/pool.h"
 #include "dispatch.h"
@@ -60,6 +63,30 @@
 #define GGML_MM8_1T_MS 3.43  /* 4096^2 x 8 columns, 1 thread, ms per call */
 #define GGML_MM64_1T_MS 20.5 /* 4096^2 x 64 columns, 1 thread */
 
+/* ---- the weight type --------------------------------------------------------- */
+
+/* What differs between an F16 and a BF16 run: the public functions, the
+   half of each kernel table, ggml's type number, the name printed. */
+typedef struct elem_type {
+    const char *name;
+    int ggml_type; /* GGML_TYPE_F16 = 1, GGML_TYPE_BF16 = 30 */
+    dn_status (*mat_vec)(const uint16_t *, size_t, size_t, const float *, float *, dn_pool *);
+    dn_status (*mat_mul)(const uint16_t *, size_t, size_t, const float *, size_t, float *,
+                         dn_pool *);
+    dn_status (*from_f32)(const float *, uint16_t *, size_t);
+    int bf; /* which half of a dn_f16_kernels */
+} elem_type;
+
+static const elem_type f16_type = {"F16", 1, dn_f16_mat_vec, dn_f16_mat_mul, dn_f16_from_f32, 0};
+static const elem_type bf16_type = {"BF16",           30, dn_bf16_mat_vec, dn_bf16_mat_mul,
+                                    dn_bf16_from_f32, 1};
+static const elem_type *T = &f16_type; /* this run's, set from the command line */
+
+static const dn_w16_kernels *table_of(const dn_f16_kernels *k)
+{
+    return T->bf ? &k->bf16 : &k->fp16;
+}
+
 /* ---- one product, as a bench case's ctx ------------------------------------- */
 
 typedef struct product {
@@ -68,7 +95,7 @@ typedef struct product {
     const float *act;           /* n columns of k (rounded for the kernel forms) */
     float *out;                 /* n * rows */
     dn_pool *pool;              /* public API forms */
-    const dn_f16_kernels *kern; /* kernel forms */
+    const dn_w16_kernels *kern; /* kernel forms */
 } product;
 
 static void fail_status(const char *what, dn_status st)
@@ -80,15 +107,15 @@ static void fail_status(const char *what, dn_status st)
 static void call_mat_vec(bench_case *c)
 {
     const product *p = c->ctx;
-    dn_status st = dn_f16_mat_vec(p->w, p->rows, p->k, p->act, p->out, p->pool);
-    if (st != DN_OK) fail_status("dn_f16_mat_vec", st);
+    dn_status st = T->mat_vec(p->w, p->rows, p->k, p->act, p->out, p->pool);
+    if (st != DN_OK) fail_status("mat_vec", st);
 }
 
 static void call_mat_mul(bench_case *c)
 {
     const product *p = c->ctx;
-    dn_status st = dn_f16_mat_mul(p->w, p->rows, p->k, p->act, p->n, p->out, p->pool);
-    if (st != DN_OK) fail_status("dn_f16_mat_mul", st);
+    dn_status st = T->mat_mul(p->w, p->rows, p->k, p->act, p->n, p->out, p->pool);
+    if (st != DN_OK) fail_status("mat_mul", st);
 }
 
 static void call_kern_mat_vec(bench_case *c)
@@ -124,7 +151,7 @@ static double gflops(const bench_case *c, const product *p)
 
 /* ---- data ------------------------------------------------------------------- */
 
-/* w[0..n) = binary16 of sigma * (a sum of four uniforms, centred and scaled
+/* w[0..n) = binary16 (bfloat16) of sigma * (a sum of four uniforms, centred and scaled
    to unit variance): finite, Gaussian-ish, from a fixed LCG. */
 static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
 {
@@ -140,7 +167,7 @@ static int fill_weights(uint16_t *w, size_t n, float sigma, uint32_t seed)
                 sum += (int64_t)bench_lcg(&s) - 2147483648LL; /* uniform in [-2^31, 2^31) */
             tmp[j] = (float)sum * 0.5f * scale; /* sum/2 has the variance of one uniform */
         }
-        if (dn_f16_from_f32(tmp, w + i, m) != DN_OK) return -1;
+        if (T->from_f32(tmp, w + i, m) != DN_OK) return -1;
     }
     return 0;
 }
@@ -169,8 +196,8 @@ static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product
 {
     gc->at[v][i] = -1;
     unsigned threads = i == 1 || i >= 4 ? 2 : 1;
-    ggml_peer *peer = ggml_peer_create(1 /* GGML_TYPE_F16 */, p->w, p->rows, p->k, p->act, p->n,
-                                       out, (int)threads, v);
+    ggml_peer *peer =
+        ggml_peer_create(T->ggml_type, p->w, p->rows, p->k, p->act, p->n, out, (int)threads, v);
     if (!peer) {
         fprintf(stderr, "decodenum-bench-f16: ggml_peer_create failed\n");
         exit(1);
@@ -193,21 +220,23 @@ static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product
 
 static void usage(const char *argv0)
 {
-    printf("usage: %s [--quick]\n"
+    printf("usage: %s [--quick] [--bf16]\n"
            "  dn_f16_mat_vec 8192x8192 and dn_f16_mat_mul 4096x4096 (n = 8, 64) on 1 and 2\n"
            "  threads, against the read bandwidth with as many threads and against ggml\n"
            "  (measured in the same run when built with DECODENUM_BENCH_GGML, else its figures\n"
            "  from issue 4); the F16 kernel tables per ISA on 2048x2048.\n"
-           "  --quick   fewer and shorter samples\n",
+           "  --quick   fewer and shorter samples\n"
+           "  --bf16    BF16 weights: dn_bf16_mat_vec / dn_bf16_mat_mul (no ggml figures\n"
+           "            without a ggml peer)\n",
            argv0);
 }
 
 static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
 
-static const char *kern_name(const dn_f16_kernels *k)
+static const char *kern_name(const dn_w16_kernels *k)
 {
     for (int i = 0; i < 3; i++)
-        if (dn_kernels_for(isas[i]) && dn_kernels_for(isas[i])->f16 == k)
+        if (dn_kernels_for(isas[i]) && table_of(dn_kernels_for(isas[i])->f16) == k)
             return dn_isa_name(isas[i]);
     return "?";
 }
@@ -222,7 +251,7 @@ typedef struct f16_run {
     int isa_samples, isa_scalar_samples;
     double isa_target;
     double t_start;
-    const dn_f16_kernels *kt[3]; /* isas[]' tables, NULL where absent */
+    const dn_w16_kernels *kt[3]; /* isas[]' tables, NULL where absent */
     uint16_t *w;                 /* one 8192^2 weight matrix; the 4096^2 and 2048^2
                             matrices are its first 32 MiB and 8 MiB */
     float *act, *act_r;          /* activations; the kernels' rounded ones */
@@ -257,14 +286,15 @@ static void print_header(f16_run *r, int argc, char **argv)
     bench_print_command("decodenum-bench-f16", argc, argv, envs, 1);
     bench_print_machine(bench_clock_ghz(r->quick ? 0.05 : 0.2));
     bench_print_load();
-    const dn_f16_kernels *active = dn_kernels_active()->f16;
-    printf("f16: the public API runs the %s kernels; tables here:", kern_name(active));
+    const dn_w16_kernels *active = table_of(dn_kernels_active()->f16);
+    printf("%s: the public API runs the %s kernels; tables here:", T->name, kern_name(active));
     for (int i = 0; i < 3; i++) {
-        r->kt[i] = dn_kernels_for(isas[i]) ? dn_kernels_for(isas[i])->f16 : NULL;
+        r->kt[i] = dn_kernels_for(isas[i]) ? table_of(dn_kernels_for(isas[i])->f16) : NULL;
         if (r->kt[i]) printf(" %s", dn_isa_name(isas[i]));
     }
-    printf("\ndata: weights random finite binary16, Gaussian-ish (sum of 4 uniforms), sigma 0.02;"
-           " activations uniform in [-1, 1)\n");
+    printf("\ndata: weights random finite %s, Gaussian-ish (sum of 4 uniforms), sigma 0.02;"
+           " activations uniform in [-1, 1)\n",
+           T->bf ? "bfloat16" : "binary16");
     fflush(stdout);
 }
 
@@ -282,7 +312,7 @@ static int setup(f16_run *r)
         return -1;
     }
     if (fill_weights(r->w, w_elems, 0.02f, 7u) != 0) {
-        fprintf(stderr, "decodenum-bench-f16: dn_f16_from_f32 failed\n");
+        fprintf(stderr, "decodenum-bench-f16: from_f32 failed\n");
         return -1;
     }
     bench_fill(r->act, MM_MAX_N * MM_DIM, 11u);
@@ -302,8 +332,8 @@ static void print_mat_vec(const f16_run *r, int r1_first, int r2_first, int best
 {
     const bench_case *g1 = r->g1;
     const size_t w_bytes = MV_DIM * MV_DIM * sizeof *r->w;
-    printf("\n%zu x %zu mat_vec (%zu MiB of F16 weights), dn_f16_mat_vec, %d samples of 1 call:\n",
-           MV_DIM, MV_DIM, w_bytes >> 20, r->mv_samples);
+    printf("\n%zu x %zu mat_vec (%zu MiB of %s weights), dn_%s_mat_vec, %d samples of 1 call:\n",
+           MV_DIM, MV_DIM, w_bytes >> 20, T->name, T->bf ? "bf16" : "f16", r->mv_samples);
     printf("  %-7s %-9s %8s %8s %8s   %s\n", "threads", "pool", "ms/call", "GB/s", "GB/s-max",
            "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 3; i++) {
@@ -371,8 +401,9 @@ static void mat_mul_section(f16_run *r)
 #endif
     for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], r->mm_target, r->mm_target);
     bench_run_group_shuffled(g2, n2);
-    printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_f16_mat_mul, %d samples of ~%.0f ms:\n",
-           MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, r->mm_samples, r->mm_target * 1e3);
+    printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_%s_mat_mul, %d samples of ~%.0f ms:\n",
+           MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, T->bf ? "bf16" : "f16", r->mm_samples,
+           r->mm_target * 1e3);
     printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call",
            "ms-min", "GFLOP/s");
     for (int i = 0; i < 4; i++) {
@@ -390,10 +421,10 @@ static void versus_ggml(f16_run *r)
 {
     ggml_cases *gc = &r->gc;
     printf("\nggml measured in this run: %s, on the weights in place and repacked as\n"
-           "llama.cpp loads them (where ggml repacks F16); speed = our throughput / ggml's (>1 = "
+           "llama.cpp loads them (where ggml repacks %s); speed = our throughput / ggml's (>1 = "
            "ours\n"
            "faster), paired round by round; bits: whether ours equal ggml's, every bit:\n",
-           ggml_peer_build());
+           ggml_peer_build(), T->name);
     printf("  %-32s %9s %9s %7s %5s %9s %7s %5s\n", "case", "ours ms", "ggml ms", "speed", "bits",
            "repacked", "speed", "bits");
     static const char *const gcase[6] = {
@@ -434,6 +465,10 @@ static void versus_ggml(f16_run *r)
 /* Ours next to ggml's figures from issue 4 (constants). */
 static void versus_ggml(f16_run *r)
 {
+    if (T->bf) {
+        printf("\nno ggml figures for BF16 without a ggml peer (DECODENUM_BENCH_GGML)\n");
+        return;
+    }
     printf("\nggml on this machine (issue 4, not measured here) next to ours (median and best\n"
            "sample above); speed = ours/ggml in throughput, >1 = ours faster:\n");
     printf("  %-30s %12s %12s %12s %7s %7s\n", "case", "ggml", "ours", "ours-best", "speed",
@@ -481,10 +516,10 @@ static int per_isa(f16_run *r)
     }
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], r->isa_target, r->isa_target);
     bench_run_group_shuffled(g3, n3);
-    printf("\nper ISA, single thread, dn_kernels_for(isa)->f16 called directly, %zu x %zu weights\n"
-           "(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
-           ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, r->isa_samples, r->isa_scalar_samples,
-           r->isa_target * 1e3);
+    printf("\nper ISA, single thread, dn_kernels_for(isa)->f16->%s called directly, %zu x %zu "
+           "weights\n(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
+           T->bf ? "bf16" : "fp16", ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, r->isa_samples,
+           r->isa_scalar_samples, r->isa_target * 1e3);
     printf("  %-8s %-7s %3s %9s %8s %8s  %s\n", "op", "isa", "n", "ms/call", "GB/s", "GFLOP/s",
            "check");
     int isa_bits_ok = 1;
@@ -530,8 +565,15 @@ static void teardown(f16_run *r)
 
 int main(int argc, char **argv)
 {
-    int quick = 0;
-    int rc = bench_parse_args(argc, argv, &quick, usage);
+    int quick = 0, nargs = 0;
+    char *args[16];
+    for (int i = 0; i < argc && nargs < 16; i++) { /* --bf16 is this program's own option */
+        if (i > 0 && !strcmp(argv[i], "--bf16"))
+            T = &bf16_type;
+        else
+            args[nargs++] = argv[i];
+    }
+    int rc = bench_parse_args(nargs, args, &quick, usage);
     if (rc >= 0) return rc;
     static f16_run r;
     r.t_start = now_s();

@@ -333,7 +333,7 @@ static void in_cache_section(run *r)
         double t0 = cpu_s();
         ks->fp8->mat_vec_rows(&m, r->act, 0, rows, y);
         double t1 = cpu_s();
-        ks->f16->mat_vec_rows(r->w16, DIM, r->act, 0, rows, y);
+        ks->f16->fp16.mat_vec_rows(r->w16, DIM, r->act, 0, rows, y);
         double t2 = cpu_s();
         best8 = t1 - t0 < best8 ? t1 - t0 : best8;
         best16 = t2 - t1 < best16 ? t2 - t1 : best16;

@@ -10,6 +10,7 @@
  *                       sums, lane sums and dot products, max and argmax
  *   decodenum/pool.h    a thread pool the heavy products share
  *   decodenum/f16.h     F16 weight products with ggml's bits
+ *   decodenum/bf16.h    BF16 weight products with ggml's bits
  *   decodenum/blocks.h  ggml's block formats read as exact coded rows
  *   decodenum/quant.h   activations quantized under scales m * 2^e
  *   decodenum/dot.h     a coded row times a quantized row, summed exactly
@@ -33,6 +34,7 @@
 #include "decodenum/fp32.h"
 #include "decodenum/pool.h"
 #include "decodenum/f16.h"
+#include "decodenum/bf16.h"
 #include "decodenum/blocks.h"
 #include "decodenum/quant.h"
 #include "decodenum/dot.h"

@@ -72,17 +72,23 @@ static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
     if (!k->hadamard) k->hadamard = b->hadamard;
 }
 
-static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)
+static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)
 {
     if (!k->from_f32) k->from_f32 = b->from_f32;
     if (!k->widen) k->widen = b->widen;
     if (!k->round_f32) k->round_f32 = b->round_f32;
     if (!k->vec_dot) k->vec_dot = b->vec_dot;
     if (!k->sgemm_dot) k->sgemm_dot = b->sgemm_dot;
-    if (!k->mad) k->mad = b->mad;
-    if (!k->scale) k->scale = b->scale;
     if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
     if (!k->sgemm_rows) k->sgemm_rows = b->sgemm_rows;
+}
+
+static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)
+{
+    resolve_w16(&k->fp16, &b->fp16);
+    resolve_w16(&k->bf16, &b->bf16);
+    if (!k->mad) k->mad = b->mad;
+    if (!k->scale) k->scale = b->scale;
 }
 
 /* mat_vec_rows_act goes with mat_vec_rows: a table that brings its own

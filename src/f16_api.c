@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The F16 module's public entry points: argument checks (sizes through
- * sizes.h, before any allocation), working memory for
- * the rounded activations, and the split of a product into row tasks on a
- * dn_pool. Every output element is computed by one kernel call in the
- * reference's order, so neither the pool nor the split changes a bit.
+ * The F16 and BF16 modules' public entry points: argument checks (sizes
+ * through sizes.h, before any allocation), working memory for the rounded
+ * activations, and the split of a product into row tasks on a dn_pool.
+ * Every output element is computed by one kernel call in the reference's
+ * order, so neither the pool nor the split changes a bit. Both element
+ * types run the same code here; `kern` (a dn_w16_kernels: the active
+ * table's fp16 or bf16 half) is all that differs.
  */
 #include "dispatch.h"
 #include "pool.h"
@@ -20,18 +22,38 @@ int dn_f16_takes_sgemm(size_t rows, size_t k, size_t n)
     return n >= 2 && rows % 4 == 0 && k % 8 == 0;
 }
 
-dn_status dn_f16_from_f32(const float *x, uint16_t *h, size_t n)
+static const dn_w16_kernels *f16_kern(void) { return &dn_kernels_active()->f16->fp16; }
+static const dn_w16_kernels *bf16_kern(void) { return &dn_kernels_active()->f16->bf16; }
+
+static dn_status from_f32(const dn_w16_kernels *kern, const float *x, uint16_t *h, size_t n)
 {
     if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
-    dn_kernels_active()->f16->from_f32(x, h, n);
+    kern->from_f32(x, h, n);
     return DN_OK;
 }
 
-dn_status dn_f16_widen(const uint16_t *h, float *x, size_t n)
+static dn_status widen(const dn_w16_kernels *kern, const uint16_t *h, float *x, size_t n)
 {
     if (n && (!x || !h)) return DN_ERR_INVALID_ARGUMENT;
-    dn_kernels_active()->f16->widen(h, x, n);
+    kern->widen(h, x, n);
     return DN_OK;
+}
+
+dn_status dn_f16_from_f32(const float *x, uint16_t *h, size_t n)
+{
+    return from_f32(f16_kern(), x, h, n);
+}
+
+dn_status dn_f16_widen(const uint16_t *h, float *x, size_t n) { return widen(f16_kern(), h, x, n); }
+
+dn_status dn_bf16_from_f32(const float *x, uint16_t *h, size_t n)
+{
+    return from_f32(bf16_kern(), x, h, n);
+}
+
+dn_status dn_bf16_widen(const uint16_t *h, float *x, size_t n)
+{
+    return widen(bf16_kern(), h, x, n);
 }
 
 dn_status dn_f16_dequantize_row(const uint8_t *row, float *out, size_t n)
@@ -42,14 +64,14 @@ dn_status dn_f16_dequantize_row(const uint8_t *row, float *out, size_t n)
     return DN_OK;
 }
 
-dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k, float *out)
+static dn_status dot(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
+                     const uint16_t *x, size_t k, float *out)
 {
     if (!out || (k && (!w || !x))) return DN_ERR_INVALID_ARGUMENT;
     if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
     if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
     size_t bytes;
     if (!dn_size_mul(k, sizeof(float), &bytes)) return DN_ERR_INVALID_ARGUMENT;
-    const dn_f16_kernels *kern = dn_kernels_active()->f16;
     float stack[DN_F16_STACK_FLOATS];
     float *xf = k <= DN_F16_STACK_FLOATS ? stack : malloc(bytes);
     if (!xf) return DN_ERR_OUT_OF_MEMORY;
@@ -57,6 +79,16 @@ dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, siz
     *out = path == DN_F16_PATH_SGEMM ? kern->sgemm_dot(w, xf, k) : kern->vec_dot(w, xf, k);
     if (xf != stack) free(xf);
     return DN_OK;
+}
+
+dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k, float *out)
+{
+    return dot(f16_kern(), path, w, x, k, out);
+}
+
+dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k, float *out)
+{
+    return dot(bf16_kern(), path, w, x, k, out);
 }
 
 dn_status dn_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
@@ -83,7 +115,7 @@ typedef struct part {
 } part;
 
 typedef struct product {
-    const dn_f16_kernels *kern;
+    const dn_w16_kernels *kern;
     const part *parts;
     size_t nparts;
     size_t k, n;
@@ -119,10 +151,9 @@ static size_t chunk_rows(size_t rows, dn_pool *pool)
     return chunk < 4 ? 4 : chunk;
 }
 
-static dn_status run_product(part *parts, size_t nparts, size_t k, const float *act, size_t n,
-                             int sgemm, dn_pool *pool)
+static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t nparts, size_t k,
+                             const float *act, size_t n, int sgemm, dn_pool *pool)
 {
-    const dn_f16_kernels *kern = dn_kernels_active()->f16;
     size_t elems, bytes;
     if (!dn_size_mul(n, k, &elems) || !dn_size_mul(elems, sizeof(float), &bytes))
         return DN_ERR_INVALID_ARGUMENT;
@@ -155,17 +186,17 @@ static dn_status check_matrix(const uint16_t *w, size_t rows, size_t k, const vo
     return DN_OK;
 }
 
-dn_status dn_f16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
-                         dn_pool *pool)
+static dn_status mat_vec(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
+                         const float *x, float *out, dn_pool *pool)
 {
     dn_status st = check_matrix(w, rows, k, x, 1, out);
     if (st != DN_OK) return st;
     part one = {w, out, rows, 0, 0};
-    return run_product(&one, 1, k, x, 1, 0, pool);
+    return run_product(kern, &one, 1, k, x, 1, 0, pool);
 }
 
-dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k, const float *x,
-                               dn_pool *pool)
+static dn_status mat_vec_multi(const dn_w16_kernels *kern, const dn_f16_matrix *mats, size_t count,
+                               size_t k, const float *x, dn_pool *pool)
 {
     if (count && !mats) return DN_ERR_INVALID_ARGUMENT;
     if (count > SIZE_MAX / sizeof(part)) return DN_ERR_INVALID_ARGUMENT;
@@ -179,29 +210,30 @@ dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k
     if (!parts) return DN_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < count; i++)
         parts[i] = (part){mats[i].w, mats[i].out, (size_t)mats[i].rows, 0, 0};
-    dn_status st = run_product(parts, count, k, x, 1, 0, pool);
+    dn_status st = run_product(kern, parts, count, k, x, 1, 0, pool);
     free(parts);
     return st;
 }
 
-dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                         float *out, dn_pool *pool)
+static dn_status mat_mul(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
+                         const float *act, size_t n, float *out, dn_pool *pool)
 {
     dn_status st = check_matrix(w, rows, k, act, n, out);
     if (st != DN_OK) return st;
     part one = {w, out, rows, 0, 0};
-    return run_product(&one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
+    return run_product(kern, &one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
 }
 
 /* ---- row ranges on the caller's thread -------------------------------------- */
 
-static dn_status rows_product(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
-                              size_t n, size_t row_begin, size_t row_end, float *out, int sgemm)
+static dn_status rows_product(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
+                              const uint16_t *act16, size_t n, size_t row_begin, size_t row_end,
+                              float *out)
 {
+    int sgemm = dn_f16_takes_sgemm(rows, k, n);
     dn_status st = check_matrix(w, rows, k, act16, n, out);
     if (st != DN_OK) return st;
     if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
-    const dn_f16_kernels *kern = dn_kernels_active()->f16;
     float *act = malloc(n && k ? n * k * sizeof *act : 1); /* check_matrix: it fits */
     if (!act) return DN_ERR_OUT_OF_MEMORY;
     kern->widen(act16, act, n * k);
@@ -214,15 +246,64 @@ static dn_status rows_product(const uint16_t *w, size_t rows, size_t k, const ui
     return DN_OK;
 }
 
+/* ---- the public products, F16 then BF16 ------------------------------------ */
+
+dn_status dn_f16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
+                         dn_pool *pool)
+{
+    return mat_vec(f16_kern(), w, rows, k, x, out, pool);
+}
+
+dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k, const float *x,
+                               dn_pool *pool)
+{
+    return mat_vec_multi(f16_kern(), mats, count, k, x, pool);
+}
+
+dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                         float *out, dn_pool *pool)
+{
+    return mat_mul(f16_kern(), w, rows, k, act, n, out, pool);
+}
+
 dn_status dn_f16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
                               size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(w, rows, k, x16, 1, row_begin, row_end, out, 0);
+    return rows_product(f16_kern(), w, rows, k, x16, 1, row_begin, row_end, out);
 }
 
 dn_status dn_f16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
                               size_t n, size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(w, rows, k, act16, n, row_begin, row_end, out,
-                        dn_f16_takes_sgemm(rows, k, n));
+    return rows_product(f16_kern(), w, rows, k, act16, n, row_begin, row_end, out);
+}
+
+dn_status dn_bf16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
+                          dn_pool *pool)
+{
+    return mat_vec(bf16_kern(), w, rows, k, x, out, pool);
+}
+
+dn_status dn_bf16_mat_vec_multi(const dn_bf16_matrix *mats, size_t count, size_t k, const float *x,
+                                dn_pool *pool)
+{
+    return mat_vec_multi(bf16_kern(), mats, count, k, x, pool);
+}
+
+dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                          float *out, dn_pool *pool)
+{
+    return mat_mul(bf16_kern(), w, rows, k, act, n, out, pool);
+}
+
+dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
+                               size_t row_begin, size_t row_end, float *out)
+{
+    return rows_product(bf16_kern(), w, rows, k, x16, 1, row_begin, row_end, out);
+}
+
+dn_status dn_bf16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
+                               size_t n, size_t row_begin, size_t row_end, float *out)
+{
+    return rows_product(bf16_kern(), w, rows, k, act16, n, row_begin, row_end, out);
 }

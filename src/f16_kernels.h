@@ -1,34 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * f16_kernels.h: the ggml-compatible F16 module's kernel table.
+ * f16_kernels.h: the kernel table of the ggml-compatible 16-bit weight
+ * products (F16 and BF16).
+ *
+ * One product framework, two element types: a dn_w16_kernels holds one
+ * type's conversions and product kernels, and the entry points
+ * (src/f16_api.c) run either type through the same checks, pool split and
+ * working memory. The types differ only inside the kernels: how a weight
+ * widens to f32, how an activation rounds, and ggml_vec_dot's step (F16:
+ * fused multiply-add; BF16: multiply, then add) and final pairing.
  *
  * One table per ISA, registered in src/dispatch.c. dn_f16_scalar holds the
  * references (src/f16.c): ggml's x86 orders written out in C. The AVX2 and
  * NEON tables reproduce them bit for bit; an entry an ISA leaves NULL runs
- * the ISA below it. Activations
- * reach the dot kernels already rounded to binary16 and widened to f32
- * (exact), so a product widens them once, not once per row.
+ * the ISA below it. Activations reach the dot kernels already rounded to
+ * the weight type and widened to f32 (exact), so a product widens them
+ * once, not once per row.
  */
 #ifndef DN_F16_KERNELS_H
 #define DN_F16_KERNELS_H
 
+#include "decodenum/bf16.h"
 #include "decodenum/f16.h"
 
-typedef struct dn_f16_kernels {
+/* One 16-bit weight type's kernels. */
+typedef struct dn_w16_kernels {
+    /* h[i] = x[i] rounded to the type as ggml rounds an activation */
     void (*from_f32)(const float *x, uint16_t *h, size_t n);
+    /* x[i] = the value of h[i], exactly */
     void (*widen)(const uint16_t *h, float *x, size_t n);
     /* y[i] = widen(from_f32(x[i])): an activation as ggml multiplies it */
     void (*round_f32)(const float *x, float *y, size_t n);
     float (*vec_dot)(const uint16_t *w, const float *x, size_t k);
     float (*sgemm_dot)(const uint16_t *w, const float *x, size_t k); /* k % 8 == 0 */
-    void (*mad)(uint16_t *acc, const uint16_t *v, float s, size_t n);
-    void (*scale)(uint16_t *acc, float s, size_t n);
     /* out[r] = vec_dot(w + r*k, x, k) for r in [r0, r1) */
     void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                          float *out);
     /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n */
     void (*sgemm_rows)(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                        size_t r0, size_t r1, float *out);
+} dn_w16_kernels;
+
+typedef struct dn_f16_kernels {
+    dn_w16_kernels fp16; /* binary16 weights (decodenum/f16.h) */
+    dn_w16_kernels bf16; /* bfloat16 weights (decodenum/bf16.h) */
+    void (*mad)(uint16_t *acc, const uint16_t *v, float s, size_t n);
+    void (*scale)(uint16_t *acc, float s, size_t n);
 } dn_f16_kernels;
 
 void dn_ref_f16_from_f32(const float *x, uint16_t *h, size_t n);
@@ -36,16 +53,28 @@ void dn_ref_f16_widen(const uint16_t *h, float *x, size_t n);
 void dn_ref_f16_round_f32(const float *x, float *y, size_t n);
 float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
-void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n);
-void dn_ref_f16_scale(uint16_t *acc, float s, size_t n);
 void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                              float *out);
 void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                            size_t r0, size_t r1, float *out);
+void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n);
+void dn_ref_f16_scale(uint16_t *acc, float s, size_t n);
+
+void dn_ref_bf16_from_f32(const float *x, uint16_t *h, size_t n);
+void dn_ref_bf16_widen(const uint16_t *h, float *x, size_t n);
+void dn_ref_bf16_round_f32(const float *x, float *y, size_t n);
+float dn_ref_bf16_vec_dot(const uint16_t *w, const float *x, size_t k);
+float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
+void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out);
+void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out);
 
 /* The scalar forms the kernels' tails use. */
 uint16_t dn_f16_narrow1(float x);
 float dn_f16_widen1(uint16_t h);
+uint16_t dn_bf16_narrow1(float x);
+float dn_bf16_widen1(uint16_t h);
 /* A NaN result becomes DN_F16_NAN_RESULT_BITS. */
 float dn_f16_result(float r);
 

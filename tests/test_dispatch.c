@@ -42,8 +42,12 @@ static void every_slot_filled(void **state)
                     m->silu_v && m->softplus_v && m->softmax && m->rmsnorm && m->l2norm &&
                     m->rope && m->hadamard);
         const dn_f16_kernels *h = k->f16;
-        assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
-                    h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
+        const dn_w16_kernels *types[2] = {&h->fp16, &h->bf16};
+        for (int t = 0; t < 2; t++)
+            assert_true(types[t]->from_f32 && types[t]->widen && types[t]->round_f32 &&
+                        types[t]->vec_dot && types[t]->sgemm_dot && types[t]->mat_vec_rows &&
+                        types[t]->sgemm_rows);
+        assert_true(h->mad && h->scale);
         assert_true(k->quant->quantize && k->dot->mat_vec_rows);
         const dn_attention_kernels *a = k->attention;
         assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
@@ -87,7 +91,7 @@ static void missing_entry_runs_the_reference(void **state)
     assert_ptr_equal(out.kernels.fp32->fdot, dn_ref_fdot);
     assert_ptr_equal(out.kernels.fp32->fsum, simd->fp32->fsum);
     assert_ptr_equal(out.kernels.math->exp_v, dn_ref_exp_v);
-    assert_ptr_equal(out.kernels.f16->vec_dot, simd->f16->vec_dot);
+    assert_ptr_equal(out.kernels.f16->fp16.vec_dot, simd->f16->fp16.vec_dot);
 
     /* The bits: the resolved entry against the reference and the public
        function, on inputs whose lanes, tails and flushes all matter. */
@@ -110,13 +114,14 @@ static void new_isa_with_one_kernel(void **state)
 {
     (void)state;
     const dn_kernels *below = dn_kernels_for(simd_isa());
-    const dn_f16_kernels one = {.vec_dot = dn_ref_f16_vec_dot};
+    const dn_f16_kernels one = {.fp16.vec_dot = dn_ref_f16_vec_dot};
     const dn_kernels start = {.f16 = &one};
     dn_kernel_slots out;
     dn_kernels_resolve(&start, below, &out);
-    assert_ptr_equal(out.kernels.f16->vec_dot, dn_ref_f16_vec_dot);
-    assert_ptr_equal(out.kernels.f16->sgemm_rows, below->f16->sgemm_rows);
-    assert_ptr_equal(out.kernels.f16->widen, below->f16->widen);
+    assert_ptr_equal(out.kernels.f16->fp16.vec_dot, dn_ref_f16_vec_dot);
+    assert_ptr_equal(out.kernels.f16->fp16.sgemm_rows, below->f16->fp16.sgemm_rows);
+    assert_ptr_equal(out.kernels.f16->fp16.widen, below->f16->fp16.widen);
+    assert_ptr_equal(out.kernels.f16->bf16.vec_dot, below->f16->bf16.vec_dot);
     assert_ptr_equal(out.kernels.fp32->fdot, below->fp32->fdot);
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
     assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);

@@ -10,8 +10,8 @@
 #   GGML_SRC=<dir> sh tools/build.sh bench-ggml [avx2|native]
 #                                build ggml from a ggml source tree (tinyBLAS on; its
 #                                AVX2/FMA/F16C build by default, -march=native with
-#                                `native`) and run the F16, dot, attention and GDN benches
-#                                and decodenum-accuracy-ggml against it
+#                                `native`) and run the F16, BF16, dot, attention and GDN
+#                                benches and decodenum-accuracy-ggml against it
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #   sh tools/build.sh lint       the tree formatted as .clang-format says (tools/format.sh
@@ -114,6 +114,8 @@ bench-ggml)
         "./build/bench-ggml-$variant/bench/$b"
         echo
     done
+    echo "== decodenum-bench-f16 --bf16 against ggml ($variant)"
+    "./build/bench-ggml-$variant/bench/decodenum-bench-f16" --bf16
     ;;
 fuzz)
     # tests/fuzz/README.md: every reader and the quantized matrix-vector

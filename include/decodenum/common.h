@@ -55,6 +55,7 @@ extern "C" {
 #define DN_HAVE_GDN 200       /* decodenum/gdn.h */
 #define DN_HAVE_VEC 300       /* decodenum/vec.h */
 #define DN_HAVE_FP8 300       /* decodenum/fp8.h */
+#define DN_HAVE_BF16 300      /* decodenum/bf16.h */
 
 /* The DN_VERSION_NUMBER of the library actually linked (which may be newer
    than the header a program was compiled with). Cost: O(1). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The F16 module's kernels held to their references, every output's bits. */
+/* The F16 and BF16 products' kernels held to their references, every
+   output's bits: each type's seven kernels, then mad and scale. */
 #include "check.h"
 #include "dispatch.h"
 
@@ -25,21 +26,53 @@ static void fill_f16(dn_rng *r, uint16_t *h, size_t n, int specials)
     }
 }
 
+/* Bfloat16 values of exponents 2^-27 .. 2^27, and with specials zeros,
+   subnormals, the largest finite values and values whose products fall
+   below 2^-126 (where a rounded product and a fused one differ); specials 2
+   adds every exponent, infinities and NaNs. */
+static void fill_bf16(dn_rng *r, uint16_t *h, size_t n, int specials)
+{
+    static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x7F7F, 0xFF7F,
+                                       0x1A00, 0x9A40, 0x1A80, 0x3F80, 0x7F80, 0xFF80, 0x7FC1};
+    const size_t nspecial = specials == 2 ? 14 : 11;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = dn_rng_next(r);
+        if (specials && (z & 15) == 0) {
+            h[i] = special[(z >> 4) % nspecial];
+            continue;
+        }
+        unsigned e =
+            specials == 2 ? 1 + (unsigned)((z >> 8) % 254) : 100 + (unsigned)((z >> 8) % 55);
+        h[i] = (uint16_t)(((z >> 63) << 15) | (e << 7) | ((z >> 20) & 0x7F));
+    }
+}
+
+static void fill_w(dn_rng *r, uint16_t *h, size_t n, int specials, int bf)
+{
+    if (bf)
+        fill_bf16(r, h, n, specials);
+    else
+        fill_f16(r, h, n, specials);
+}
+
 enum {
     FROM_F32,
     WIDEN,
     ROUND_F32,
     VEC_DOT,
     SGEMM_DOT,
-    MAD,
-    SCALE,
     MAT_VEC_ROWS,
     SGEMM_ROWS,
+    TYPED, /* the entries above exist per type */
+    MAD = TYPED,
+    SCALE,
     COUNT
 };
-static const char *const names[COUNT] = {"from_f32", "widen",        "round_f32",
-                                         "vec_dot",  "sgemm_dot",    "mad",
-                                         "scale",    "mat_vec_rows", "sgemm_rows"};
+static const char *const names[2][COUNT] = {
+    {"from_f32", "widen", "round_f32", "vec_dot", "sgemm_dot", "mat_vec_rows", "sgemm_rows", "mad",
+     "scale"},
+    {"bf16_from_f32", "bf16_widen", "bf16_round_f32", "bf16_vec_dot", "bf16_sgemm_dot",
+     "bf16_mat_vec_rows", "bf16_sgemm_rows"}};
 
 typedef struct bufs {
     uint16_t *w, *h_ref, *h_k;
@@ -64,9 +97,32 @@ static void cmp_u16(dn_check_result *res, const uint16_t *a, const uint16_t *b, 
     res->compared += n;
 }
 
-/* One case of kernel `which` at length k (rows and columns where it has them). */
-static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int which, bufs *b,
+/* mad or scale at length k. */
+static void run_acc(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int which, bufs *b,
                     size_t k, dn_rng *r, dn_check_result *res)
+{
+    (void)dn_rng_below(r, 13); /* the draws of run_one: the same cases as before */
+    (void)dn_rng_below(r, 6);
+    int specials = (int)dn_rng_below(r, 3);
+    float s = 0;
+    dn_fill_f32(r, DN_REGIME_NORMAL, &s, 1);
+    fill_f16(r, b->h_ref, k, specials);
+    fill_f16(r, b->w, k, specials);
+    memcpy(b->h_k, b->h_ref, k * sizeof *b->h_k);
+    if (which == MAD) {
+        ref->mad(b->h_ref, b->w, s, k);
+        kern->mad(b->h_k, b->w, s, k);
+    } else {
+        ref->scale(b->h_ref, s, k);
+        kern->scale(b->h_k, s, k);
+    }
+    cmp_u16(res, b->h_ref, b->h_k, k);
+}
+
+/* One case of type bf's kernel `which` at length k (rows and columns where
+   it has them). */
+static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, int which,
+                    bufs *b, size_t k, dn_rng *r, dn_check_result *res)
 {
     size_t rows = 1 + (size_t)dn_rng_below(r, 13), n = 1 + (size_t)dn_rng_below(r, 6);
     int specials = (int)dn_rng_below(r, 3);
@@ -90,29 +146,12 @@ static void run_one(const dn_f16_kernels *ref, const dn_f16_kernels *kern, int w
         kern->widen(b->w, b->y_k, k);
         cmp_f32(res, b->y_ref, b->y_k, k, k);
         return;
-    case MAD:
-    case SCALE: {
-        float s = 0;
-        dn_fill_f32(r, DN_REGIME_NORMAL, &s, 1);
-        fill_f16(r, b->h_ref, k, specials);
-        fill_f16(r, b->w, k, specials);
-        memcpy(b->h_k, b->h_ref, k * sizeof *b->h_k);
-        if (which == MAD) {
-            ref->mad(b->h_ref, b->w, s, k);
-            kern->mad(b->h_k, b->w, s, k);
-        } else {
-            ref->scale(b->h_ref, s, k);
-            kern->scale(b->h_k, s, k);
-        }
-        cmp_u16(res, b->h_ref, b->h_k, k);
-        return;
-    }
     default: break;
     }
     /* the dots: weights rows x k, activation columns n x k (widened f16) */
     if (which == SGEMM_DOT || which == SGEMM_ROWS) k &= ~(size_t)7;
-    fill_f16(r, b->w, rows * k, specials);
-    fill_f16(r, b->h_ref, n * k, specials);
+    fill_w(r, b->w, rows * k, specials, bf);
+    fill_w(r, b->h_ref, n * k, specials, bf);
     ref->widen(b->h_ref, b->act, n * k);
     float want, got;
     switch (which) {
@@ -167,21 +206,27 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
         failed = 1;
         goto out;
     }
-    for (int which = 0; which < COUNT; which++) {
-        dn_check_result res = {"f16", names[which], isa, 0, 0, ""};
-        dn_rng r = {plan->seed * 31 + (uint64_t)which};
-        int is_dot = which >= VEC_DOT && which != MAD && which != SCALE;
-        size_t dot_max = plan->every_length_to >= 300 ? 1600 : plan->every_length_to;
-        if (is_dot) {
-            for (size_t k = 0; k <= dot_max; k++)
-                run_one(&dn_f16_scalar, kern, which, &b, k, &r, &res);
-        } else {
-            for (size_t i = 0; i < count; i++)
-                run_one(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
+    size_t dot_max = plan->every_length_to >= 300 ? 1600 : plan->every_length_to;
+    for (int bf = 0; bf < 2; bf++)
+        for (int which = 0; which < (bf ? TYPED : COUNT); which++) {
+            dn_check_result res = {"f16", names[bf][which], isa, 0, 0, ""};
+            /* F16's seeds as before the BF16 entries came */
+            static const int f16_seed[COUNT] = {0, 1, 2, 3, 4, 7, 8, 5, 6};
+            dn_rng r = {plan->seed * 31 + (uint64_t)(bf ? 100 + which : f16_seed[which])};
+            const dn_w16_kernels *rt = bf ? &dn_f16_scalar.bf16 : &dn_f16_scalar.fp16;
+            const dn_w16_kernels *kt = bf ? &kern->bf16 : &kern->fp16;
+            if (which >= TYPED) {
+                for (size_t i = 0; i < count; i++)
+                    run_acc(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
+            } else if (which >= VEC_DOT) {
+                for (size_t k = 0; k <= dot_max; k++) run_one(rt, kt, bf, which, &b, k, &r, &res);
+            } else {
+                for (size_t i = 0; i < count; i++)
+                    run_one(rt, kt, bf, which, &b, lengths[i], &r, &res);
+            }
+            if (res.mismatched) failed++;
+            if (sink) sink(&res, ctx);
         }
-        if (res.mismatched) failed++;
-        if (sink) sink(&res, ctx);
-    }
 out:
     free(lengths);
     free(b.w);

@@ -7,6 +7,12 @@
  * of two binary16 values is exact, so FMLA gives vfmadd's bits; ARM's NaNs
  * differ from x86's, but every NaN result is replaced by the module's one.
  * Runs in the default FPCR (round to nearest, no flush, FZ16 clear).
+ *
+ * BF16 weights run the same bodies with `bf` set (a constant at every call,
+ * the bodies always inlined): a bfloat16 widens by a 16-bit shift,
+ * ggml_vec_dot's step is FMUL then FADD (the project builds with
+ * -ffp-contract=off, so the two stay separate), and its final pairing is
+ * tinyBLAS's hsum.
  */
 #include "../f16_kernels.h"
 #include "../bits.h"
@@ -14,9 +20,24 @@
 #include <arm_neon.h>
 #include <stdlib.h>
 
+#define DN_INLINE static inline __attribute__((always_inline))
+
 static inline float32x4_t load4_f16(const uint16_t *p)
 {
     return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
+
+/* Four weights of type bf (0: binary16, 1: bfloat16), widened exactly. */
+DN_INLINE float32x4_t load4_w(const uint16_t *p, int bf)
+{
+    if (bf) return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16));
+    return load4_f16(p);
+}
+
+/* One step of ggml_vec_dot: F16 fuses it; BF16 rounds the product first. */
+DN_INLINE float32x4_t vd_step(float32x4_t acc, float32x4_t w, float32x4_t x, int bf)
+{
+    return bf ? vaddq_f32(vmulq_f32(w, x), acc) : vfmaq_f32(acc, w, x);
 }
 
 static void from_f32_neon(const float *x, uint16_t *h, size_t n)
@@ -41,6 +62,40 @@ static void round_f32_neon(const float *x, float *y, size_t n)
     dn_ref_f16_round_f32(x + i, y + i, n - i);
 }
 
+/* ggml_compute_fp32_to_bf16 on four patterns: each lane's bfloat16 in its
+   high 16 bits, the low 16 clear. */
+static inline uint32x4_t bf16_round_bits(uint32x4_t u)
+{
+    uint32x4_t lsb = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
+    uint32x4_t r = vaddq_u32(vaddq_u32(u, vdupq_n_u32(0x7FFF)), lsb);
+    uint32x4_t nan = vcgtq_u32(vandq_u32(u, vdupq_n_u32(0x7FFFFFFF)), vdupq_n_u32(0x7F800000));
+    r = vbslq_u32(nan, vorrq_u32(u, vdupq_n_u32(0x00400000)), r);
+    return vandq_u32(r, vdupq_n_u32(0xFFFF0000u));
+}
+
+static void bf16_from_f32_neon(const float *x, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        vst1_u16(h + i, vshrn_n_u32(bf16_round_bits(vld1q_u32((const uint32_t *)(x + i))), 16));
+    dn_ref_bf16_from_f32(x + i, h + i, n - i);
+}
+
+static void bf16_widen_neon(const uint16_t *h, float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(x + i, load4_w(h + i, 1));
+    dn_ref_bf16_widen(h + i, x + i, n - i);
+}
+
+static void bf16_round_f32_neon(const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        vst1q_u32((uint32_t *)(y + i), bf16_round_bits(vld1q_u32((const uint32_t *)(x + i))));
+    dn_ref_bf16_round_f32(x + i, y + i, n - i);
+}
+
 /* ggml's GGML_F32x8_REDUCE: per lane (a0 + a2) + (a1 + a3); the high four
    lanes onto the low four; (T0 + T1) + (T2 + T3). */
 static inline float reduce4(const float32x4_t lo[4], const float32x4_t hi[4])
@@ -60,29 +115,42 @@ static inline float hsum(float32x4_t lo, float32x4_t hi)
     return vgetq_lane_f32(u, 0) + vgetq_lane_f32(u, 1);
 }
 
-static inline float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k)
+/* ggml_vec_dot's fold: F16's GGML_F32x8_REDUCE; BF16's (a0 + a2) + (a1 + a3)
+   per lane, then tinyBLAS's hsum. */
+DN_INLINE float fold4(const float32x4_t lo[4], const float32x4_t hi[4], int bf)
+{
+    if (!bf) return reduce4(lo, hi);
+    float32x4_t slo = vaddq_f32(vaddq_f32(lo[0], lo[2]), vaddq_f32(lo[1], lo[3]));
+    float32x4_t shi = vaddq_f32(vaddq_f32(hi[0], hi[2]), vaddq_f32(hi[1], hi[3]));
+    return hsum(slo, shi);
+}
+
+DN_INLINE float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k,
+                            int bf)
 {
     double sum = r;
-    for (size_t i = from; i < k; i++) sum += (double)(dn_f16_widen1(w[i]) * x[i]);
+    for (size_t i = from; i < k; i++)
+        sum += (double)((bf ? dn_bf16_widen1(w[i]) : dn_f16_widen1(w[i])) * x[i]);
     return dn_f16_result((float)sum);
 }
 
-static float vec_dot_neon(const uint16_t *w, const float *x, size_t k)
+DN_INLINE float vec_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
 {
     float32x4_t lo[4], hi[4];
     for (int j = 0; j < 4; j++) lo[j] = hi[j] = vdupq_n_f32(0.0f);
     size_t whole = k & ~(size_t)31;
     for (size_t b = 0; b < whole; b += 32)
         for (int j = 0; j < 4; j++) {
-            lo[j] = vfmaq_f32(lo[j], load4_f16(w + b + 8 * j), vld1q_f32(x + b + 8 * j));
-            hi[j] = vfmaq_f32(hi[j], load4_f16(w + b + 8 * j + 4), vld1q_f32(x + b + 8 * j + 4));
+            lo[j] = vd_step(lo[j], load4_w(w + b + 8 * j, bf), vld1q_f32(x + b + 8 * j), bf);
+            hi[j] =
+                vd_step(hi[j], load4_w(w + b + 8 * j + 4, bf), vld1q_f32(x + b + 8 * j + 4), bf);
         }
-    return double_tail(reduce4(lo, hi), w, x, whole, k);
+    return double_tail(fold4(lo, hi, bf), w, x, whole, k, bf);
 }
 
 /* Two rows against one column: each row's chains are vec_dot's. */
-static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
-                     float *r1)
+DN_INLINE void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
+                        float *r1, int bf)
 {
     float32x4_t alo[4], ahi[4], clo[4], chi[4];
     for (int j = 0; j < 4; j++) alo[j] = ahi[j] = clo[j] = chi[j] = vdupq_n_f32(0.0f);
@@ -90,32 +158,33 @@ static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, siz
     for (size_t b = 0; b < whole; b += 32)
         for (int j = 0; j < 4; j++) {
             float32x4_t xl = vld1q_f32(x + b + 8 * j), xh = vld1q_f32(x + b + 8 * j + 4);
-            alo[j] = vfmaq_f32(alo[j], load4_f16(w0 + b + 8 * j), xl);
-            ahi[j] = vfmaq_f32(ahi[j], load4_f16(w0 + b + 8 * j + 4), xh);
-            clo[j] = vfmaq_f32(clo[j], load4_f16(w1 + b + 8 * j), xl);
-            chi[j] = vfmaq_f32(chi[j], load4_f16(w1 + b + 8 * j + 4), xh);
+            alo[j] = vd_step(alo[j], load4_w(w0 + b + 8 * j, bf), xl, bf);
+            ahi[j] = vd_step(ahi[j], load4_w(w0 + b + 8 * j + 4, bf), xh, bf);
+            clo[j] = vd_step(clo[j], load4_w(w1 + b + 8 * j, bf), xl, bf);
+            chi[j] = vd_step(chi[j], load4_w(w1 + b + 8 * j + 4, bf), xh, bf);
         }
-    float fold0 = reduce4(alo, ahi), fold1 = reduce4(clo, chi);
-    *r0 = double_tail(fold0, w0, x, whole, k);
-    *r1 = double_tail(fold1, w1, x, whole, k);
+    float fold0 = fold4(alo, ahi, bf), fold1 = fold4(clo, chi, bf);
+    *r0 = double_tail(fold0, w0, x, whole, k, bf);
+    *r1 = double_tail(fold1, w1, x, whole, k, bf);
 }
 
-static float sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
+DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
 {
     float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
     for (size_t l = 0; l < k; l += 8) {
-        lo = vfmaq_f32(lo, load4_f16(w + l), vld1q_f32(x + l));
-        hi = vfmaq_f32(hi, load4_f16(w + l + 4), vld1q_f32(x + l + 4));
+        lo = vfmaq_f32(lo, load4_w(w + l, bf), vld1q_f32(x + l));
+        hi = vfmaq_f32(hi, load4_w(w + l + 4, bf), vld1q_f32(x + l + 4));
     }
     return dn_f16_result(hsum(lo, hi));
 }
 
-static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out)
+DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out, int bf)
 {
     size_t r = r0;
-    for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
-    for (; r < r1; r++) out[r] = vec_dot_neon(w + r * k, x, k);
+    for (; r + 2 <= r1; r += 2)
+        vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1], bf);
+    for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf);
 }
 
 /* An RM x RN tile (RM <= 4, RN <= 2) of tinyBLAS outputs from widened weights. */
@@ -146,17 +215,23 @@ static inline __attribute__((always_inline)) void tile(const float *wf, size_t k
             out[(c + (size_t)j) * rows + r + (size_t)i] = dn_f16_result(hsum(lo[i][j], hi[i][j]));
 }
 
-static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out)
+DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out, int bf)
 {
     float *wf = malloc(4 * k * sizeof *wf + 1);
     if (!wf) {
-        dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        if (bf)
+            dn_ref_bf16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        else
+            dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
         return;
     }
     for (size_t r = r0; r < r1; r += 4) {
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
-        widen_neon(w + r * k, wf, (size_t)rm * k);
+        if (bf)
+            bf16_widen_neon(w + r * k, wf, (size_t)rm * k);
+        else
+            widen_neon(w + r * k, wf, (size_t)rm * k);
         size_t c = 0;
         if (rm == 4) {
             for (; c + 2 <= n; c += 2) tile(wf, k, act, rows, r, c, 4, 2, out);
@@ -168,6 +243,52 @@ static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const floa
         }
     }
     free(wf);
+}
+
+/* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
+
+static float vec_dot_neon(const uint16_t *w, const float *x, size_t k)
+{
+    return vec_dot_t(w, x, k, 0);
+}
+
+static float sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
+{
+    return sgemm_dot_t(w, x, k, 0);
+}
+
+static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out)
+{
+    mat_vec_rows_t(w, k, x, r0, r1, out, 0);
+}
+
+static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out)
+{
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0);
+}
+
+static float bf16_vec_dot_neon(const uint16_t *w, const float *x, size_t k)
+{
+    return vec_dot_t(w, x, k, 1);
+}
+
+static float bf16_sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
+{
+    return sgemm_dot_t(w, x, k, 1);
+}
+
+static void bf16_mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0,
+                                   size_t r1, float *out)
+{
+    mat_vec_rows_t(w, k, x, r0, r1, out, 1);
+}
+
+static void bf16_sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
+                                 size_t n, size_t r0, size_t r1, float *out)
+{
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1);
 }
 
 /* An f32 result narrowed as F16C narrows it, a NaN as the module's one. */
@@ -196,13 +317,26 @@ static void scale_neon(uint16_t *acc, float s, size_t n)
 }
 
 const dn_f16_kernels dn_f16_neon = {
-    .from_f32 = from_f32_neon,
-    .widen = widen_neon,
-    .round_f32 = round_f32_neon,
-    .vec_dot = vec_dot_neon,
-    .sgemm_dot = sgemm_dot_neon,
+    .fp16 =
+        {
+            .from_f32 = from_f32_neon,
+            .widen = widen_neon,
+            .round_f32 = round_f32_neon,
+            .vec_dot = vec_dot_neon,
+            .sgemm_dot = sgemm_dot_neon,
+            .mat_vec_rows = mat_vec_rows_neon,
+            .sgemm_rows = sgemm_rows_neon,
+        },
+    .bf16 =
+        {
+            .from_f32 = bf16_from_f32_neon,
+            .widen = bf16_widen_neon,
+            .round_f32 = bf16_round_f32_neon,
+            .vec_dot = bf16_vec_dot_neon,
+            .sgemm_dot = bf16_sgemm_dot_neon,
+            .mat_vec_rows = bf16_mat_vec_rows_neon,
+            .sgemm_rows = bf16_sgemm_rows_neon,
+        },
     .mad = mad_neon,
     .scale = scale_neon,
-    .mat_vec_rows = mat_vec_rows_neon,
-    .sgemm_rows = sgemm_rows_neon,
 };

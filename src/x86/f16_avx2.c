@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ggml-compatible F16 module on AVX2 + FMA + F16C: the instructions
- * ggml's haswell build runs, in the order src/f16.c gives. Widening is exact,
- * so weights may be widened ahead of the loop without changing a bit.
+ * The ggml-compatible F16 and BF16 products on AVX2 + FMA + F16C: the
+ * instructions ggml's haswell build runs, in the order src/f16.c gives.
+ * Widening is exact, so weights may be widened ahead of the loop without
+ * changing a bit.
+ *
+ * One body per kernel serves both types: its `bf` argument (a constant at
+ * every call, the bodies always inlined) picks the weight load (F16C's
+ * vcvtph2ps, or bfloat16 shifted up 16 bits), ggml_vec_dot's step (F16: a
+ * fused multiply-add; BF16: vmulps then vaddps) and its final pairing. The
+ * tables at the end hold one instance of each per type.
  */
 #include "../f16_kernels.h"
 #include "../bits.h"
@@ -17,9 +24,25 @@
    effect on bits. */
 #define DN_F16_PREFETCH 2048
 
+#define DN_INLINE static inline __attribute__((always_inline))
+
 static inline __m256 load_f16(const uint16_t *p)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* Eight weights of type bf (0: binary16, 1: bfloat16), widened exactly. */
+DN_INLINE __m256 load_w(const uint16_t *p, int bf)
+{
+    __m128i h = _mm_loadu_si128((const __m128i *)p);
+    if (bf) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm256_cvtph_ps(h);
+}
+
+/* One step of ggml_vec_dot: F16 fuses it; BF16 rounds the product first. */
+DN_INLINE __m256 vd_step(__m256 w, __m256 x, __m256 acc, int bf)
+{
+    return bf ? _mm256_add_ps(_mm256_mul_ps(w, x), acc) : _mm256_fmadd_ps(w, x, acc);
 }
 
 static void from_f32_avx2(const float *x, uint16_t *h, size_t n)
@@ -48,6 +71,54 @@ static void round_f32_avx2(const float *x, float *y, size_t n)
     dn_ref_f16_round_f32(x + i, y + i, n - i);
 }
 
+/* ggml_compute_fp32_to_bf16 on eight patterns: each lane's bfloat16 in its
+   high 16 bits, the low 16 clear (the f32 of the rounded value). */
+static inline __m256i bf16_round_bits(__m256i u)
+{
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)),
+                                     _mm256_set1_epi32(0x7F800000));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), nan);
+    return _mm256_and_si256(r, _mm256_set1_epi32((int)0xFFFF0000u));
+}
+
+static void bf16_from_f32_avx2(const float *x, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i r =
+            _mm256_srli_epi32(bf16_round_bits(_mm256_loadu_si256((const __m256i *)(x + i))), 16);
+        _mm_storeu_si128((__m128i *)(h + i), _mm_packus_epi32(_mm256_castsi256_si128(r),
+                                                              _mm256_extracti128_si256(r, 1)));
+    }
+    dn_ref_bf16_from_f32(x + i, h + i, n - i);
+}
+
+static void bf16_widen_avx2(const uint16_t *h, float *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, load_w(h + i, 1));
+    dn_ref_bf16_widen(h + i, x + i, n - i);
+}
+
+static void bf16_round_f32_avx2(const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_castsi256_ps(
+                                    bf16_round_bits(_mm256_loadu_si256((const __m256i *)(x + i)))));
+    dn_ref_bf16_round_f32(x + i, y + i, n - i);
+}
+
+DN_INLINE void widen_w(const uint16_t *h, float *x, size_t n, int bf)
+{
+    if (bf)
+        bf16_widen_avx2(h, x, n);
+    else
+        widen_avx2(h, x, n);
+}
+
 /* ggml's GGML_F32x8_REDUCE of four accumulators: (a0 + a2) + (a1 + a3),
    high half onto low half, two horizontal adds. */
 static inline float reduce4(__m256 a0, __m256 a1, __m256 a2, __m256 a3)
@@ -66,33 +137,43 @@ static inline float hsum(__m256 a)
     return _mm_cvtss_f32(_mm_add_ss(v, _mm_movehdup_ps(v)));
 }
 
+/* ggml_vec_dot's fold: F16's GGML_F32x8_REDUCE; BF16's (a0 + a2) + (a1 + a3)
+   then tinyBLAS's hsum. */
+DN_INLINE float fold4(__m256 a0, __m256 a1, __m256 a2, __m256 a3, int bf)
+{
+    if (bf) return hsum(_mm256_add_ps(_mm256_add_ps(a0, a2), _mm256_add_ps(a1, a3)));
+    return reduce4(a0, a1, a2, a3);
+}
+
 /* The k % 32 products after the 32-element steps, added in double. */
-static inline float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k)
+DN_INLINE float double_tail(float r, const uint16_t *w, const float *x, size_t from, size_t k,
+                            int bf)
 {
     double sum = r;
-    for (size_t i = from; i < k; i++) sum += (double)(dn_f16_widen1(w[i]) * x[i]);
+    for (size_t i = from; i < k; i++)
+        sum += (double)((bf ? dn_bf16_widen1(w[i]) : dn_f16_widen1(w[i])) * x[i]);
     return dn_f16_result((float)sum);
 }
 
 /* The accumulators are named, not an array: GCC keeps an array of them on
    the stack inside the loop. */
-static float vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
+DN_INLINE float vec_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t whole = k & ~(size_t)31;
     for (size_t b = 0; b < whole; b += 32) {
-        a0 = _mm256_fmadd_ps(load_f16(w + b), _mm256_loadu_ps(x + b), a0);
-        a1 = _mm256_fmadd_ps(load_f16(w + b + 8), _mm256_loadu_ps(x + b + 8), a1);
-        a2 = _mm256_fmadd_ps(load_f16(w + b + 16), _mm256_loadu_ps(x + b + 16), a2);
-        a3 = _mm256_fmadd_ps(load_f16(w + b + 24), _mm256_loadu_ps(x + b + 24), a3);
+        a0 = vd_step(load_w(w + b, bf), _mm256_loadu_ps(x + b), a0, bf);
+        a1 = vd_step(load_w(w + b + 8, bf), _mm256_loadu_ps(x + b + 8), a1, bf);
+        a2 = vd_step(load_w(w + b + 16, bf), _mm256_loadu_ps(x + b + 16), a2, bf);
+        a3 = vd_step(load_w(w + b + 24, bf), _mm256_loadu_ps(x + b + 24), a3, bf);
     }
-    return double_tail(reduce4(a0, a1, a2, a3), w, x, whole, k);
+    return double_tail(fold4(a0, a1, a2, a3, bf), w, x, whole, k, bf);
 }
 
 /* Two rows against one column at once: eight independent chains, the column
    loaded once; each row's chain is vec_dot's. */
-static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
-                     float *r1)
+DN_INLINE void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, size_t k, float *r0,
+                        float *r1, int bf)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
@@ -103,27 +184,27 @@ static void vec_dot2(const uint16_t *w0, const uint16_t *w1, const float *x, siz
         _mm_prefetch((const char *)(w1 + b) + DN_F16_PREFETCH, _MM_HINT_T0);
         __m256 x0 = _mm256_loadu_ps(x + b), x1 = _mm256_loadu_ps(x + b + 8);
         __m256 x2 = _mm256_loadu_ps(x + b + 16), x3 = _mm256_loadu_ps(x + b + 24);
-        a0 = _mm256_fmadd_ps(load_f16(w0 + b), x0, a0);
-        c0 = _mm256_fmadd_ps(load_f16(w1 + b), x0, c0);
-        a1 = _mm256_fmadd_ps(load_f16(w0 + b + 8), x1, a1);
-        c1 = _mm256_fmadd_ps(load_f16(w1 + b + 8), x1, c1);
-        a2 = _mm256_fmadd_ps(load_f16(w0 + b + 16), x2, a2);
-        c2 = _mm256_fmadd_ps(load_f16(w1 + b + 16), x2, c2);
-        a3 = _mm256_fmadd_ps(load_f16(w0 + b + 24), x3, a3);
-        c3 = _mm256_fmadd_ps(load_f16(w1 + b + 24), x3, c3);
+        a0 = vd_step(load_w(w0 + b, bf), x0, a0, bf);
+        c0 = vd_step(load_w(w1 + b, bf), x0, c0, bf);
+        a1 = vd_step(load_w(w0 + b + 8, bf), x1, a1, bf);
+        c1 = vd_step(load_w(w1 + b + 8, bf), x1, c1, bf);
+        a2 = vd_step(load_w(w0 + b + 16, bf), x2, a2, bf);
+        c2 = vd_step(load_w(w1 + b + 16, bf), x2, c2, bf);
+        a3 = vd_step(load_w(w0 + b + 24, bf), x3, a3, bf);
+        c3 = vd_step(load_w(w1 + b + 24, bf), x3, c3, bf);
     }
     /* Both folds before the tails: the tails call out, and vector registers
        live across a call would be kept on the stack through the loop. */
-    float fold0 = reduce4(a0, a1, a2, a3), fold1 = reduce4(c0, c1, c2, c3);
-    *r0 = double_tail(fold0, w0, x, whole, k);
-    *r1 = double_tail(fold1, w1, x, whole, k);
+    float fold0 = fold4(a0, a1, a2, a3, bf), fold1 = fold4(c0, c1, c2, c3, bf);
+    *r0 = double_tail(fold0, w0, x, whole, k, bf);
+    *r1 = double_tail(fold1, w1, x, whole, k, bf);
 }
 
 /* Three rows against one column: twelve chains (vec_dot's four per row),
    the column read from memory by each FMA, three weight streams fetched
    ahead; thirteen registers in all. */
-static void vec_dot3(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2, const float *x,
-                     size_t k, float *r0, float *r1, float *r2)
+DN_INLINE void vec_dot3(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2, const float *x,
+                        size_t k, float *r0, float *r1, float *r2, int bf)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
@@ -133,42 +214,44 @@ static void vec_dot3(const uint16_t *w0, const uint16_t *w1, const uint16_t *w2,
         _mm_prefetch((const char *)(w0 + b) + DN_F16_PREFETCH, _MM_HINT_T0);
         _mm_prefetch((const char *)(w1 + b) + DN_F16_PREFETCH, _MM_HINT_T0);
         _mm_prefetch((const char *)(w2 + b) + DN_F16_PREFETCH, _MM_HINT_T0);
-        a0 = _mm256_fmadd_ps(load_f16(w0 + b), _mm256_loadu_ps(x + b), a0);
-        c0 = _mm256_fmadd_ps(load_f16(w1 + b), _mm256_loadu_ps(x + b), c0);
-        d0 = _mm256_fmadd_ps(load_f16(w2 + b), _mm256_loadu_ps(x + b), d0);
-        a1 = _mm256_fmadd_ps(load_f16(w0 + b + 8), _mm256_loadu_ps(x + b + 8), a1);
-        c1 = _mm256_fmadd_ps(load_f16(w1 + b + 8), _mm256_loadu_ps(x + b + 8), c1);
-        d1 = _mm256_fmadd_ps(load_f16(w2 + b + 8), _mm256_loadu_ps(x + b + 8), d1);
-        a2 = _mm256_fmadd_ps(load_f16(w0 + b + 16), _mm256_loadu_ps(x + b + 16), a2);
-        c2 = _mm256_fmadd_ps(load_f16(w1 + b + 16), _mm256_loadu_ps(x + b + 16), c2);
-        d2 = _mm256_fmadd_ps(load_f16(w2 + b + 16), _mm256_loadu_ps(x + b + 16), d2);
-        a3 = _mm256_fmadd_ps(load_f16(w0 + b + 24), _mm256_loadu_ps(x + b + 24), a3);
-        c3 = _mm256_fmadd_ps(load_f16(w1 + b + 24), _mm256_loadu_ps(x + b + 24), c3);
-        d3 = _mm256_fmadd_ps(load_f16(w2 + b + 24), _mm256_loadu_ps(x + b + 24), d3);
+        a0 = vd_step(load_w(w0 + b, bf), _mm256_loadu_ps(x + b), a0, bf);
+        c0 = vd_step(load_w(w1 + b, bf), _mm256_loadu_ps(x + b), c0, bf);
+        d0 = vd_step(load_w(w2 + b, bf), _mm256_loadu_ps(x + b), d0, bf);
+        a1 = vd_step(load_w(w0 + b + 8, bf), _mm256_loadu_ps(x + b + 8), a1, bf);
+        c1 = vd_step(load_w(w1 + b + 8, bf), _mm256_loadu_ps(x + b + 8), c1, bf);
+        d1 = vd_step(load_w(w2 + b + 8, bf), _mm256_loadu_ps(x + b + 8), d1, bf);
+        a2 = vd_step(load_w(w0 + b + 16, bf), _mm256_loadu_ps(x + b + 16), a2, bf);
+        c2 = vd_step(load_w(w1 + b + 16, bf), _mm256_loadu_ps(x + b + 16), c2, bf);
+        d2 = vd_step(load_w(w2 + b + 16, bf), _mm256_loadu_ps(x + b + 16), d2, bf);
+        a3 = vd_step(load_w(w0 + b + 24, bf), _mm256_loadu_ps(x + b + 24), a3, bf);
+        c3 = vd_step(load_w(w1 + b + 24, bf), _mm256_loadu_ps(x + b + 24), c3, bf);
+        d3 = vd_step(load_w(w2 + b + 24, bf), _mm256_loadu_ps(x + b + 24), d3, bf);
     }
-    float f0 = reduce4(a0, a1, a2, a3), f1 = reduce4(c0, c1, c2, c3), f2 = reduce4(d0, d1, d2, d3);
-    *r0 = double_tail(f0, w0, x, whole, k);
-    *r1 = double_tail(f1, w1, x, whole, k);
-    *r2 = double_tail(f2, w2, x, whole, k);
+    float f0 = fold4(a0, a1, a2, a3, bf), f1 = fold4(c0, c1, c2, c3, bf),
+          f2 = fold4(d0, d1, d2, d3, bf);
+    *r0 = double_tail(f0, w0, x, whole, k, bf);
+    *r1 = double_tail(f1, w1, x, whole, k, bf);
+    *r2 = double_tail(f2, w2, x, whole, k, bf);
 }
 
-static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
+DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
 {
     __m256 a = _mm256_setzero_ps();
     for (size_t l = 0; l < k; l += 8)
-        a = _mm256_fmadd_ps(load_f16(w + l), _mm256_loadu_ps(x + l), a);
+        a = _mm256_fmadd_ps(load_w(w + l, bf), _mm256_loadu_ps(x + l), a);
     return dn_f16_result(hsum(a));
 }
 
-static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out)
+DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out, int bf)
 {
     size_t r = r0;
     for (; r + 3 <= r1; r += 3)
         vec_dot3(w + r * k, w + (r + 1) * k, w + (r + 2) * k, x, k, &out[r], &out[r + 1],
-                 &out[r + 2]);
-    for (; r + 2 <= r1; r += 2) vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1]);
-    for (; r < r1; r++) out[r] = vec_dot_avx2(w + r * k, x, k);
+                 &out[r + 2], bf);
+    for (; r + 2 <= r1; r += 2)
+        vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1], bf);
+    for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf);
 }
 
 /* Elements of k per pass over the columns: four rows of widened weights
@@ -193,7 +276,7 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
                                                        const float *act, size_t k, size_t kc,
                                                        size_t l0, size_t l1, size_t rows, size_t r,
                                                        size_t c, int RM, int RN, float *acc,
-                                                       float *out, const char *const *next)
+                                                       float *out, const char *const *next, int bf)
 {
     __m256 sum[4][3];
     for (int i = 0; i < RM; i++)
@@ -210,7 +293,7 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
         for (int i = 0; i < RM; i++) {
             __m256 a;
             if (w16) { /* the pass's first tile widens the weights for the others */
-                a = load_f16(w16 + (size_t)i * k + l);
+                a = load_w(w16 + (size_t)i * k + l, bf);
                 _mm256_store_ps(wf + (size_t)i * kc + (l - l0), a);
             } else {
                 a = _mm256_load_ps(wf + (size_t)i * kc + (l - l0));
@@ -232,7 +315,7 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
 static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows,
                                                                 size_t k, const float *act,
                                                                 size_t n, size_t r0, size_t r1,
-                                                                float *out, const size_t kc)
+                                                                float *out, const size_t kc, int bf)
 {
     /* carried chains: up to n tiles (one column each when fewer than four rows are left) */
     /* 64-byte aligned: a 32-byte load that splits a cache line costs two,
@@ -240,7 +323,10 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
        1.46 FMA per cycle with malloc's 16-byte alignment, 1.61 aligned) */
     void *mem = malloc((4 * kc + n * 96) * sizeof(float) + 64);
     if (!mem) {
-        dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        if (bf)
+            dn_ref_bf16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+        else
+            dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
         return;
     }
     float *wf = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
@@ -251,7 +337,7 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
             size_t l1 = l0 + kc < k ? l0 + kc : k;
             if (rm < 4)
                 for (int i = 0; i < rm; i++)
-                    widen_avx2(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0);
+                    widen_w(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0, bf);
             /* the next pass: the next kc of these rows, or the first of the next four */
             size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
             const char *next[4];
@@ -265,19 +351,19 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
                 /* four columns left go as two and two: a 4 x 1 tile loads five
                    vectors for four FMAs */
                 if (rm == 4 && left >= 3 && left != 4) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf);
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf, bf);
                     c += 3;
                 } else if (rm == 4 && left >= 2) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf);
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf, bf);
                     c += 2;
                 } else if (rm == 4) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf);
+                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf, bf);
                     c += 1;
                 } else {
                     /* fewer than four rows left: one row, one column at a time */
                     for (int i = 0; i < rm; i++)
                         tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c,
-                             1, 1, ta + 8 * 3 * i, out, NULL);
+                             1, 1, ta + 8 * 3 * i, out, NULL, bf);
                     c += 1;
                 }
             }
@@ -288,13 +374,59 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
 
 /* The pass length a compile-time constant in each copy (a variable one
    costs the tile loop its constant offsets: measured 10 % slower). */
+DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                            size_t r0, size_t r1, float *out, int bf)
+{
+    if (sgemm_kc(n) == 1024)
+        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024, bf);
+    else
+        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512, bf);
+}
+
+/* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
+
+static float vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
+{
+    return vec_dot_t(w, x, k, 0);
+}
+
+static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
+{
+    return sgemm_dot_t(w, x, k, 0);
+}
+
+static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
+                              float *out)
+{
+    mat_vec_rows_t(w, k, x, r0, r1, out, 0);
+}
+
 static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                             size_t r0, size_t r1, float *out)
 {
-    if (sgemm_kc(n) == 1024)
-        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 1024);
-    else
-        sgemm_rows_kc(w, rows, k, act, n, r0, r1, out, 512);
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0);
+}
+
+static float bf16_vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
+{
+    return vec_dot_t(w, x, k, 1);
+}
+
+static float bf16_sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
+{
+    return sgemm_dot_t(w, x, k, 1);
+}
+
+static void bf16_mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0,
+                                   size_t r1, float *out)
+{
+    mat_vec_rows_t(w, k, x, r0, r1, out, 1);
+}
+
+static void bf16_sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
+                                 size_t n, size_t r0, size_t r1, float *out)
+{
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1);
 }
 
 static void mad_avx2(uint16_t *acc, const uint16_t *v, float s, size_t n)
@@ -330,13 +462,26 @@ static void scale_avx2(uint16_t *acc, float s, size_t n)
 }
 
 const dn_f16_kernels dn_f16_avx2 = {
-    .from_f32 = from_f32_avx2,
-    .widen = widen_avx2,
-    .round_f32 = round_f32_avx2,
-    .vec_dot = vec_dot_avx2,
-    .sgemm_dot = sgemm_dot_avx2,
+    .fp16 =
+        {
+            .from_f32 = from_f32_avx2,
+            .widen = widen_avx2,
+            .round_f32 = round_f32_avx2,
+            .vec_dot = vec_dot_avx2,
+            .sgemm_dot = sgemm_dot_avx2,
+            .mat_vec_rows = mat_vec_rows_avx2,
+            .sgemm_rows = sgemm_rows_avx2,
+        },
+    .bf16 =
+        {
+            .from_f32 = bf16_from_f32_avx2,
+            .widen = bf16_widen_avx2,
+            .round_f32 = bf16_round_f32_avx2,
+            .vec_dot = bf16_vec_dot_avx2,
+            .sgemm_dot = bf16_sgemm_dot_avx2,
+            .mat_vec_rows = bf16_mat_vec_rows_avx2,
+            .sgemm_rows = bf16_sgemm_rows_avx2,
+        },
     .mad = mad_avx2,
     .scale = scale_avx2,
-    .mat_vec_rows = mat_vec_rows_avx2,
-    .sgemm_rows = sgemm_rows_avx2,
 };
