@@ -43,15 +43,21 @@ static int number(const char *s, size_t *out)
 
 static int sized_option(opts *o, const char *name, const char *val)
 {
-    static const char *const names[] = {"-n", "-t", "--seed", "--layers", "--embd", "--heads", "--kv-heads", "--ffn", "--vocab"};
-    size_t *dst[] = {&o->run.n_predict, NULL, NULL, &o->sp.n_layer, &o->sp.n_embd, &o->sp.n_head, &o->sp.n_head_kv, &o->sp.n_ff, &o->sp.n_vocab};
+    static const char *const names[] = {"-n",      "-t",         "--seed", "--layers", "--embd",
+                                        "--heads", "--kv-heads", "--ffn",  "--vocab"};
+    size_t *dst[] = {&o->run.n_predict, NULL,          NULL,
+                     &o->sp.n_layer,    &o->sp.n_embd, &o->sp.n_head,
+                     &o->sp.n_head_kv,  &o->sp.n_ff,   &o->sp.n_vocab};
     for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
         if (strcmp(name, names[i]) != 0) continue;
         size_t v;
         if (number(val, &v) != 0) return -1;
-        if (i == 1) o->run.threads = v > 1024 ? 1025 : (unsigned)v;
-        else if (i == 2) o->sp.seed = v;
-        else *dst[i] = v;
+        if (i == 1)
+            o->run.threads = v > 1024 ? 1025 : (unsigned)v;
+        else if (i == 2)
+            o->sp.seed = v;
+        else
+            *dst[i] = v;
         return 0;
     }
     return 1;
@@ -59,25 +65,37 @@ static int sized_option(opts *o, const char *name, const char *val)
 
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){NULL, NULL, "1", {"llama", DD_W_Q8_0, 1, 256, 2, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0}, 0};
+    *o = (opts){
+        NULL, NULL, "1", {"llama", DD_W_Q8_0, 1, 256, 2, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0},
+        0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--synthetic") == 0) o->file = NULL;
-        else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
-        else if (strcmp(a, "--tied") == 0) o->sp.tied = 1;
-        else if (a[0] != '-') o->file = a;
-        else if (!v) return -1;
-        else if (strcmp(a, "-p") == 0) o->prompt = v, i++;
-        else if (strcmp(a, "--write-gguf") == 0) o->write = v, i++;
-        else if (strcmp(a, "--arch") == 0) o->sp.arch = v, i++;
+        if (strcmp(a, "--synthetic") == 0)
+            o->file = NULL;
+        else if (strcmp(a, "--quiet") == 0)
+            o->quiet = 1;
+        else if (strcmp(a, "--tied") == 0)
+            o->sp.tied = 1;
+        else if (a[0] != '-')
+            o->file = a;
+        else if (!v)
+            return -1;
+        else if (strcmp(a, "-p") == 0)
+            o->prompt = v, i++;
+        else if (strcmp(a, "--write-gguf") == 0)
+            o->write = v, i++;
+        else if (strcmp(a, "--arch") == 0)
+            o->sp.arch = v, i++;
         else if (strcmp(a, "--kv") == 0) {
             if (strcmp(v, "int8") && strcmp(v, "f16")) return -1;
             o->run.kv_int8 = strcmp(v, "int8") == 0, i++;
         } else if (strcmp(a, "--type") == 0) {
             if (dd_wtype_parse(v) < 0) return -1;
             o->sp.wtype = (dd_wtype)dd_wtype_parse(v), i++;
-        } else if (sized_option(o, a, v) == 0) i++;
-        else return -1;
+        } else if (sized_option(o, a, v) == 0)
+            i++;
+        else
+            return -1;
     }
     return 0;
 }
@@ -113,8 +131,10 @@ static void print_tokens(const dd_model *m, const dd_result *r)
         gf_str s = m->vocab[r->tokens[i]];
         for (uint64_t j = 0; j < s.n; j++) {
             unsigned char c = (unsigned char)s.p[j];
-            if (c >= 0x20 && c != 0x7F) putchar(c);
-            else printf("\\x%02x", c);
+            if (c >= 0x20 && c != 0x7F)
+                putchar(c);
+            else
+                printf("\\x%02x", c);
         }
         putchar('|');
     }
@@ -124,19 +144,25 @@ static void print_tokens(const dd_model *m, const dd_result *r)
 static void report(const dd_model *m, const opts *o, const dd_result *r)
 {
     static const char *const arch[] = {"llama", "mistral", "qwen2", "qwen3"};
-    printf("model: %s, %zu layers, width %zu, %zu/%zu heads of %zu, ffn %zu, vocab %zu, output %s%s\n", arch[m->arch],
-           m->n_layer, m->n_embd, m->n_head, m->n_head_kv, m->head_dim, m->n_ff, m->n_vocab,
-           m->output.data == m->tok_embd.data ? "tied" : "separate", m->rope == DN_ROPE_NEOX ? ", rope neox" : ", rope normal");
-    printf("isa %s, %u thread(s), kv cache %s\n", dn_isa_name(dn_isa_active()), o->run.threads, o->run.kv_int8 ? "int8" : "f16");
+    printf(
+        "model: %s, %zu layers, width %zu, %zu/%zu heads of %zu, ffn %zu, vocab %zu, output %s%s\n",
+        arch[m->arch], m->n_layer, m->n_embd, m->n_head, m->n_head_kv, m->head_dim, m->n_ff,
+        m->n_vocab, m->output.data == m->tok_embd.data ? "tied" : "separate",
+        m->rope == DN_ROPE_NEOX ? ", rope neox" : ", rope normal");
+    printf("isa %s, %u thread(s), kv cache %s\n", dn_isa_name(dn_isa_active()), o->run.threads,
+           o->run.kv_int8 ? "int8" : "f16");
     print_tokens(m, r);
     size_t gen = r->n_tokens > 1 ? r->n_tokens - 1 : 0;
-    printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after the prompt)\n",
-           o->run.n_prompt, r->n_tokens, r->seconds, gen && r->gen_seconds > 0 ? (double)gen / r->gen_seconds : 0.0, gen);
+    printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after "
+           "the prompt)\n",
+           o->run.n_prompt, r->n_tokens, r->seconds,
+           gen && r->gen_seconds > 0 ? (double)gen / r->gen_seconds : 0.0, gen);
     double total = 0;
     for (int i = 0; i < DD_T_COUNT; i++) total += r->bucket[i];
     printf("time by module (all steps):\n");
     for (int i = 0; i < DD_T_COUNT; i++)
-        printf("  %-18s %9.3f ms %5.1f%%\n", dd_bucket_names[i], 1e3 * r->bucket[i], total > 0 ? 100.0 * r->bucket[i] / total : 0.0);
+        printf("  %-18s %9.3f ms %5.1f%%\n", dd_bucket_names[i], 1e3 * r->bucket[i],
+               total > 0 ? 100.0 * r->bucket[i] / total : 0.0);
 }
 
 static int load_image(opts *o, uint8_t **image, gf_file *f, char *err, size_t err_bytes)
@@ -153,7 +179,8 @@ static int load_image(opts *o, uint8_t **image, gf_file *f, char *err, size_t er
         int ok = w && fwrite(*image, 1, size, w) == size;
         if (w && fclose(w) != 0) ok = 0;
         if (!ok) return snprintf(err, err_bytes, "cannot write %s", o->write), -1;
-        printf("wrote %s (%zu bytes, %s, %s)\n", o->write, size, o->sp.arch, dd_wtype_name(o->sp.wtype));
+        printf("wrote %s (%zu bytes, %s, %s)\n", o->write, size, o->sp.arch,
+               dd_wtype_name(o->sp.wtype));
     }
     if (gf_parse(*image, size, f) == 0) return 0;
     snprintf(err, err_bytes, "synthetic image: %s", f->err);

@@ -16,16 +16,20 @@
 
 #include "ops.h"
 
-const char *const dd_bucket_names[DD_T_COUNT] = {"embedding", "rmsnorm", "act. quantization", "q k v products", "rope",
-                                                 "kv cache append", "attention", "output product", "gate+up products",
-                                                 "swiglu", "down product", "residual adds", "logits product", "argmax"};
+const char *const dd_bucket_names[DD_T_COUNT] = {
+    "embedding",      "rmsnorm",        "act. quantization",
+    "q k v products", "rope",           "kv cache append",
+    "attention",      "output product", "gate+up products",
+    "swiglu",         "down product",   "residual adds",
+    "logits product", "argmax"};
 
 static int layer_step(dd_state *s, size_t l, size_t pos)
 {
     const dd_model *m = s->m;
     const dd_layer *L = &m->layers[l];
     size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim;
-    if (op_rmsnorm(s, s->x, L->attn_norm, s->h, m->n_embd) || op_mat_vec(s, &L->wq, s->h, s->q, DD_T_QKV) ||
+    if (op_rmsnorm(s, s->x, L->attn_norm, s->h, m->n_embd) ||
+        op_mat_vec(s, &L->wq, s->h, s->q, DD_T_QKV) ||
         op_mat_vec(s, &L->wk, s->h, s->k, DD_T_QKV) || op_mat_vec(s, &L->wv, s->h, s->v, DD_T_QKV))
         return -1;
     if (L->bq) op_add(s, s->q, L->bq, nq);
@@ -37,7 +41,8 @@ static int layer_step(dd_state *s, size_t l, size_t pos)
         op_mat_vec(s, &L->wo, s->att, s->o, DD_T_WO))
         return -1;
     op_add(s, s->x, s->o, m->n_embd);
-    if (op_rmsnorm(s, s->x, L->ffn_norm, s->h, m->n_embd) || op_mat_vec(s, &L->gate, s->h, s->g, DD_T_FFN_IN) ||
+    if (op_rmsnorm(s, s->x, L->ffn_norm, s->h, m->n_embd) ||
+        op_mat_vec(s, &L->gate, s->h, s->g, DD_T_FFN_IN) ||
         op_mat_vec(s, &L->up, s->h, s->u, DD_T_FFN_IN) || op_swiglu(s, s->g, s->u, m->n_ff) ||
         op_mat_vec(s, &L->down, s->g, s->o, DD_T_FFN_DOWN))
         return -1;
@@ -52,7 +57,8 @@ static int step(dd_state *s, uint32_t token, size_t pos, int head)
     for (size_t l = 0; l < s->m->n_layer; l++)
         if (layer_step(s, l, pos)) return -1;
     if (!head) return 0;
-    return op_rmsnorm(s, s->x, s->m->output_norm, s->h, s->m->n_embd) || op_mat_vec(s, &s->m->output, s->h, s->logits, DD_T_HEAD);
+    return op_rmsnorm(s, s->x, s->m->output_norm, s->h, s->m->n_embd) ||
+           op_mat_vec(s, &s->m->output, s->h, s->logits, DD_T_HEAD);
 }
 
 /* FNV-1a 64 over the logits' bits, each as four bytes, low byte first. */
@@ -81,7 +87,8 @@ static int check_run(const dd_model *m, const dd_run *run, char *err, size_t err
     }
     for (size_t i = 0; i < run->n_prompt; i++)
         if (run->prompt[i] >= m->n_vocab) {
-            snprintf(err, err_bytes, "prompt token %u is past the vocabulary (%zu)", run->prompt[i], m->n_vocab);
+            snprintf(err, err_bytes, "prompt token %u is past the vocabulary (%zu)", run->prompt[i],
+                     m->n_vocab);
             return -1;
         }
     return 0;
@@ -95,7 +102,8 @@ int dd_generate(const dd_model *m, const dd_run *run, dd_result *res, char *err,
     s.err = err;
     s.err_bytes = err_bytes;
     res->tokens = malloc(run->n_predict * sizeof *res->tokens);
-    if (!res->tokens || dd_state_init(&s, m, run->n_prompt + run->n_predict, run->threads, run->kv_int8)) {
+    if (!res->tokens ||
+        dd_state_init(&s, m, run->n_prompt + run->n_predict, run->threads, run->kv_int8)) {
         if (!res->tokens) snprintf(err, err_bytes, "out of memory");
         free(res->tokens);
         res->tokens = NULL;

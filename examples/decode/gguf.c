@@ -31,10 +31,7 @@ static int fail(gf_file *f, const char *fmt, ...)
     return -1;
 }
 
-static size_t left(const cursor *c)
-{
-    return c->size - c->pos;
-}
+static size_t left(const cursor *c) { return c->size - c->pos; }
 
 static uint64_t load_le(const uint8_t *p, unsigned bytes)
 {
@@ -76,15 +73,19 @@ static int skip_array(gf_file *f, cursor *c, gf_kv *kv)
     kv->count = n;
     kv->value = c->p + c->pos;
     if (et == GF_STRING) {
-        if (n > left(c) / 8) return fail(f, "string array of %llu entries past the file", (unsigned long long)n);
+        if (n > left(c) / 8)
+            return fail(f, "string array of %llu entries past the file", (unsigned long long)n);
         gf_str s;
         for (uint64_t i = 0; i < n; i++)
-            if (rd_str(c, &s) != 0) return fail(f, "string array entry %llu past the file", (unsigned long long)i);
+            if (rd_str(c, &s) != 0)
+                return fail(f, "string array entry %llu past the file", (unsigned long long)i);
         return 0;
     }
     unsigned b = scalar_bytes((uint32_t)et);
-    if (b == 0) return fail(f, "metadata array of type %llu (nested or unknown)", (unsigned long long)et);
-    if (n > left(c) / b) return fail(f, "metadata array of %llu entries past the file", (unsigned long long)n);
+    if (b == 0)
+        return fail(f, "metadata array of type %llu (nested or unknown)", (unsigned long long)et);
+    if (n > left(c) / b)
+        return fail(f, "metadata array of %llu entries past the file", (unsigned long long)n);
     c->pos += (size_t)(n * b);
     return 0;
 }
@@ -100,38 +101,43 @@ static int read_kv(gf_file *f, cursor *c, gf_kv *kv)
     if (t == GF_ARRAY) return skip_array(f, c, kv);
     if (t == GF_STRING) {
         gf_str s;
-        return rd_str(c, &s) == 0 ? 0 : fail(f, "metadata string '%.*s' past the file", (int)kv->key.n, kv->key.p);
+        return rd_str(c, &s) == 0
+                   ? 0
+                   : fail(f, "metadata string '%.*s' past the file", (int)kv->key.n, kv->key.p);
     }
     unsigned b = scalar_bytes((uint32_t)t);
-    if (b == 0) return fail(f, "metadata '%.*s' has unknown type %llu", (int)kv->key.n, kv->key.p, (unsigned long long)t);
-    if (left(c) < b) return fail(f, "metadata value '%.*s' past the file", (int)kv->key.n, kv->key.p);
+    if (b == 0)
+        return fail(f, "metadata '%.*s' has unknown type %llu", (int)kv->key.n, kv->key.p,
+                    (unsigned long long)t);
+    if (left(c) < b)
+        return fail(f, "metadata value '%.*s' past the file", (int)kv->key.n, kv->key.p);
     c->pos += b;
     return 0;
 }
 
-static int str_same(gf_str a, gf_str b)
-{
-    return a.n == b.n && memcmp(a.p, b.p, (size_t)a.n) == 0;
-}
+static int str_same(gf_str a, gf_str b) { return a.n == b.n && memcmp(a.p, b.p, (size_t)a.n) == 0; }
 
 static int read_metadata(gf_file *f, cursor *c)
 {
     /* a metadata entry takes at least 13 bytes (key length, type, a byte) */
-    if (f->n_kv > left(c) / 13) return fail(f, "metadata count %llu past the file", (unsigned long long)f->n_kv);
+    if (f->n_kv > left(c) / 13)
+        return fail(f, "metadata count %llu past the file", (unsigned long long)f->n_kv);
     f->kv = calloc(f->n_kv ? (size_t)f->n_kv : 1, sizeof *f->kv);
     if (!f->kv) return fail(f, "out of memory");
     for (uint64_t i = 0; i < f->n_kv; i++) {
         if (read_kv(f, c, &f->kv[i]) != 0) return -1;
         for (uint64_t j = 0; j < i; j++)
             if (str_same(f->kv[j].key, f->kv[i].key))
-                return fail(f, "duplicate metadata key '%.*s'", (int)f->kv[i].key.n, f->kv[i].key.p);
+                return fail(f, "duplicate metadata key '%.*s'", (int)f->kv[i].key.n,
+                            f->kv[i].key.p);
     }
     f->alignment = GF_DEFAULT_ALIGNMENT;
     const gf_kv *al = gf_find(f, "general.alignment");
     if (al) {
         if (al->type != GF_U32) return fail(f, "general.alignment is not a u32");
         uint64_t a = load_le(al->value, 4);
-        if (a == 0 || (a & (a - 1)) != 0) return fail(f, "general.alignment %llu is not a power of two", (unsigned long long)a);
+        if (a == 0 || (a & (a - 1)) != 0)
+            return fail(f, "general.alignment %llu is not a power of two", (unsigned long long)a);
         f->alignment = a;
     }
     return 0;
@@ -141,13 +147,17 @@ static int read_metadata(gf_file *f, cursor *c)
    known, ne[0] is not a whole number of blocks, or the size overflows. */
 static int tensor_bytes(gf_file *f, gf_tensor *t)
 {
-    size_t be = dn_type_block_elements((dn_type)t->type), bb = dn_type_block_bytes((dn_type)t->type);
-    if (be == 0 || bb == 0) return fail(f, "tensor '%.*s' has unknown type %u", (int)t->name.n, t->name.p, t->type);
+    size_t be = dn_type_block_elements((dn_type)t->type),
+           bb = dn_type_block_bytes((dn_type)t->type);
+    if (be == 0 || bb == 0)
+        return fail(f, "tensor '%.*s' has unknown type %u", (int)t->name.n, t->name.p, t->type);
     if (t->ne[0] % be != 0)
-        return fail(f, "tensor '%.*s': %llu elements a row is not a whole number of %zu-element blocks",
-                    (int)t->name.n, t->name.p, (unsigned long long)t->ne[0], be);
+        return fail(
+            f, "tensor '%.*s': %llu elements a row is not a whole number of %zu-element blocks",
+            (int)t->name.n, t->name.p, (unsigned long long)t->ne[0], be);
     uint64_t bytes = t->ne[0] / be;
-    if (bytes > UINT64_MAX / bb) return fail(f, "tensor '%.*s' size overflows", (int)t->name.n, t->name.p);
+    if (bytes > UINT64_MAX / bb)
+        return fail(f, "tensor '%.*s' size overflows", (int)t->name.n, t->name.p);
     bytes *= bb;
     for (uint32_t d = 1; d < t->n_dims; d++) {
         if (t->ne[d] != 0 && bytes > UINT64_MAX / t->ne[d])
@@ -163,33 +173,39 @@ static int read_tensor_info(gf_file *f, cursor *c, gf_tensor *t)
     uint64_t v;
     if (rd_str(c, &t->name) != 0) return fail(f, "tensor name past the file");
     if (rd(c, 4, &v) != 0) return fail(f, "tensor info past the file");
-    if (v < 1 || v > GF_MAX_DIMS) return fail(f, "tensor '%.*s' has %llu dimensions", (int)t->name.n, t->name.p, (unsigned long long)v);
+    if (v < 1 || v > GF_MAX_DIMS)
+        return fail(f, "tensor '%.*s' has %llu dimensions", (int)t->name.n, t->name.p,
+                    (unsigned long long)v);
     t->n_dims = (uint32_t)v;
     for (uint32_t d = 0; d < GF_MAX_DIMS; d++) {
         t->ne[d] = 1;
         if (d < t->n_dims && rd(c, 8, &t->ne[d]) != 0) return fail(f, "tensor info past the file");
-        if (t->ne[d] > (uint64_t)INT64_MAX) return fail(f, "tensor '%.*s' has a negative extent", (int)t->name.n, t->name.p);
+        if (t->ne[d] > (uint64_t)INT64_MAX)
+            return fail(f, "tensor '%.*s' has a negative extent", (int)t->name.n, t->name.p);
     }
     if (rd(c, 4, &v) != 0) return fail(f, "tensor info past the file");
     t->type = (uint32_t)v;
     if (rd(c, 8, &t->offset) != 0) return fail(f, "tensor info past the file");
     if (t->offset % f->alignment != 0)
-        return fail(f, "tensor '%.*s' offset %llu is not a multiple of the alignment %llu", (int)t->name.n, t->name.p,
-                    (unsigned long long)t->offset, (unsigned long long)f->alignment);
+        return fail(f, "tensor '%.*s' offset %llu is not a multiple of the alignment %llu",
+                    (int)t->name.n, t->name.p, (unsigned long long)t->offset,
+                    (unsigned long long)f->alignment);
     return tensor_bytes(f, t);
 }
 
 static int read_tensors(gf_file *f, cursor *c)
 {
     /* a tensor info takes at least 28 bytes (name length, dims, ne[0], type, offset) */
-    if (f->n_tensors > left(c) / 28) return fail(f, "tensor count %llu past the file", (unsigned long long)f->n_tensors);
+    if (f->n_tensors > left(c) / 28)
+        return fail(f, "tensor count %llu past the file", (unsigned long long)f->n_tensors);
     f->tensors = calloc(f->n_tensors ? (size_t)f->n_tensors : 1, sizeof *f->tensors);
     if (!f->tensors) return fail(f, "out of memory");
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         if (read_tensor_info(f, c, &f->tensors[i]) != 0) return -1;
         for (uint64_t j = 0; j < i; j++)
             if (str_same(f->tensors[j].name, f->tensors[i].name))
-                return fail(f, "duplicate tensor name '%.*s'", (int)f->tensors[i].name.n, f->tensors[i].name.p);
+                return fail(f, "duplicate tensor name '%.*s'", (int)f->tensors[i].name.n,
+                            f->tensors[i].name.p);
     }
     uint64_t pad = (f->alignment - c->pos % f->alignment) % f->alignment;
     f->data_offset = c->pos + pad;
@@ -197,8 +213,9 @@ static int read_tensors(gf_file *f, cursor *c)
         gf_tensor *t = &f->tensors[i];
         uint64_t room = f->data_offset <= f->size ? f->size - f->data_offset : 0;
         if (t->offset > room || t->bytes > room - t->offset)
-            return fail(f, "tensor '%.*s' (%llu bytes at %llu) runs past the end of the file", (int)t->name.n, t->name.p,
-                        (unsigned long long)t->bytes, (unsigned long long)(f->data_offset + t->offset));
+            return fail(f, "tensor '%.*s' (%llu bytes at %llu) runs past the end of the file",
+                        (int)t->name.n, t->name.p, (unsigned long long)t->bytes,
+                        (unsigned long long)(f->data_offset + t->offset));
         t->data = f->base + f->data_offset + t->offset;
     }
     return 0;
@@ -212,11 +229,15 @@ int gf_parse(const uint8_t *buf, size_t size, gf_file *f)
     cursor c = {buf, size, 0};
     uint64_t magic, version;
     if (!buf || size < 4) return fail(f, "not a GGUF file: %zu bytes", size);
-    if (rd(&c, 4, &magic) != 0 || magic != 0x46554747u) return fail(f, "not a GGUF file: bad magic");
+    if (rd(&c, 4, &magic) != 0 || magic != 0x46554747u)
+        return fail(f, "not a GGUF file: bad magic");
     if (rd(&c, 4, &version) != 0) return fail(f, "GGUF header truncated");
-    if (version != 2 && version != 3) return fail(f, "GGUF version %llu (this reader knows 2 and 3)", (unsigned long long)version);
+    if (version != 2 && version != 3)
+        return fail(f, "GGUF version %llu (this reader knows 2 and 3)",
+                    (unsigned long long)version);
     f->version = (uint32_t)version;
-    if (rd(&c, 8, &f->n_tensors) != 0 || rd(&c, 8, &f->n_kv) != 0) return fail(f, "GGUF header truncated");
+    if (rd(&c, 8, &f->n_tensors) != 0 || rd(&c, 8, &f->n_kv) != 0)
+        return fail(f, "GGUF header truncated");
     int r = read_metadata(f, &c);
     if (r == 0) r = read_tensors(f, &c);
     if (r != 0) {
@@ -283,7 +304,8 @@ int gf_get_uint(const gf_file *f, const char *key, uint64_t *out)
     const gf_kv *kv = gf_find(f, key);
     if (!kv) return -1;
     unsigned b = scalar_bytes(kv->type);
-    int is_signed = kv->type == GF_I8 || kv->type == GF_I16 || kv->type == GF_I32 || kv->type == GF_I64;
+    int is_signed =
+        kv->type == GF_I8 || kv->type == GF_I16 || kv->type == GF_I32 || kv->type == GF_I64;
     if (kv->type == GF_F32 || kv->type == GF_F64 || kv->type == GF_BOOL || b == 0) return -1;
     uint64_t v = load_le(kv->value, b);
     if (is_signed && (v >> (8 * b - 1)) & 1) return -1;

@@ -74,9 +74,11 @@ static int matrix(binder *b, int layer, const char *name, size_t rows, size_t co
                     (unsigned long long)t->ne[0], (unsigned long long)t->ne[1], cols, rows);
     dn_type type = (dn_type)t->type;
     if (type == DN_TYPE_F16) {
-        if ((uintptr_t)t->data % 2 != 0) return fail(b, "tensor %.*s: F16 data at an odd address", (int)t->name.n, t->name.p);
+        if ((uintptr_t)t->data % 2 != 0)
+            return fail(b, "tensor %.*s: F16 data at an odd address", (int)t->name.n, t->name.p);
     } else if (!dn_reads(type) || cols % DN_ACT_BLOCK != 0) {
-        return fail(b, "tensor %.*s: type %u is not one the engine multiplies", (int)t->name.n, t->name.p, (unsigned)type);
+        return fail(b, "tensor %.*s: type %u is not one the engine multiplies", (int)t->name.n,
+                    t->name.p, (unsigned)type);
     }
     *out = (dd_matrix){type, t->data, rows, cols};
     return 0;
@@ -90,7 +92,8 @@ static int vector(binder *b, int layer, const char *name, size_t n, int required
     *out = NULL;
     if (!t) return required ? fail(b, "tensor %s (layer %d) is missing", name, layer) : 0;
     if (t->ne[0] != n || t->ne[1] != 1 || t->ne[2] != 1 || t->ne[3] != 1)
-        return fail(b, "tensor %.*s has %llu elements, expected %zu", (int)t->name.n, t->name.p, (unsigned long long)t->ne[0], n);
+        return fail(b, "tensor %.*s has %llu elements, expected %zu", (int)t->name.n, t->name.p,
+                    (unsigned long long)t->ne[0], n);
     if (t->type != DN_TYPE_F32 && t->type != DN_TYPE_F16)
         return fail(b, "tensor %.*s: vectors must be F32 or F16", (int)t->name.n, t->name.p);
     float *v = malloc(n * sizeof *v);
@@ -116,15 +119,21 @@ static int layer(binder *b, int i)
     dd_layer *L = &m->layers[i];
     size_t q = m->n_head * m->head_dim, kv = m->n_head_kv * m->head_dim;
     int opt = m->arch == DD_QWEN2 ? 1 : 0, qk = m->arch == DD_QWEN3 ? 1 : 0;
-    if (vector(b, i, "attn_norm.weight", m->n_embd, 1, &L->attn_norm) || vector(b, i, "ffn_norm.weight", m->n_embd, 1, &L->ffn_norm) ||
+    if (vector(b, i, "attn_norm.weight", m->n_embd, 1, &L->attn_norm) ||
+        vector(b, i, "ffn_norm.weight", m->n_embd, 1, &L->ffn_norm) ||
         vector(b, i, "attn_q_norm.weight", m->head_dim, qk, &L->q_norm) ||
-        vector(b, i, "attn_k_norm.weight", m->head_dim, qk, &L->k_norm) || vector(b, i, "attn_q.bias", q, opt, &L->bq) ||
-        vector(b, i, "attn_k.bias", kv, opt, &L->bk) || vector(b, i, "attn_v.bias", kv, opt, &L->bv))
+        vector(b, i, "attn_k_norm.weight", m->head_dim, qk, &L->k_norm) ||
+        vector(b, i, "attn_q.bias", q, opt, &L->bq) ||
+        vector(b, i, "attn_k.bias", kv, opt, &L->bk) ||
+        vector(b, i, "attn_v.bias", kv, opt, &L->bv))
         return -1;
-    if (matrix(b, i, "attn_q.weight", q, m->n_embd, &L->wq) || matrix(b, i, "attn_k.weight", kv, m->n_embd, &L->wk) ||
-        matrix(b, i, "attn_v.weight", kv, m->n_embd, &L->wv) || matrix(b, i, "attn_output.weight", m->n_embd, q, &L->wo) ||
+    if (matrix(b, i, "attn_q.weight", q, m->n_embd, &L->wq) ||
+        matrix(b, i, "attn_k.weight", kv, m->n_embd, &L->wk) ||
+        matrix(b, i, "attn_v.weight", kv, m->n_embd, &L->wv) ||
+        matrix(b, i, "attn_output.weight", m->n_embd, q, &L->wo) ||
         matrix(b, i, "ffn_gate.weight", m->n_ff, m->n_embd, &L->gate) ||
-        matrix(b, i, "ffn_up.weight", m->n_ff, m->n_embd, &L->up) || matrix(b, i, "ffn_down.weight", m->n_embd, m->n_ff, &L->down))
+        matrix(b, i, "ffn_up.weight", m->n_ff, m->n_embd, &L->up) ||
+        matrix(b, i, "ffn_down.weight", m->n_embd, m->n_ff, &L->down))
         return -1;
     return 0;
 }
@@ -133,7 +142,8 @@ static int architecture(binder *b)
 {
     static const char *const names[] = {"llama", "mistral", "qwen2", "qwen3"};
     gf_str s;
-    if (gf_get_str(b->f, "general.architecture", &s) != 0) return fail(b, "metadata general.architecture is missing");
+    if (gf_get_str(b->f, "general.architecture", &s) != 0)
+        return fail(b, "metadata general.architecture is missing");
     for (int i = 0; i < 4; i++)
         if (gf_str_eq(s, names[i])) {
             b->m->arch = (dd_arch)i;
@@ -143,27 +153,38 @@ static int architecture(binder *b)
             b->m->rope = i >= DD_QWEN2 ? DN_ROPE_NEOX : DN_ROPE_INTERLEAVED;
             return 0;
         }
-    return fail(b, "architecture '%.*s' is not one this engine runs (llama, mistral, qwen2, qwen3)", (int)(s.n > 64 ? 64 : s.n), s.p);
+    return fail(b, "architecture '%.*s' is not one this engine runs (llama, mistral, qwen2, qwen3)",
+                (int)(s.n > 64 ? 64 : s.n), s.p);
 }
 
 static int hparams(binder *b)
 {
     dd_model *m = b->m;
     uint64_t embd, nl, nff, nh, nkv = 0, hd = 0, rot = 0;
-    if (architecture(b) || hparam(b, "embedding_length", &embd, 1) || hparam(b, "block_count", &nl, 1) ||
-        hparam(b, "feed_forward_length", &nff, 1) || hparam(b, "attention.head_count", &nh, 1) ||
-        hparam(b, "attention.head_count_kv", &nkv, 0) < 0 || hparam(b, "attention.key_length", &hd, 0) < 0 ||
-        hparam(b, "rope.dimension_count", &rot, 0) < 0 || hparam_f(b, "attention.layer_norm_rms_epsilon", &m->eps, 1e-5f) ||
+    if (architecture(b) || hparam(b, "embedding_length", &embd, 1) ||
+        hparam(b, "block_count", &nl, 1) || hparam(b, "feed_forward_length", &nff, 1) ||
+        hparam(b, "attention.head_count", &nh, 1) ||
+        hparam(b, "attention.head_count_kv", &nkv, 0) < 0 ||
+        hparam(b, "attention.key_length", &hd, 0) < 0 ||
+        hparam(b, "rope.dimension_count", &rot, 0) < 0 ||
+        hparam_f(b, "attention.layer_norm_rms_epsilon", &m->eps, 1e-5f) ||
         hparam_f(b, "rope.freq_base", &m->theta, 10000.0f))
         return -1;
     if (nkv == 0) nkv = nh;
-    if (embd == 0 || nh == 0 || nl == 0 || nff == 0 || embd > 1u << 20 || nff > 1u << 20 || nl > 4096 || nh > 4096 || nkv > nh || nh % nkv != 0)
-        return fail(b, "implausible hyperparameters (embedding %llu, layers %llu, ffn %llu, heads %llu/%llu)",
-                    (unsigned long long)embd, (unsigned long long)nl, (unsigned long long)nff, (unsigned long long)nh, (unsigned long long)nkv);
+    if (embd == 0 || nh == 0 || nl == 0 || nff == 0 || embd > 1u << 20 || nff > 1u << 20 ||
+        nl > 4096 || nh > 4096 || nkv > nh || nh % nkv != 0)
+        return fail(
+            b,
+            "implausible hyperparameters (embedding %llu, layers %llu, ffn %llu, heads %llu/%llu)",
+            (unsigned long long)embd, (unsigned long long)nl, (unsigned long long)nff,
+            (unsigned long long)nh, (unsigned long long)nkv);
     if (hd == 0) hd = embd / nh;
     if (rot == 0) rot = hd;
-    if (hd == 0 || hd > DN_ATTN_MAX_HEAD_DIM || rot > hd || rot % 2 != 0) return fail(b, "head size %llu (rotary %llu) is not usable", (unsigned long long)hd, (unsigned long long)rot);
-    *m = (dd_model){m->arch, embd, nl, nh, nkv, hd, nff, 0, rot, m->eps, m->theta, m->rope, {0}, {0}, NULL, NULL, NULL, NULL, 0};
+    if (hd == 0 || hd > DN_ATTN_MAX_HEAD_DIM || rot > hd || rot % 2 != 0)
+        return fail(b, "head size %llu (rotary %llu) is not usable", (unsigned long long)hd,
+                    (unsigned long long)rot);
+    *m = (dd_model){m->arch,  embd,    nl,  nh,  nkv,  hd,   nff,  0,    rot, m->eps,
+                    m->theta, m->rope, {0}, {0}, NULL, NULL, NULL, NULL, 0};
     return 0;
 }
 
@@ -171,10 +192,12 @@ static int vocabulary(binder *b)
 {
     dd_model *m = b->m;
     const gf_kv *kv = gf_find(b->f, "tokenizer.ggml.tokens");
-    if (!kv || kv->type != GF_ARRAY || kv->elem_type != GF_STRING || kv->count != m->n_vocab) return 0;
+    if (!kv || kv->type != GF_ARRAY || kv->elem_type != GF_STRING || kv->count != m->n_vocab)
+        return 0;
     m->vocab = malloc(m->n_vocab * sizeof *m->vocab);
     if (!m->vocab) return fail(b, "out of memory");
-    if (gf_array_strings(b->f, kv, m->vocab) != 0) return fail(b, "tokenizer.ggml.tokens unreadable");
+    if (gf_array_strings(b->f, kv, m->vocab) != 0)
+        return fail(b, "tokenizer.ggml.tokens unreadable");
     return 0;
 }
 

@@ -27,8 +27,8 @@ typedef struct dd_matrix {
 
 typedef struct dd_layer {
     const float *attn_norm, *ffn_norm;
-    const float *q_norm, *k_norm;   /* qwen3: per-head RMSNorm weights, else NULL */
-    const float *bq, *bk, *bv;      /* qwen2: biases, else NULL */
+    const float *q_norm, *k_norm; /* qwen3: per-head RMSNorm weights, else NULL */
+    const float *bq, *bk, *bv;    /* qwen2: biases, else NULL */
     dd_matrix wq, wk, wv, wo, gate, up, down;
 } dd_layer;
 
@@ -83,8 +83,8 @@ typedef struct dd_run {
 typedef struct dd_result {
     uint32_t *tokens; /* the n_predict generated ids (malloc'd) */
     size_t n_tokens;
-    uint64_t digest;  /* FNV-1a 64 of every computed logit's bits, step by step */
-    double seconds;   /* the whole loop */
+    uint64_t digest;    /* FNV-1a 64 of every computed logit's bits, step by step */
+    double seconds;     /* the whole loop */
     double gen_seconds; /* the steps after the prompt's last */
     double bucket[DD_T_COUNT];
 } dd_result;

@@ -46,7 +46,8 @@ int op_embed(dd_state *s, uint32_t token)
         for (size_t g = 0; st == DN_OK && g < cr.nsegments; g++) {
             const dn_segment *sg = &cr.segments[g];
             for (size_t i = sg->first; st == DN_OK && i < (size_t)sg->first + sg->count; i++) {
-                dn_term t[2] = {{(int64_t)sg->a.sig * cr.coef[i], sg->a.exp, 0}, {(int64_t)sg->b.sig * cr.offs[i], sg->b.exp, 0}};
+                dn_term t[2] = {{(int64_t)sg->a.sig * cr.coef[i], sg->a.exp, 0},
+                                {(int64_t)sg->b.sig * cr.offs[i], sg->b.exp, 0}};
                 st = dn_exact_sum(t, 2, &s->x[i]);
             }
         }
@@ -73,7 +74,8 @@ int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bu
     dn_status st;
     if (w->type == DN_TYPE_F16) {
         double t0 = dd_now();
-        st = dn_f16_mat_vec((const uint16_t *)(const void *)w->data, w->rows, w->cols, x, y, s->pool);
+        st = dn_f16_mat_vec((const uint16_t *)(const void *)w->data, w->rows, w->cols, x, y,
+                            s->pool);
         s->bucket[bucket] += dd_now() - t0;
         return st == DN_OK ? 0 : dd_fail(s, "f16 product", st);
     }
@@ -142,7 +144,8 @@ static void sincos_fixed(double a, float *sn, float *cs)
 int op_rope_table(dd_state *s, size_t pos)
 {
     double t0 = dd_now();
-    for (size_t i = 0; i < s->m->n_rot / 2; i++) sincos_fixed((double)pos * (double)s->freq[i], &s->sin[i], &s->cos[i]);
+    for (size_t i = 0; i < s->m->n_rot / 2; i++)
+        sincos_fixed((double)pos * (double)s->freq[i], &s->sin[i], &s->cos[i]);
     s->bucket[DD_T_ROPE] += dd_now() - t0;
     return 0;
 }
@@ -173,7 +176,18 @@ int op_head_norm(dd_state *s, float *x, size_t heads, const float *w)
 int op_attend(dd_state *s, size_t layer, size_t pos)
 {
     const dd_model *m = s->m;
-    dn_kv_cache c = {s->kc[layer], s->vc[layer], NULL, NULL, m->head_dim, m->n_head_kv, m->n_head_kv * m->head_dim, m->head_dim, m->n_head_kv, 1, DN_KV_F16, 0};
+    dn_kv_cache c = {s->kc[layer],
+                     s->vc[layer],
+                     NULL,
+                     NULL,
+                     m->head_dim,
+                     m->n_head_kv,
+                     m->n_head_kv * m->head_dim,
+                     m->head_dim,
+                     m->n_head_kv,
+                     1,
+                     DN_KV_F16,
+                     0};
     if (s->kv_int8) {
         c.type = DN_KV_INT8;
         c.k_scale = s->ks[layer];
@@ -183,7 +197,8 @@ int op_attend(dd_state *s, size_t layer, size_t pos)
     dn_status st = dn_cache_append(&c, pos, s->k, s->v);
     s->bucket[DD_T_KV] += dd_now() - t0;
     if (st != DN_OK) return dd_fail(s, "kv cache append", st);
-    dn_attn_params p = {m->n_head, 0, pos + 1, dn_rsqrt((float)m->head_dim), DN_ACT_SUB32, DN_WORDS_ONE};
+    dn_attn_params p = {m->n_head,    0,           pos + 1, dn_rsqrt((float)m->head_dim),
+                        DN_ACT_SUB32, DN_WORDS_ONE};
     t0 = dd_now();
     st = dn_attend(&c, &p, s->q, s->att, s->attn_work, s->attn_work_bytes, s->pool);
     s->bucket[DD_T_ATTN] += dd_now() - t0;

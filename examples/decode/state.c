@@ -42,8 +42,18 @@ static int attn_work(dd_state *s)
     const dd_model *m = s->m;
     int8_t dummy = 0;
     uint16_t sc = 0;
-    dn_kv_cache c = {&dummy, &dummy, &sc, &sc, m->head_dim, m->n_head_kv, m->n_head_kv * m->head_dim, m->head_dim, m->n_head_kv, 1,
-                     s->kv_int8 ? DN_KV_INT8 : DN_KV_F16, 0};
+    dn_kv_cache c = {&dummy,
+                     &dummy,
+                     &sc,
+                     &sc,
+                     m->head_dim,
+                     m->n_head_kv,
+                     m->n_head_kv * m->head_dim,
+                     m->head_dim,
+                     m->n_head_kv,
+                     1,
+                     s->kv_int8 ? DN_KV_INT8 : DN_KV_F16,
+                     0};
     dn_attn_params p = {m->n_head, 0, s->ctx, 1.0f, DN_ACT_SUB32, DN_WORDS_ONE};
     dn_status st = dn_attend_work_size(&c, &p, &s->attn_work_bytes, NULL);
     if (st != DN_OK) return dd_fail(s, "attention work size", st);
@@ -65,12 +75,16 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
     size_t err_bytes = s->err_bytes;
     memset(s, 0, sizeof *s);
     *s = (dd_state){.m = m, .ctx = ctx, .kv_int8 = kv_int8, .err = err, .err_bytes = err_bytes};
-    size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim, wide = max3(m->n_embd, nq, m->n_ff);
+    size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim,
+           wide = max3(m->n_embd, nq, m->n_ff);
     size_t half = m->n_rot / 2 ? m->n_rot / 2 : 1;
-    float **vec[] = {&s->x, &s->h, &s->o, &s->q, &s->att, &s->k, &s->v, &s->g, &s->u, &s->logits, &s->freq, &s->cos, &s->sin};
-    size_t len[] = {m->n_embd, m->n_embd, m->n_embd, nq, nq, nkv, nkv, m->n_ff, m->n_ff, m->n_vocab, half, half, half};
+    float **vec[] = {&s->x, &s->h, &s->o,      &s->q,    &s->att, &s->k,  &s->v,
+                     &s->g, &s->u, &s->logits, &s->freq, &s->cos, &s->sin};
+    size_t len[] = {m->n_embd, m->n_embd, m->n_embd,  nq,   nq,   nkv, nkv,
+                    m->n_ff,   m->n_ff,   m->n_vocab, half, half, half};
     int bad = 0;
-    for (size_t i = 0; i < sizeof len / sizeof len[0]; i++) bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
+    for (size_t i = 0; i < sizeof len / sizeof len[0]; i++)
+        bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
     s->codes = malloc(wide * sizeof *s->codes);
     s->scales = malloc((wide / DN_ACT_BLOCK + 1) * sizeof *s->scales);
     s->coef = malloc(m->n_embd * sizeof *s->coef);
@@ -99,7 +113,8 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
 
 void dd_state_free(dd_state *s)
 {
-    float *vec[] = {s->x, s->h, s->o, s->q, s->att, s->k, s->v, s->g, s->u, s->logits, s->freq, s->cos, s->sin};
+    float *vec[] = {s->x, s->h, s->o,      s->q,    s->att, s->k,  s->v,
+                    s->g, s->u, s->logits, s->freq, s->cos, s->sin};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) free(vec[i]);
     free(s->codes);
     free(s->scales);

@@ -110,7 +110,8 @@ typedef struct tdesc {
     int kind; /* 0 matrix, 1 vector around 1, 2 vector around 0 */
 } tdesc;
 
-static const dn_type wtypes[DD_W_COUNT] = {DN_TYPE_F16, DN_TYPE_Q8_0, DN_TYPE_Q4_K, DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_Q4_K};
+static const dn_type wtypes[DD_W_COUNT] = {DN_TYPE_F16,  DN_TYPE_Q8_0, DN_TYPE_Q4_K,
+                                           DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_Q4_K};
 static const char *const wnames[DD_W_COUNT] = {"f16", "q8_0", "q4_k", "q5_k", "q6_k", "q4_k_m"};
 
 int dd_wtype_parse(const char *name)
@@ -120,20 +121,19 @@ int dd_wtype_parse(const char *name)
     return -1;
 }
 
-const char *dd_wtype_name(dd_wtype t)
-{
-    return (unsigned)t < DD_W_COUNT ? wnames[t] : "?";
-}
+const char *dd_wtype_name(dd_wtype t) { return (unsigned)t < DD_W_COUNT ? wnames[t] : "?"; }
 
 static dn_type matrix_type(const dd_synth *sp, const char *name)
 {
     if (sp->wtype != DD_W_Q4_K_M) return wtypes[sp->wtype];
-    if (strstr(name, "attn_v.") || strstr(name, "ffn_down.") || strcmp(name, "output.weight") == 0) return DN_TYPE_Q6_K;
+    if (strstr(name, "attn_v.") || strstr(name, "ffn_down.") || strcmp(name, "output.weight") == 0)
+        return DN_TYPE_Q6_K;
     if (strstr(name, "attn_output.")) return DN_TYPE_Q5_K;
     return DN_TYPE_Q4_K;
 }
 
-static void add(tdesc *t, size_t *n, const dd_synth *sp, const char *name, int layer, uint64_t ne0, uint64_t ne1, int kind)
+static void add(tdesc *t, size_t *n, const dd_synth *sp, const char *name, int layer, uint64_t ne0,
+                uint64_t ne1, int kind)
 {
     tdesc *d = &t[(*n)++];
     memset(d, 0, sizeof *d);
@@ -180,10 +180,7 @@ static size_t tensor_list(const dd_synth *sp, tdesc *t)
 
 /* ---- the data ----------------------------------------------------------- */
 
-static void put_f16(out *o, float v)
-{
-    put_le(o, dn_f32_to_f16(v), 2);
-}
+static void put_f16(out *o, float v) { put_le(o, dn_f32_to_f16(v), 2); }
 
 static void put_random(out *o, uint64_t *s, size_t n)
 {
@@ -239,7 +236,12 @@ static void put_vocab(out *o, size_t n_vocab)
     put_le(o, 8, 4);
     put_le(o, n_vocab, 8);
     for (size_t i = 0; i < n_vocab; i++) {
-        snprintf(tok, sizeof tok, i < 3 ? (i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>") : "<t%zu>", i);
+        snprintf(tok, sizeof tok,
+                 i < 3 ? (i == 0   ? "<unk>"
+                          : i == 1 ? "<s>"
+                                   : "</s>")
+                       : "<t%zu>",
+                 i);
         put_str(o, tok);
     }
     put_str(o, "tokenizer.ggml.scores");
@@ -283,13 +285,16 @@ static int check(const dd_synth *sp, char *err, size_t err_bytes)
 {
     size_t blk = sp->wtype == DD_W_F16 ? 1 : sp->wtype == DD_W_Q8_0 ? 32 : 256;
     const char *why = NULL;
-    if (!sp->n_layer || !sp->n_head || !sp->n_head_kv || !sp->n_vocab || sp->n_vocab > 1u << 20 || sp->n_layer > 256)
+    if (!sp->n_layer || !sp->n_head || !sp->n_head_kv || !sp->n_vocab || sp->n_vocab > 1u << 20 ||
+        sp->n_layer > 256)
         why = "every size must be positive (vocabulary up to 2^20, up to 256 layers)";
     else if (sp->n_embd % sp->n_head || sp->n_head % sp->n_head_kv || (sp->n_embd / sp->n_head) % 2)
         why = "heads must divide the width (an even head size), kv heads the heads";
-    else if (sp->n_embd % blk || sp->n_ff % blk || sp->n_embd % 32 || sp->n_ff % 32 || sp->n_embd > 1u << 16 || sp->n_ff > 1u << 17)
+    else if (sp->n_embd % blk || sp->n_ff % blk || sp->n_embd % 32 || sp->n_ff % 32 ||
+             sp->n_embd > 1u << 16 || sp->n_ff > 1u << 17)
         why = "width and ffn must be multiples of the weight block (256 for k-quants) and of 32";
-    else if (strcmp(sp->arch, "llama") && strcmp(sp->arch, "mistral") && strcmp(sp->arch, "qwen2") && strcmp(sp->arch, "qwen3"))
+    else if (strcmp(sp->arch, "llama") && strcmp(sp->arch, "mistral") &&
+             strcmp(sp->arch, "qwen2") && strcmp(sp->arch, "qwen3"))
         why = "the architecture must be llama, mistral, qwen2 or qwen3";
     if (why) snprintf(err, err_bytes, "synthetic model: %s", why);
     return why ? -1 : 0;

@@ -12,7 +12,15 @@
 
 /* Weight mixes: every matrix in one type, or Q4_K_M-like (Q4_K; Q6_K for
    attn_v, ffn_down and the output; Q5_K for attn_output). */
-typedef enum dd_wtype { DD_W_F16, DD_W_Q8_0, DD_W_Q4_K, DD_W_Q5_K, DD_W_Q6_K, DD_W_Q4_K_M, DD_W_COUNT } dd_wtype;
+typedef enum dd_wtype {
+    DD_W_F16,
+    DD_W_Q8_0,
+    DD_W_Q4_K,
+    DD_W_Q5_K,
+    DD_W_Q6_K,
+    DD_W_Q4_K_M,
+    DD_W_COUNT
+} dd_wtype;
 
 typedef struct dd_synth {
     const char *arch; /* llama, mistral, qwen2 (biases), qwen3 (q/k norms) */
