@@ -4,14 +4,14 @@
 # (DECODENUM_ISA=scalar, avx2 / neon) and 1, 2 and 3 threads, for the
 # synthetic model in each weight type and architecture, and the same again
 # when the model is written as a GGUF file and read back through mmap.
-#   cmake -DCLI=<decodenum> -DWORK=<dir> [-DISAS=scalar;avx2] -P decode_digest.cmake
+#   cmake -DCLI=<decodenum> -DWORK=<dir> [-DISAS=scalar;avx2] [-DEMULATOR=qemu-aarch64] -P decode_digest.cmake
 if(NOT ISAS)
   set(ISAS scalar avx2 neon)
 endif()
 file(MAKE_DIRECTORY ${WORK})
 
 function(digest_of out_var)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env DECODENUM_ISA=${ISA} ${CLI} decode --quiet ${ARGN}
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env DECODENUM_ISA=${ISA} ${EMULATOR} ${CLI} decode --quiet ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
   if(NOT rc EQUAL 0 OR NOT text MATCHES "digest ([0-9a-f]+)")
     message(FATAL_ERROR "decode ${ARGN} (isa ${ISA}) failed (${rc}): ${text} ${err}")
@@ -36,7 +36,6 @@ set(n 0)
 foreach(cfg IN LISTS configs)
   string(REPLACE " " ";" args "${cfg}")
   set(ref "")
-  set(seen "")
   foreach(ISA IN LISTS ISAS)
     foreach(t 1 2 3)
       digest_of(d ${args} -n 12 -t ${t})
@@ -54,7 +53,7 @@ endforeach()
 
 # the same model through a file: --write-gguf, then the file read by mmap
 set(ISA scalar)
-execute_process(COMMAND ${CLI} decode --type q4_k_m --write-gguf ${WORK}/synthetic.gguf RESULT_VARIABLE rc)
+execute_process(COMMAND ${EMULATOR} ${CLI} decode --type q4_k_m --write-gguf ${WORK}/synthetic.gguf RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "--write-gguf failed")
 endif()

@@ -124,7 +124,7 @@ fuzz)
     apt_install $base $testing clang-14 libclang-rt-14-dev
     cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DDECODENUM_BUILD_FUZZ=ON \
         -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
-    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_attention fuzz_gdn -j "$jobs"
+    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_attention fuzz_gdn fuzz_gguf decodenum_cli -j "$jobs"
     secs=${DN_FUZZ_SECONDS:-45}
     mkdir -p build/fuzz/artifacts
     run_fuzz() { # name, then libFuzzer options
@@ -141,6 +141,12 @@ fuzz)
     run_fuzz mat_vec -max_len=8192 -len_control=0
     run_fuzz attention -max_len=8192 -len_control=0
     run_fuzz gdn -max_len=8192 -len_control=0
+    # the GGUF reader from a small synthetic model's file (9 KB), which
+    # the mutations turn into every kind of bad file
+    mkdir -p build/fuzz/corpus-gguf
+    ./build/fuzz/decodenum decode --type q8_0 --embd 32 --ffn 32 --heads 2 --kv-heads 1 --vocab 8 \
+        --layers 1 --write-gguf build/fuzz/corpus-gguf/seed-q8_0.gguf >/dev/null
+    run_fuzz gguf -max_len=16384 -len_control=0
     ;;
 lint)
     apt_install clang-format git
