@@ -74,6 +74,41 @@ static void valid_file_reads_and_runs(void **state)
     free(img);
 }
 
+static void hybrid_file_reads_and_runs(void **state)
+{
+    (void)state;
+    dd_synth sp = {"hybrid", DD_W_Q4_K_M, 9, 256, 4, 8, 2, 256, 16, 1};
+    uint8_t *img = NULL;
+    size_t size;
+    char err[256];
+    assert_int_equal(dd_synth_gguf(&sp, &img, &size, err, sizeof err), 0);
+    gf_file f;
+    dd_model m;
+    assert_int_equal(gf_parse(img, size, &f), 0);
+    assert_int_equal(dd_model_load(&f, &m, err, sizeof err), 0);
+    assert_int_equal(m.arch, DD_HYBRID);
+    for (size_t l = 0; l < 4; l++)
+        assert_int_equal(m.layers[l].gdn, l != 3); /* every 4th attention */
+    assert_int_equal(m.gdn_kh, 2);
+    assert_int_equal(m.gdn_vh, 8);
+    assert_int_equal(m.gdn_d, 32);
+    uint32_t prompt[1] = {1};
+    dd_run run = {prompt, 1, 4, 1, 0};
+    dd_result r;
+    assert_int_equal(dd_generate(&m, &run, &r, err, sizeof err), 0);
+    assert_int_equal(r.n_tokens, 4);
+    free(r.tokens);
+    dd_model_free(&m);
+    gf_close(&f);
+    /* a Gated-DeltaNet tensor missing */
+    memcpy(img + find(img, size, "blk.1.ssm_conv1d"), "blk.1.ssm_conv1X", 16);
+    assert_int_equal(gf_parse(img, size, &f), 0);
+    assert_int_equal(dd_model_load(&f, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "ssm_conv1d.weight (layer 1) is missing"));
+    gf_close(&f);
+    free(img);
+}
+
 static void every_truncation_is_refused(void **state)
 {
     (void)state;
@@ -346,6 +381,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_file_reads_and_runs),
+        cmocka_unit_test(hybrid_file_reads_and_runs),
         cmocka_unit_test(every_truncation_is_refused),
         cmocka_unit_test(malformed_fields_are_refused),
         cmocka_unit_test(malformed_headers_are_refused),

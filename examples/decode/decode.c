@@ -27,9 +27,11 @@ static const char usage[] =
     "  --kv f16|int8    the KV cache's rows (f16)\n"
     "  --quiet          print only the digest line\n"
     "synthetic model (the default without a file):\n"
-    "  --arch A         llama | mistral | qwen2 | qwen3 (llama)\n"
+    "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
+    "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
     "  --type T         f16 | q8_0 | q4_k | q5_k | q6_k | q4_k_m (q8_0)\n"
-    "  --seed S --layers N --embd N --heads N --kv-heads N --ffn N --vocab N --tied\n"
+    "  --seed S --layers N (4) --embd N (256) --heads N (8) --kv-heads N (2) --ffn N (512)\n"
+    "  --vocab N (512) --tied\n"
     "  --write-gguf OUT write the synthetic model as GGUF and exit\n";
 
 static int number(const char *s, size_t *out)
@@ -66,8 +68,7 @@ static int sized_option(opts *o, const char *name, const char *val)
 static int parse(int argc, char **argv, opts *o)
 {
     *o = (opts){
-        NULL, NULL, "1", {"llama", DD_W_Q8_0, 1, 256, 2, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0},
-        0};
+        NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0}, 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)
@@ -97,6 +98,8 @@ static int parse(int argc, char **argv, opts *o)
         else
             return -1;
     }
+    /* the synthetic default is the hybrid; a file for other engines is Llama */
+    if (!o->sp.arch) o->sp.arch = o->write ? "llama" : "hybrid";
     return 0;
 }
 
@@ -143,12 +146,18 @@ static void print_tokens(const dd_model *m, const dd_result *r)
 
 static void report(const dd_model *m, const opts *o, const dd_result *r)
 {
-    static const char *const arch[] = {"llama", "mistral", "qwen2", "qwen3"};
+    static const char *const arch[] = {"llama", "mistral", "qwen2", "qwen3", "hybrid"};
     printf(
         "model: %s, %zu layers, width %zu, %zu/%zu heads of %zu, ffn %zu, vocab %zu, output %s%s\n",
         arch[m->arch], m->n_layer, m->n_embd, m->n_head, m->n_head_kv, m->head_dim, m->n_ff,
         m->n_vocab, m->output.data == m->tok_embd.data ? "tied" : "separate",
         m->rope == DN_ROPE_NEOX ? ", rope neox" : ", rope normal");
+    if (m->arch == DD_HYBRID)
+        printf(
+            "gated deltanet: %zu of %zu layers (every %zu-th is attention), %zu/%zu heads of %zu, "
+            "%zu conv taps\n",
+            m->n_layer - m->n_layer / m->attn_interval, m->n_layer, m->attn_interval, m->gdn_kh,
+            m->gdn_vh, m->gdn_d, m->gdn_taps);
     printf("isa %s, %u thread(s), kv cache %s\n", dn_isa_name(dn_isa_active()), o->run.threads,
            o->run.kv_int8 ? "int8" : "f16");
     print_tokens(m, r);

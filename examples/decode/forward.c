@@ -17,19 +17,17 @@
 #include "ops.h"
 
 const char *const dd_bucket_names[DD_T_COUNT] = {
-    "embedding",      "rmsnorm",        "act. quantization",
-    "q k v products", "rope",           "kv cache append",
-    "attention",      "output product", "gate+up products",
-    "swiglu",         "down product",   "residual adds",
-    "logits product", "argmax"};
+    "embedding",       "rmsnorm",      "act. quantization", "q k v products", "rope",
+    "kv cache append", "attention",    "gated deltanet",    "output product", "gate+up products",
+    "swiglu",          "down product", "residual adds",     "logits product", "argmax"};
 
-static int layer_step(dd_state *s, size_t l, size_t pos)
+/* The attention mixer on s->h: its output in s->o. */
+static int attention(dd_state *s, size_t l, size_t pos)
 {
     const dd_model *m = s->m;
     const dd_layer *L = &m->layers[l];
     size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim;
-    if (op_rmsnorm(s, s->x, L->attn_norm, s->h, m->n_embd) ||
-        op_mat_vec(s, &L->wq, s->h, s->q, DD_T_QKV) ||
+    if (op_mat_vec(s, &L->wq, s->h, s->q, DD_T_QKV) ||
         op_mat_vec(s, &L->wk, s->h, s->k, DD_T_QKV) || op_mat_vec(s, &L->wv, s->h, s->v, DD_T_QKV))
         return -1;
     if (L->bq) op_add(s, s->q, L->bq, nq);
@@ -37,8 +35,16 @@ static int layer_step(dd_state *s, size_t l, size_t pos)
     if (L->bv) op_add(s, s->v, L->bv, nkv);
     if (L->q_norm && op_head_norm(s, s->q, m->n_head, L->q_norm)) return -1;
     if (L->k_norm && op_head_norm(s, s->k, m->n_head_kv, L->k_norm)) return -1;
-    if (op_rope(s, s->q, m->n_head) || op_rope(s, s->k, m->n_head_kv) || op_attend(s, l, pos) ||
-        op_mat_vec(s, &L->wo, s->att, s->o, DD_T_WO))
+    return op_rope(s, s->q, m->n_head) || op_rope(s, s->k, m->n_head_kv) || op_attend(s, l, pos) ||
+           op_mat_vec(s, &L->wo, s->att, s->o, DD_T_WO);
+}
+
+static int layer_step(dd_state *s, size_t l, size_t pos)
+{
+    const dd_model *m = s->m;
+    const dd_layer *L = &m->layers[l];
+    if (op_rmsnorm(s, s->x, L->attn_norm, s->h, m->n_embd) ||
+        (L->gdn ? op_gdn(s, l) : attention(s, l, pos)))
         return -1;
     op_add(s, s->x, s->o, m->n_embd);
     if (op_rmsnorm(s, s->x, L->ffn_norm, s->h, m->n_embd) ||
@@ -135,5 +141,5 @@ int dd_generate(const dd_model *m, const dd_run *run, dd_result *res, char *err,
         free(res->tokens);
         res->tokens = NULL;
     }
-    return r;
+    return r ? -1 : 0;
 }

@@ -84,18 +84,20 @@ static int matrix(binder *b, int layer, const char *name, size_t rows, size_t co
     return 0;
 }
 
-/* An f32 (or f16) vector of n elements, copied to aligned floats. NULL
-   with no error when absent and optional. */
-static int vector(binder *b, int layer, const char *name, size_t n, int required, const float **out)
+/* An f32 (or f16) array of rows x n elements (a vector: rows = 1),
+   copied to aligned floats. NULL with no error when absent and optional. */
+static int array(binder *b, int layer, const char *name, size_t n, size_t rows, int required,
+                 const float **out)
 {
     const gf_tensor *t = tensor(b, layer, name);
     *out = NULL;
     if (!t) return required ? fail(b, "tensor %s (layer %d) is missing", name, layer) : 0;
-    if (t->ne[0] != n || t->ne[1] != 1 || t->ne[2] != 1 || t->ne[3] != 1)
+    if (t->ne[0] != n || t->ne[1] != rows || t->ne[2] != 1 || t->ne[3] != 1)
         return fail(b, "tensor %.*s has %llu elements, expected %zu", (int)t->name.n, t->name.p,
                     (unsigned long long)t->ne[0], n);
     if (t->type != DN_TYPE_F32 && t->type != DN_TYPE_F16)
         return fail(b, "tensor %.*s: vectors must be F32 or F16", (int)t->name.n, t->name.p);
+    n *= rows;
     float *v = malloc(n * sizeof *v);
     float **grown = realloc(b->m->owned, (b->m->n_owned + 1) * sizeof *grown);
     if (!v || !grown) {
@@ -113,6 +115,31 @@ static int vector(binder *b, int layer, const char *name, size_t n, int required
     return 0;
 }
 
+static int vector(binder *b, int layer, const char *name, size_t n, int required, const float **out)
+{
+    return array(b, layer, name, n, 1, required, out);
+}
+
+/* A Gated-DeltaNet layer's own tensors (the hybrid architecture). */
+static int gdn_layer(binder *b, int i)
+{
+    dd_model *m = b->m;
+    dd_layer *L = &m->layers[i];
+    size_t E = m->n_embd, qk = m->gdn_kh * m->gdn_d, v = m->gdn_vh * m->gdn_d, H = m->gdn_vh;
+    L->gdn = 1;
+    int bad =
+        array(b, i, "ssm_conv1d.weight", m->gdn_taps, 2 * qk + v, 1, &L->conv) ||
+        vector(b, i, "ssm_a", H, 1, &L->a_log) || vector(b, i, "ssm_dt.bias", H, 1, &L->dt_bias) ||
+        vector(b, i, "ssm_norm.weight", m->gdn_d, 1, &L->ssm_norm) ||
+        matrix(b, i, "ssm_q.weight", qk, E, &L->sq) ||
+        matrix(b, i, "ssm_k.weight", qk, E, &L->sk) || matrix(b, i, "ssm_v.weight", v, E, &L->sv) ||
+        matrix(b, i, "ssm_z.weight", v, E, &L->sz) ||
+        matrix(b, i, "ssm_beta.weight", H, E, &L->sb) ||
+        matrix(b, i, "ssm_alpha.weight", H, E, &L->sa) ||
+        matrix(b, i, "ssm_out.weight", E, v, &L->sout);
+    return bad ? -1 : 0;
+}
+
 static int layer(binder *b, int i)
 {
     dd_model *m = b->m;
@@ -121,7 +148,12 @@ static int layer(binder *b, int i)
     int opt = m->arch == DD_QWEN2 ? 1 : 0, qk = m->arch == DD_QWEN3 ? 1 : 0;
     if (vector(b, i, "attn_norm.weight", m->n_embd, 1, &L->attn_norm) ||
         vector(b, i, "ffn_norm.weight", m->n_embd, 1, &L->ffn_norm) ||
-        vector(b, i, "attn_q_norm.weight", m->head_dim, qk, &L->q_norm) ||
+        matrix(b, i, "ffn_gate.weight", m->n_ff, m->n_embd, &L->gate) ||
+        matrix(b, i, "ffn_up.weight", m->n_ff, m->n_embd, &L->up) ||
+        matrix(b, i, "ffn_down.weight", m->n_embd, m->n_ff, &L->down))
+        return -1;
+    if (m->arch == DD_HYBRID && (size_t)(i + 1) % m->attn_interval != 0) return gdn_layer(b, i);
+    if (vector(b, i, "attn_q_norm.weight", m->head_dim, qk, &L->q_norm) ||
         vector(b, i, "attn_k_norm.weight", m->head_dim, qk, &L->k_norm) ||
         vector(b, i, "attn_q.bias", q, opt, &L->bq) ||
         vector(b, i, "attn_k.bias", kv, opt, &L->bk) ||
@@ -130,31 +162,47 @@ static int layer(binder *b, int i)
     if (matrix(b, i, "attn_q.weight", q, m->n_embd, &L->wq) ||
         matrix(b, i, "attn_k.weight", kv, m->n_embd, &L->wk) ||
         matrix(b, i, "attn_v.weight", kv, m->n_embd, &L->wv) ||
-        matrix(b, i, "attn_output.weight", m->n_embd, q, &L->wo) ||
-        matrix(b, i, "ffn_gate.weight", m->n_ff, m->n_embd, &L->gate) ||
-        matrix(b, i, "ffn_up.weight", m->n_ff, m->n_embd, &L->up) ||
-        matrix(b, i, "ffn_down.weight", m->n_embd, m->n_ff, &L->down))
+        matrix(b, i, "attn_output.weight", m->n_embd, q, &L->wo))
         return -1;
     return 0;
 }
 
 static int architecture(binder *b)
 {
-    static const char *const names[] = {"llama", "mistral", "qwen2", "qwen3"};
+    static const char *const names[] = {"llama", "mistral", "qwen2", "qwen3", "hybrid"};
     gf_str s;
     if (gf_get_str(b->f, "general.architecture", &s) != 0)
         return fail(b, "metadata general.architecture is missing");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (gf_str_eq(s, names[i])) {
             b->m->arch = (dd_arch)i;
             b->arch = names[i];
             /* llama.cpp pairs (2i, 2i+1) for llama and mistral (its converter
-               permutes Q and K to match), (i, i + d/2) for qwen2 and qwen3 */
+               permutes Q and K to match), (i, i + d/2) for qwen2, qwen3 and
+               (as Qwen3-Next) the hybrid */
             b->m->rope = i >= DD_QWEN2 ? DN_ROPE_NEOX : DN_ROPE_INTERLEAVED;
             return 0;
         }
-    return fail(b, "architecture '%.*s' is not one this engine runs (llama, mistral, qwen2, qwen3)",
-                (int)(s.n > 64 ? 64 : s.n), s.p);
+    return fail(
+        b, "architecture '%.*s' is not one this engine runs (llama, mistral, qwen2, qwen3, hybrid)",
+        (int)(s.n > 64 ? 64 : s.n), s.p);
+}
+
+/* The hybrid's Gated-DeltaNet shape (hybrid.ssm.*). */
+static int gdn_hparams(binder *b)
+{
+    dd_model *m = b->m;
+    uint64_t kh, vh, d, taps, every;
+    if (hparam(b, "ssm.key_heads", &kh, 1) || hparam(b, "ssm.value_heads", &vh, 1) ||
+        hparam(b, "ssm.head_dim", &d, 1) || hparam(b, "ssm.conv_kernel", &taps, 1) ||
+        hparam(b, "full_attention_interval", &every, 1))
+        return -1;
+    if (!kh || !vh || vh % kh || !d || d > 4096 || vh > 4096 || !taps || taps > 64 || !every)
+        return fail(b, "implausible Gated-DeltaNet shape (%llu/%llu heads of %llu, %llu taps)",
+                    (unsigned long long)kh, (unsigned long long)vh, (unsigned long long)d,
+                    (unsigned long long)taps);
+    m->gdn_kh = kh, m->gdn_vh = vh, m->gdn_d = d, m->gdn_taps = taps, m->attn_interval = every;
+    return 0;
 }
 
 static int hparams(binder *b)
@@ -183,8 +231,9 @@ static int hparams(binder *b)
     if (hd == 0 || hd > DN_ATTN_MAX_HEAD_DIM || rot > hd || rot % 2 != 0)
         return fail(b, "head size %llu (rotary %llu) is not usable", (unsigned long long)hd,
                     (unsigned long long)rot);
-    *m = (dd_model){m->arch,  embd,    nl,  nh,  nkv,  hd,   nff,  0,    rot, m->eps,
-                    m->theta, m->rope, {0}, {0}, NULL, NULL, NULL, NULL, 0};
+    m->n_embd = embd, m->n_layer = nl, m->n_head = nh, m->n_head_kv = nkv, m->head_dim = hd;
+    m->n_ff = nff, m->n_rot = rot;
+    return m->arch == DD_HYBRID ? gdn_hparams(b) : 0;
     return 0;
 }
 

@@ -16,7 +16,9 @@
 
 #include "gguf.h"
 
-typedef enum dd_arch { DD_LLAMA = 0, DD_MISTRAL, DD_QWEN2, DD_QWEN3 } dd_arch;
+/* hybrid: a Qwen3-Next-like stack (this engine's own metadata and tensor
+   names): Gated-DeltaNet layers, every `attn_interval`-th layer attention. */
+typedef enum dd_arch { DD_LLAMA = 0, DD_MISTRAL, DD_QWEN2, DD_QWEN3, DD_HYBRID } dd_arch;
 
 /* A matrix of `rows` rows of `cols` elements, ggml's layout (ne[0] = cols). */
 typedef struct dd_matrix {
@@ -30,6 +32,14 @@ typedef struct dd_layer {
     const float *q_norm, *k_norm; /* qwen3: per-head RMSNorm weights, else NULL */
     const float *bq, *bk, *bv;    /* qwen2: biases, else NULL */
     dd_matrix wq, wk, wv, wo, gate, up, down;
+    /* a Gated-DeltaNet layer (gdn = 1) instead of wq..wo: q, k (key heads),
+       v, z (value heads), beta and alpha (one row a value head), out */
+    int gdn;
+    dd_matrix sq, sk, sv, sz, sb, sa, sout;
+    const float *conv;     /* channels x taps, channel c's taps at c * taps */
+    const float *a_log;    /* value heads: the decay's log scale */
+    const float *dt_bias;  /* value heads */
+    const float *ssm_norm; /* dv: the gated RMSNorm's weight */
 } dd_layer;
 
 typedef struct dd_model {
@@ -37,6 +47,9 @@ typedef struct dd_model {
     size_t n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_rot;
     float eps, theta;
     dn_rope_mode rope;
+    /* hybrid: key heads, value heads, head size (dk = dv), conv taps,
+       every attn_interval-th layer (1-based) attention */
+    size_t gdn_kh, gdn_vh, gdn_d, gdn_taps, attn_interval;
     dd_matrix tok_embd, output; /* output = tok_embd when tied */
     const float *output_norm;
     dd_layer *layers;
@@ -61,6 +74,7 @@ enum {
     DD_T_ROPE,
     DD_T_KV,
     DD_T_ATTN,
+    DD_T_GDN,
     DD_T_WO,
     DD_T_FFN_IN,
     DD_T_SWIGLU,

@@ -28,6 +28,11 @@ typedef struct dd_state {
     /* the KV cache: per layer K and V, int8 codes or binary16 */
     void **kc, **vc;
     uint16_t **ks, **vs;
+    /* the hybrid's Gated-DeltaNet layers: conv rings and their heads,
+       recurrent states (NULL for attention layers), the layer's vectors */
+    float **ring, **ssm;
+    uint32_t *ring_head;
+    float *conv_in, *conv_out, *z, *gdn_out, *gates;
     void *attn_work;
     size_t attn_work_bytes;
     double bucket[DD_T_COUNT];
@@ -37,6 +42,8 @@ typedef struct dd_state {
 
 int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, int kv_int8);
 void dd_state_free(dd_state *s);
+int dd_hybrid_state_init(dd_state *s);
+void dd_hybrid_state_free(dd_state *s);
 
 double dd_now(void);
 int dd_fail(dd_state *s, const char *what, dn_status st);
@@ -50,5 +57,6 @@ int op_rope_table(dd_state *s, size_t pos);
 int op_rope(dd_state *s, float *x, size_t heads);
 int op_head_norm(dd_state *s, float *x, size_t heads, const float *w);
 int op_attend(dd_state *s, size_t layer, size_t pos);
+int op_gdn(dd_state *s, size_t layer);
 
 #endif /* DECODE_OPS_H */

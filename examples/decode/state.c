@@ -26,6 +26,7 @@ static int alloc_cache(dd_state *s)
     if (!s->kc || !s->vc || !s->ks || !s->vs) return -1;
     size_t eb = s->kv_int8 ? 1 : 2;
     for (size_t l = 0; l < L; l++) {
+        if (m->layers[l].gdn) continue; /* a Gated-DeltaNet layer keeps no cache */
         s->kc[l] = malloc(elems * eb);
         s->vc[l] = malloc(elems * eb);
         if (!s->kc[l] || !s->vc[l]) return -1;
@@ -91,7 +92,7 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
     s->offs = malloc(m->n_embd * sizeof *s->offs);
     s->segs = malloc(m->n_embd * sizeof *s->segs);
     bad |= !s->codes || !s->scales || !s->coef || !s->offs || !s->segs;
-    if (bad || alloc_cache(s)) {
+    if (bad || alloc_cache(s) || dd_hybrid_state_init(s)) {
         dd_state_free(s);
         snprintf(err, err_bytes, "out of memory (context %zu)", ctx);
         return -1;
@@ -132,6 +133,7 @@ void dd_state_free(dd_state *s)
     free(s->ks);
     free(s->vs);
     free(s->attn_work);
+    if (s->m) dd_hybrid_state_free(s);
     dn_pool_destroy(s->pool);
     char *err = s->err;
     size_t err_bytes = s->err_bytes;

@@ -16,11 +16,14 @@
 #include <string.h>
 
 #define ALIGN 32
+#define HYBRID_EVERY 4 /* every 4th layer attention, as Qwen3-Next */
+#define HYBRID_TAPS 4
 
 typedef struct out {
     uint8_t *p;
     size_t n, cap;
     int oom;
+    uint64_t kvs; /* metadata entries written */
 } out;
 
 static void put(out *o, const void *b, size_t n)
@@ -63,6 +66,7 @@ static void put_f32(out *o, float f)
 
 static void kv_u32(out *o, const char *arch, const char *key, uint32_t v)
 {
+    o->kvs++;
     char k[128];
     snprintf(k, sizeof k, "%s%s%s", arch ? arch : "", arch ? "." : "", key);
     put_str(o, k);
@@ -72,6 +76,7 @@ static void kv_u32(out *o, const char *arch, const char *key, uint32_t v)
 
 static void kv_f32(out *o, const char *arch, const char *key, float v)
 {
+    o->kvs++;
     char k[128];
     snprintf(k, sizeof k, "%s.%s", arch, key);
     put_str(o, k);
@@ -81,6 +86,7 @@ static void kv_f32(out *o, const char *arch, const char *key, float v)
 
 static void kv_str(out *o, const char *key, const char *v)
 {
+    o->kvs++;
     put_str(o, key);
     put_le(o, 8, 4);
     put_str(o, v);
@@ -107,7 +113,7 @@ typedef struct tdesc {
     uint64_t ne0, ne1;
     dn_type type;
     uint64_t bytes, offset;
-    int kind; /* 0 matrix, 1 vector around 1, 2 vector around 0 */
+    int kind; /* 0 matrix, 1 vector around 1, 2 vector around 0, 3 conv taps */
 } tdesc;
 
 static const dn_type wtypes[DD_W_COUNT] = {DN_TYPE_F16,  DN_TYPE_Q8_0, DN_TYPE_Q4_K,
@@ -148,15 +154,47 @@ static void add(tdesc *t, size_t *n, const dd_synth *sp, const char *name, int l
     d->bytes = ne0 / dn_type_block_elements(d->type) * dn_type_block_bytes(d->type) * ne1;
 }
 
+static void ffn_tensors(tdesc *t, size_t *n, const dd_synth *sp, int l)
+{
+    add(t, n, sp, "ffn_norm.weight", l, sp->n_embd, 1, 1);
+    add(t, n, sp, "ffn_gate.weight", l, sp->n_embd, sp->n_ff, 0);
+    add(t, n, sp, "ffn_up.weight", l, sp->n_embd, sp->n_ff, 0);
+    add(t, n, sp, "ffn_down.weight", l, sp->n_ff, sp->n_embd, 0);
+}
+
+/* A Gated-DeltaNet layer: key heads = the KV heads, value heads = the
+   query heads, each of the attention's head size; 4 conv taps. */
+static void gdn_tensors(tdesc *t, size_t *n, const dd_synth *sp, int l)
+{
+    size_t E = sp->n_embd, d = E / sp->n_head, qk = sp->n_head_kv * d, v = sp->n_head * d;
+    add(t, n, sp, "ssm_q.weight", l, E, qk, 0);
+    add(t, n, sp, "ssm_k.weight", l, E, qk, 0);
+    add(t, n, sp, "ssm_v.weight", l, E, v, 0);
+    add(t, n, sp, "ssm_z.weight", l, E, v, 0);
+    add(t, n, sp, "ssm_beta.weight", l, E, sp->n_head, 0);
+    add(t, n, sp, "ssm_alpha.weight", l, E, sp->n_head, 0);
+    add(t, n, sp, "ssm_conv1d.weight", l, HYBRID_TAPS, 2 * qk + v, 3);
+    add(t, n, sp, "ssm_a", l, sp->n_head, 1, 2);
+    add(t, n, sp, "ssm_dt.bias", l, sp->n_head, 1, 2);
+    add(t, n, sp, "ssm_norm.weight", l, d, 1, 1);
+    add(t, n, sp, "ssm_out.weight", l, v, E, 0);
+}
+
 static size_t tensor_list(const dd_synth *sp, tdesc *t)
 {
     size_t n = 0, E = sp->n_embd, hd = E / sp->n_head, kv = sp->n_head_kv * hd;
     int qwen2 = strcmp(sp->arch, "qwen2") == 0, qwen3 = strcmp(sp->arch, "qwen3") == 0;
+    int hybrid = strcmp(sp->arch, "hybrid") == 0;
     add(t, &n, sp, "token_embd.weight", -1, E, sp->n_vocab, 0);
     add(t, &n, sp, "output_norm.weight", -1, E, 1, 1);
     if (!sp->tied) add(t, &n, sp, "output.weight", -1, E, sp->n_vocab, 0);
     for (int l = 0; l < (int)sp->n_layer; l++) {
         add(t, &n, sp, "attn_norm.weight", l, E, 1, 1);
+        if (hybrid && (l + 1) % HYBRID_EVERY != 0) {
+            gdn_tensors(t, &n, sp, l);
+            ffn_tensors(t, &n, sp, l);
+            continue;
+        }
         add(t, &n, sp, "attn_q.weight", l, E, E, 0);
         add(t, &n, sp, "attn_k.weight", l, E, kv, 0);
         add(t, &n, sp, "attn_v.weight", l, E, kv, 0);
@@ -170,10 +208,7 @@ static size_t tensor_list(const dd_synth *sp, tdesc *t)
             add(t, &n, sp, "attn_k_norm.weight", l, hd, 1, 1);
         }
         add(t, &n, sp, "attn_output.weight", l, E, E, 0);
-        add(t, &n, sp, "ffn_norm.weight", l, E, 1, 1);
-        add(t, &n, sp, "ffn_gate.weight", l, E, sp->n_ff, 0);
-        add(t, &n, sp, "ffn_up.weight", l, E, sp->n_ff, 0);
-        add(t, &n, sp, "ffn_down.weight", l, sp->n_ff, E, 0);
+        ffn_tensors(t, &n, sp, l);
     }
     return n;
 }
@@ -218,7 +253,8 @@ static void put_tensor(out *o, uint64_t *s, const tdesc *t)
     size_t n = (size_t)(t->ne0 * t->ne1);
     double a = sqrt(3.0 / (double)t->ne0);
     if (t->kind) {
-        for (size_t i = 0; i < n; i++) put_f32(o, (t->kind == 1 ? 1.0f : 0.0f) + uniform(s, 0.1));
+        for (size_t i = 0; i < n; i++)
+            put_f32(o, (t->kind == 1 ? 1.0f : 0.0f) + uniform(s, t->kind == 3 ? 0.5 : 0.1));
     } else if (t->type == DN_TYPE_F16) {
         for (size_t i = 0; i < n; i++) put_f16(o, uniform(s, a));
     } else {
@@ -231,6 +267,7 @@ static void put_vocab(out *o, size_t n_vocab)
 {
     char tok[32];
     kv_str(o, "tokenizer.ggml.model", "llama");
+    o->kvs += 3; /* the three arrays */
     put_str(o, "tokenizer.ggml.tokens");
     put_le(o, 9, 4);
     put_le(o, 8, 4);
@@ -278,6 +315,13 @@ static void put_metadata(out *o, const dd_synth *sp)
     kv_u32(o, A, "rope.dimension_count", (uint32_t)hd);
     kv_f32(o, A, "attention.layer_norm_rms_epsilon", 1e-6f);
     kv_f32(o, A, "rope.freq_base", 10000.0f);
+    if (strcmp(A, "hybrid") == 0) {
+        kv_u32(o, A, "ssm.key_heads", (uint32_t)sp->n_head_kv);
+        kv_u32(o, A, "ssm.value_heads", (uint32_t)sp->n_head);
+        kv_u32(o, A, "ssm.head_dim", (uint32_t)hd);
+        kv_u32(o, A, "ssm.conv_kernel", HYBRID_TAPS);
+        kv_u32(o, A, "full_attention_interval", HYBRID_EVERY);
+    }
     put_vocab(o, sp->n_vocab);
 }
 
@@ -294,8 +338,8 @@ static int check(const dd_synth *sp, char *err, size_t err_bytes)
              sp->n_embd > 1u << 16 || sp->n_ff > 1u << 17)
         why = "width and ffn must be multiples of the weight block (256 for k-quants) and of 32";
     else if (strcmp(sp->arch, "llama") && strcmp(sp->arch, "mistral") &&
-             strcmp(sp->arch, "qwen2") && strcmp(sp->arch, "qwen3"))
-        why = "the architecture must be llama, mistral, qwen2 or qwen3";
+             strcmp(sp->arch, "qwen2") && strcmp(sp->arch, "qwen3") && strcmp(sp->arch, "hybrid"))
+        why = "the architecture must be llama, mistral, qwen2, qwen3 or hybrid";
     if (why) snprintf(err, err_bytes, "synthetic model: %s", why);
     return why ? -1 : 0;
 }
@@ -303,20 +347,23 @@ static int check(const dd_synth *sp, char *err, size_t err_bytes)
 int dd_synth_gguf(const dd_synth *sp, uint8_t **image, size_t *size, char *err, size_t err_bytes)
 {
     if (check(sp, err, err_bytes)) return -1;
-    tdesc *t = malloc((3 + sp->n_layer * 16) * sizeof *t);
+    tdesc *t = malloc((3 + sp->n_layer * 20) * sizeof *t);
     if (!t) return snprintf(err, err_bytes, "out of memory"), -1;
-    size_t nt = tensor_list(sp, t), n_kv = 21; /* put_metadata's entries */
+    size_t nt = tensor_list(sp, t);
     uint64_t off = 0;
     for (size_t i = 0; i < nt; i++) {
         t[i].offset = off;
         off += (t[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
     }
-    out o = {0};
+    out o = {0}, meta = {0};
+    put_metadata(&meta, sp);
     put_le(&o, 0x46554747u, 4);
     put_le(&o, 3, 4);
     put_le(&o, nt, 8);
-    put_le(&o, n_kv, 8);
-    put_metadata(&o, sp);
+    put_le(&o, meta.kvs, 8);
+    put(&o, meta.p, meta.n);
+    o.oom |= meta.oom;
+    free(meta.p);
     for (size_t i = 0; i < nt; i++) {
         put_str(&o, t[i].name);
         put_le(&o, t[i].ne1 > 1 ? 2 : 1, 4);
