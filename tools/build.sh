@@ -141,12 +141,16 @@ fuzz)
     run_fuzz mat_vec -max_len=8192 -len_control=0
     run_fuzz attention -max_len=8192 -len_control=0
     run_fuzz gdn -max_len=8192 -len_control=0
-    # the GGUF reader from a small synthetic model's file (9 KB), which
-    # the mutations turn into every kind of bad file
+    # the GGUF reader from small synthetic models' files (a Llama layer,
+    # 9 KB; two Gated-DeltaNet layers, 20 KB), which the mutations turn
+    # into every kind of bad file
     mkdir -p build/fuzz/corpus-gguf
-    ./build/fuzz/decodenum decode --type q8_0 --embd 32 --ffn 32 --heads 2 --kv-heads 1 --vocab 8 \
-        --layers 1 --write-gguf build/fuzz/corpus-gguf/seed-q8_0.gguf >/dev/null
-    run_fuzz gguf -max_len=16384 -len_control=0
+    for arch in llama hybrid; do
+        ./build/fuzz/decodenum decode --arch $arch --type q8_0 --embd 32 --ffn 32 --heads 2 \
+            --kv-heads 1 --vocab 8 --layers $([ $arch = llama ] && echo 1 || echo 2) \
+            --write-gguf build/fuzz/corpus-gguf/seed-$arch.gguf >/dev/null
+    done
+    run_fuzz gguf -max_len=32768 -len_control=0
     ;;
 lint)
     apt_install clang-format git
