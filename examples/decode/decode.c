@@ -68,7 +68,8 @@ static int sized_option(opts *o, const char *name, const char *val)
 static int parse(int argc, char **argv, opts *o)
 {
     *o = (opts){
-        NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0}, 0};
+        NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0, NULL},
+        0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)

@@ -126,6 +126,9 @@ int dd_generate(const dd_model *m, const dd_run *run, dd_result *res, char *err,
         r = step(&s, tok, pos, head);
         if (r == 0 && head) {
             d = digest(d, s.logits, m->n_vocab);
+            if (run->logits)
+                memcpy(run->logits + res->n_tokens * m->n_vocab, s.logits,
+                       m->n_vocab * sizeof *s.logits);
             double ta = dd_now();
             res->tokens[res->n_tokens++] = (uint32_t)dn_argmax(s.logits, m->n_vocab);
             s.bucket[DD_T_ARGMAX] += dd_now() - ta;

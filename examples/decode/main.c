@@ -4,7 +4,4 @@
    `decodenum decode`. */
 #include "decode.h"
 
-int main(int argc, char **argv)
-{
-    return dd_main(argc - 1, argv + 1);
-}
+int main(int argc, char **argv) { return dd_main(argc - 1, argv + 1); }

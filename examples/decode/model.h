@@ -92,6 +92,7 @@ typedef struct dd_run {
     size_t n_predict; /* tokens generated greedily after the prompt */
     unsigned threads; /* on one dn_pool; 0 = one per CPU */
     int kv_int8;      /* 1: an int8 KV cache, else binary16 */
+    float *logits;    /* NULL, or n_predict * n_vocab floats: each step's logits */
 } dd_run;
 
 typedef struct dd_result {

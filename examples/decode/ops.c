@@ -32,6 +32,7 @@ int dd_fail(dd_state *s, const char *what, dn_status st)
    which is what ggml's get_rows gives whenever that value is an f32. */
 int op_embed(dd_state *s, uint32_t token)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     const dd_matrix *e = &s->m->tok_embd;
     size_t n = e->cols;
     size_t row_bytes = n / dn_type_block_elements(e->type) * dn_type_block_bytes(e->type);
@@ -58,6 +59,7 @@ int op_embed(dd_state *s, uint32_t token)
 
 int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     dn_status st = dn_rmsnorm(x, w, s->m->eps, y, n);
     s->bucket[DD_T_NORM] += dd_now() - t0;
@@ -66,7 +68,8 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 
 /* y = W x. F16 weights: dn_f16_mat_vec (ggml's vec_dot bits). A block
    format: x quantized once per vector (dn_quantize, Sub32 scales, one word)
-   and reused by every matrix that reads the same vector, then dn_mat_vec.
+   and reused by every matrix that reads the same vector until an
+   operation writes a vector (each forgets act_src), then dn_mat_vec.
    Both split their rows over the pool. (The dot module's prepared
    activations will take the place of act_src's bookkeeping.) */
 int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket)
@@ -97,6 +100,7 @@ int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bu
    loop of scalar calls until an element-wise vector module exists. */
 void op_add(dd_state *s, float *x, const float *y, size_t n)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     for (size_t i = 0; i < n; i++) x[i] = dn_fadd(x[i], y[i]);
     s->bucket[DD_T_RESID] += dd_now() - t0;
@@ -106,6 +110,7 @@ void op_add(dd_state *s, float *x, const float *y, size_t n)
    step a local loop until an element-wise vector module exists). */
 int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     dn_status st = dn_silu_v(g, g, n);
     for (size_t i = 0; i < n; i++) g[i] = dn_fmul(g[i], u[i]);
@@ -152,6 +157,7 @@ int op_rope_table(dd_state *s, size_t pos)
 
 int op_rope(dd_state *s, float *x, size_t heads)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     size_t hd = s->m->head_dim;
     dn_status st = DN_OK;
@@ -175,6 +181,7 @@ int op_head_norm(dd_state *s, float *x, size_t heads, const float *w)
    on the pool). */
 int op_attend(dd_state *s, size_t layer, size_t pos)
 {
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     const dd_model *m = s->m;
     dn_kv_cache c = {s->kc[layer],
                      s->vc[layer],
