@@ -197,7 +197,9 @@ static int gdn_hparams(binder *b)
         hparam(b, "ssm.head_dim", &d, 1) || hparam(b, "ssm.conv_kernel", &taps, 1) ||
         hparam(b, "full_attention_interval", &every, 1))
         return -1;
-    if (!kh || !vh || vh % kh || !d || d > 4096 || vh > 4096 || !taps || taps > 64 || !every)
+    /* a layer's state (vh * d * d floats) within 1 GiB: Qwen3-Next's is 2 MiB */
+    if (!kh || !vh || vh % kh || !d || d > 4096 || vh > 4096 || vh * d * d > (1u << 28) || !taps ||
+        taps > 64 || !every)
         return fail(b, "implausible Gated-DeltaNet shape (%llu/%llu heads of %llu, %llu taps)",
                     (unsigned long long)kh, (unsigned long long)vh, (unsigned long long)d,
                     (unsigned long long)taps);
