@@ -6,12 +6,16 @@
  *   decodenum info       version, CPU features, the ISA in use and why
  *   decodenum selftest   every kernel on every available ISA vs the reference;
  *                        exit status 1 on any difference
+ *   decodenum decode     greedy decoding of a GGUF model or a synthetic one
+ *                        (examples/decode/), tokens per second, a digest of
+ *                        every logit
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "decodenum.h"
 
 /* Only the public API: the program tests the library it is linked to (the
@@ -53,12 +57,13 @@ static int selftest(void)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "decode") == 0) return dd_main(argc - 2, argv + 2);
     if (argc == 2 && strcmp(argv[1], "info") == 0) return info();
     if (argc == 2 && strcmp(argv[1], "selftest") == 0) return selftest();
     if (argc == 2 && (strcmp(argv[1], "--version") == 0)) {
         printf("decodenum %s\n", dn_version_string());
         return 0;
     }
-    fprintf(stderr, "usage: decodenum info | selftest | --version\n");
+    fprintf(stderr, "usage: decodenum info | selftest | decode [--help] | --version\n");
     return 2;
 }

@@ -126,7 +126,8 @@ fuzz)
     apt_install $base $testing clang-14 libclang-rt-14-dev
     cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DDECODENUM_BUILD_FUZZ=ON \
         -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
-    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_attention fuzz_gdn fuzz_fp8 -j "$jobs"
+    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_attention fuzz_gdn fuzz_fp8 \
+        fuzz_gguf decodenum_cli -j "$jobs"
     secs=${DN_FUZZ_SECONDS:-45}
     mkdir -p build/fuzz/artifacts
     run_fuzz() { # name, then libFuzzer options
@@ -144,6 +145,16 @@ fuzz)
     run_fuzz attention -max_len=8192 -len_control=0
     run_fuzz gdn -max_len=8192 -len_control=0
     run_fuzz fp8 -max_len=8192 -len_control=0
+    # the GGUF reader from small synthetic models' files (a Llama layer,
+    # 9 KB; two Gated-DeltaNet layers, 20 KB), which the mutations turn
+    # into every kind of bad file
+    mkdir -p build/fuzz/corpus-gguf
+    for arch in llama hybrid; do
+        ./build/fuzz/decodenum decode --arch $arch --type q8_0 --embd 32 --ffn 32 --heads 2 \
+            --kv-heads 1 --vocab 8 --layers $([ $arch = llama ] && echo 1 || echo 2) \
+            --write-gguf build/fuzz/corpus-gguf/seed-$arch.gguf >/dev/null
+    done
+    run_fuzz gguf -max_len=32768 -len_control=0
     ;;
 lint)
     apt_install clang-format git

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops.c: the engine's operations over libdecodenum's public API. Every
+ * number comes from a library call or from exact binary64 arithmetic whose
+ * order is written out here, so the bits are the same on every CPU and at
+ * every thread count.
+ */
+#include "ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double dd_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int dd_fail(dd_state *s, const char *what, dn_status st)
+{
+    snprintf(s->err, s->err_bytes, "%s: %s", what, dn_status_str(st));
+    return -1;
+}
+
+/* A row of the embedding as floats. F16 rows widen exactly; a block
+   format's row is read as coded integers (dn_read_row) and each weight
+   a * coef + b * offs is rounded once from its exact value (dn_exact_sum),
+   which is what ggml's get_rows gives whenever that value is an f32. */
+int op_embed(dd_state *s, uint32_t token)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    const dd_matrix *e = &s->m->tok_embd;
+    size_t n = e->cols;
+    size_t row_bytes = n / dn_type_block_elements(e->type) * dn_type_block_bytes(e->type);
+    const uint8_t *row = e->data + (size_t)token * row_bytes;
+    double t0 = dd_now();
+    dn_status st;
+    if (e->type == DN_TYPE_F16) {
+        st = dn_f16_dequantize_row(row, s->x, n);
+    } else {
+        dn_coded_row cr = {s->coef, s->offs, s->segs, n, 0};
+        st = dn_read_row(e->type, row, n, &cr, NULL);
+        for (size_t g = 0; st == DN_OK && g < cr.nsegments; g++) {
+            const dn_segment *sg = &cr.segments[g];
+            for (size_t i = sg->first; st == DN_OK && i < (size_t)sg->first + sg->count; i++) {
+                dn_term t[2] = {{(int64_t)sg->a.sig * cr.coef[i], sg->a.exp, 0},
+                                {(int64_t)sg->b.sig * cr.offs[i], sg->b.exp, 0}};
+                st = dn_exact_sum(t, 2, &s->x[i]);
+            }
+        }
+    }
+    s->bucket[DD_T_EMBED] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "embedding row", st);
+}
+
+int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    double t0 = dd_now();
+    dn_status st = dn_rmsnorm(x, w, s->m->eps, y, n);
+    s->bucket[DD_T_NORM] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "rmsnorm", st);
+}
+
+/* y = W x. F16 weights: dn_f16_mat_vec (ggml's vec_dot bits). A block
+   format: x quantized once per vector (dn_quantize, Sub32 scales, one word)
+   and reused by every matrix that reads the same vector until an
+   operation writes a vector (each forgets act_src), then dn_mat_vec.
+   Both split their rows over the pool. (The dot module's prepared
+   activations will take the place of act_src's bookkeeping.) */
+int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket)
+{
+    dn_status st;
+    if (w->type == DN_TYPE_F16) {
+        double t0 = dd_now();
+        st = dn_f16_mat_vec((const uint16_t *)(const void *)w->data, w->rows, w->cols, x, y,
+                            s->pool);
+        s->bucket[bucket] += dd_now() - t0;
+        return st == DN_OK ? 0 : dd_fail(s, "f16 product", st);
+    }
+    if (s->act_src != x || s->act.n != w->cols) {
+        double t0 = dd_now();
+        s->act = (dn_act_row){s->codes, s->scales, w->cols, 0, DN_WORDS_ONE};
+        st = dn_quantize(x, w->cols, DN_WORDS_ONE, &s->act, NULL);
+        s->bucket[DD_T_QUANT] += dd_now() - t0;
+        if (st != DN_OK) return dd_fail(s, "activation quantization", st);
+        s->act_src = x;
+    }
+    double t0 = dd_now();
+    st = dn_mat_vec(w->type, w->data, w->rows, w->cols, &s->act, DN_ACT_SUB32, y, s->pool, NULL);
+    s->bucket[bucket] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "quantized product", st);
+}
+
+/* x += y element by element (dn_fadd): the residual adds and biases. A
+   loop of scalar calls until an element-wise vector module exists. */
+void op_add(dd_state *s, float *x, const float *y, size_t n)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    double t0 = dd_now();
+    for (size_t i = 0; i < n; i++) x[i] = dn_fadd(x[i], y[i]);
+    s->bucket[DD_T_RESID] += dd_now() - t0;
+}
+
+/* g = silu(g) * u: dn_silu_v, then dn_fmul element by element (the second
+   step a local loop until an element-wise vector module exists). */
+int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    double t0 = dd_now();
+    dn_status st = dn_silu_v(g, g, n);
+    for (size_t i = 0; i < n; i++) g[i] = dn_fmul(g[i], u[i]);
+    s->bucket[DD_T_SWIGLU] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "silu", st);
+}
+
+/* sin and cos of a >= 0 (a < 2^20 * pi/2) in binary64, in a fixed order of
+   operations: a reduced by k * pi/2 in two parts (Cody-Waite; k * PIO2_HI is
+   exact for k < 2^20), Taylor polynomials to degree 17 and 16, nested as
+   r (1 - r^2/6 (1 - r^2/20 (1 - ...))), on |r| <=
+   pi/4 (truncation < 1e-19), the quadrant, each rounded once to binary32.
+   The same bits on every IEEE binary64 machine built without contraction
+   (the project builds with -ffp-contract=off); the trigonometric tables
+   of the math module will replace it. */
+static void sincos_fixed(double a, float *sn, float *cs)
+{
+    static const double PIO2_HI = 1.57079632673412561417e+00; /* 33 bits */
+    static const double PIO2_LO = 6.07710050650619224932e-11;
+    static const double TWO_OVER_PI = 6.36619772367581382433e-01;
+    double k = floor(a * TWO_OVER_PI + 0.5);
+    double r = (a - k * PIO2_HI) - k * PIO2_LO, r2 = r * r;
+    double ps = 0.0, pc = 0.0;
+    for (int i = 17; i >= 3; i -= 2) ps = (1.0 - ps) * r2 / (double)(i * (i - 1));
+    for (int i = 16; i >= 2; i -= 2) pc = (1.0 - pc) * r2 / (double)(i * (i - 1));
+    double sv = r - r * ps, cv = 1.0 - pc;
+    long q = (long)fmod(k, 4.0);
+    double s4[4] = {sv, cv, -sv, -cv}, c4[4] = {cv, -sv, -cv, sv};
+    *sn = (float)s4[q];
+    *cs = (float)c4[q];
+}
+
+/* This position's rotary table: angle_i = pos * freq_i with freq_i =
+   theta^(-2i/n_rot) = dn_exp(dn_fmul(dn_ln(theta), -2i/n_rot)) (made once
+   at init); the product pos * freq_i is exact in binary64. */
+int op_rope_table(dd_state *s, size_t pos)
+{
+    double t0 = dd_now();
+    for (size_t i = 0; i < s->m->n_rot / 2; i++)
+        sincos_fixed((double)pos * (double)s->freq[i], &s->sin[i], &s->cos[i]);
+    s->bucket[DD_T_ROPE] += dd_now() - t0;
+    return 0;
+}
+
+int op_rope(dd_state *s, float *x, size_t heads)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    double t0 = dd_now();
+    size_t hd = s->m->head_dim;
+    dn_status st = DN_OK;
+    for (size_t h = 0; h < heads && st == DN_OK; h++)
+        st = dn_rope(x + h * hd, hd, s->cos, s->sin, s->m->n_rot / 2, s->m->rope, x + h * hd);
+    s->bucket[DD_T_ROPE] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "rope", st);
+}
+
+/* Qwen3's per-head RMSNorm of q and k (one weight vector for all heads). */
+int op_head_norm(dd_state *s, float *x, size_t heads, const float *w)
+{
+    size_t hd = s->m->head_dim;
+    for (size_t h = 0; h < heads; h++)
+        if (op_rmsnorm(s, x + h * hd, w, x + h * hd, hd) != 0) return -1;
+    return 0;
+}
+
+/* K and V of this position into the layer's cache (dn_cache_append), then
+   every query head over positions [0, pos] (dn_attend; GQA; the KV groups
+   on the pool). */
+int op_attend(dd_state *s, size_t layer, size_t pos)
+{
+    s->act_src = NULL; /* a vector changes: its quantized form is stale */
+    const dd_model *m = s->m;
+    dn_kv_cache c = {s->kc[layer],
+                     s->vc[layer],
+                     NULL,
+                     NULL,
+                     m->head_dim,
+                     m->n_head_kv,
+                     m->n_head_kv * m->head_dim,
+                     m->head_dim,
+                     m->n_head_kv,
+                     1,
+                     DN_KV_F16,
+                     0};
+    if (s->kv_int8) {
+        c.type = DN_KV_INT8;
+        c.k_scale = s->ks[layer];
+        c.v_scale = s->vs[layer];
+    }
+    double t0 = dd_now();
+    dn_status st = dn_cache_append(&c, pos, s->k, s->v);
+    s->bucket[DD_T_KV] += dd_now() - t0;
+    if (st != DN_OK) return dd_fail(s, "kv cache append", st);
+    dn_attn_params p = {m->n_head,    0,           pos + 1, dn_rsqrt((float)m->head_dim),
+                        DN_ACT_SUB32, DN_WORDS_ONE};
+    t0 = dd_now();
+    st = dn_attend(&c, &p, s->q, s->att, s->attn_work, s->attn_work_bytes, s->pool);
+    s->bucket[DD_T_ATTN] += dd_now() - t0;
+    return st == DN_OK ? 0 : dd_fail(s, "attention", st);
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * state.c: the working memory of a decode run: activations, the KV cache,
+ * the rotary frequencies, attention's working memory and the pool.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+
+static size_t max3(size_t a, size_t b, size_t c)
+{
+    size_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+static int alloc_cache(dd_state *s)
+{
+    const dd_model *m = s->m;
+    size_t L = m->n_layer, rows = s->ctx * m->n_head_kv, elems = rows * m->head_dim;
+    s->kc = calloc(L, sizeof *s->kc);
+    s->vc = calloc(L, sizeof *s->vc);
+    s->ks = calloc(L, sizeof *s->ks);
+    s->vs = calloc(L, sizeof *s->vs);
+    if (!s->kc || !s->vc || !s->ks || !s->vs) return -1;
+    size_t eb = s->kv_int8 ? 1 : 2;
+    for (size_t l = 0; l < L; l++) {
+        if (m->layers[l].gdn) continue; /* a Gated-DeltaNet layer keeps no cache */
+        s->kc[l] = malloc(elems * eb);
+        s->vc[l] = malloc(elems * eb);
+        if (!s->kc[l] || !s->vc[l]) return -1;
+        if (!s->kv_int8) continue;
+        s->ks[l] = malloc(rows * sizeof(uint16_t));
+        s->vs[l] = malloc(rows * sizeof(uint16_t));
+        if (!s->ks[l] || !s->vs[l]) return -1;
+    }
+    return 0;
+}
+
+static int attn_work(dd_state *s)
+{
+    const dd_model *m = s->m;
+    int8_t dummy = 0;
+    uint16_t sc = 0;
+    dn_kv_cache c = {&dummy,
+                     &dummy,
+                     &sc,
+                     &sc,
+                     m->head_dim,
+                     m->n_head_kv,
+                     m->n_head_kv * m->head_dim,
+                     m->head_dim,
+                     m->n_head_kv,
+                     1,
+                     s->kv_int8 ? DN_KV_INT8 : DN_KV_F16,
+                     0};
+    dn_attn_params p = {m->n_head, 0, s->ctx, 1.0f, DN_ACT_SUB32, DN_WORDS_ONE};
+    dn_status st = dn_attend_work_size(&c, &p, &s->attn_work_bytes, NULL);
+    if (st != DN_OK) return dd_fail(s, "attention work size", st);
+    s->attn_work = malloc(s->attn_work_bytes ? s->attn_work_bytes : 1);
+    return s->attn_work ? 0 : -1;
+}
+
+/* theta^(-2i/n_rot) for each pair, as the library computes exp and ln. */
+static void frequencies(dd_state *s)
+{
+    float lt = dn_ln(s->m->theta);
+    for (size_t i = 0; i < s->m->n_rot / 2; i++)
+        s->freq[i] = dn_exp(dn_fmul(lt, -(float)(2 * i) / (float)s->m->n_rot));
+}
+
+int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, int kv_int8)
+{
+    char *err = s->err;
+    size_t err_bytes = s->err_bytes;
+    memset(s, 0, sizeof *s);
+    *s = (dd_state){.m = m, .ctx = ctx, .kv_int8 = kv_int8, .err = err, .err_bytes = err_bytes};
+    size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim,
+           wide = max3(m->n_embd, nq, m->n_ff);
+    size_t half = m->n_rot / 2 ? m->n_rot / 2 : 1;
+    float **vec[] = {&s->x, &s->h, &s->o,      &s->q,    &s->att, &s->k,  &s->v,
+                     &s->g, &s->u, &s->logits, &s->freq, &s->cos, &s->sin};
+    size_t len[] = {m->n_embd, m->n_embd, m->n_embd,  nq,   nq,   nkv, nkv,
+                    m->n_ff,   m->n_ff,   m->n_vocab, half, half, half};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof len / sizeof len[0]; i++)
+        bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
+    s->codes = malloc(wide * sizeof *s->codes);
+    s->scales = malloc((wide / DN_ACT_BLOCK + 1) * sizeof *s->scales);
+    s->coef = malloc(m->n_embd * sizeof *s->coef);
+    s->offs = malloc(m->n_embd * sizeof *s->offs);
+    s->segs = malloc(m->n_embd * sizeof *s->segs);
+    bad |= !s->codes || !s->scales || !s->coef || !s->offs || !s->segs;
+    if (bad || alloc_cache(s) || dd_hybrid_state_init(s)) {
+        dd_state_free(s);
+        snprintf(err, err_bytes, "out of memory (context %zu)", ctx);
+        return -1;
+    }
+    if (attn_work(s)) {
+        if (!s->attn_work) snprintf(err, err_bytes, "out of memory (attention work)");
+        dd_state_free(s);
+        return -1;
+    }
+    frequencies(s);
+    s->pool = dn_pool_create(threads);
+    if (!s->pool) {
+        dd_state_free(s);
+        snprintf(err, err_bytes, "cannot create a pool of %u threads", threads);
+        return -1;
+    }
+    return 0;
+}
+
+void dd_state_free(dd_state *s)
+{
+    float *vec[] = {s->x, s->h, s->o,      s->q,    s->att, s->k,  s->v,
+                    s->g, s->u, s->logits, s->freq, s->cos, s->sin};
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) free(vec[i]);
+    free(s->codes);
+    free(s->scales);
+    free(s->coef);
+    free(s->offs);
+    free(s->segs);
+    for (size_t l = 0; s->kc && l < s->m->n_layer; l++) {
+        free(s->kc[l]);
+        free(s->vc ? s->vc[l] : NULL);
+        free(s->ks ? s->ks[l] : NULL);
+        free(s->vs ? s->vs[l] : NULL);
+    }
+    free(s->kc);
+    free(s->vc);
+    free(s->ks);
+    free(s->vs);
+    free(s->attn_work);
+    if (s->m) dd_hybrid_state_free(s);
+    dn_pool_destroy(s->pool);
+    char *err = s->err;
+    size_t err_bytes = s->err_bytes;
+    memset(s, 0, sizeof *s);
+    s->err = err;
+    s->err_bytes = err_bytes;
+}
