@@ -22,6 +22,7 @@
 #ifndef DN_DOT_KERNELS_H
 #define DN_DOT_KERNELS_H
 
+#include "block_format.h"
 #include "decodenum/dot.h"
 
 typedef struct dn_dot_act dn_dot_act; /* below */
@@ -31,6 +32,13 @@ typedef dn_status (*dn_dot_rows_act_fn)(dn_type type, const uint8_t *w, size_t r
                                         const dn_act_row *act, dn_act_scaling scaling,
                                         const dn_dot_act *a, size_t row_begin, size_t row_end,
                                         float *out, size_t *bad);
+
+/* The product of a `type` matrix's rows [r0, r1) with the prepared
+   activation's columns [c0, c1): column c's values at out[(c - c0) * ldo +
+   r], each the bits of the matrix-vector product of that column. */
+typedef dn_status (*dn_dot_mm_fn)(const dn_act *x, size_t c0, size_t c1, dn_type type,
+                                  const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                                  size_t ldo, size_t *bad);
 
 typedef struct dn_dot_kernels {
     /* dn_mat_vec_rows with arguments dn_mat_vec_rows accepted: dn_reads(type),
@@ -44,12 +52,29 @@ typedef struct dn_dot_kernels {
        (dn_dot_act_init(a, act, type, scaling)), so the tasks of one product
        share it; NULL where the kernels need none (the scalar table). */
     dn_dot_rows_act_fn mat_vec_rows_act;
+    /* The product over prepared columns (dn_dot_mm_fn) with arguments the
+       dn_act_* functions accepted: x serves type (dn_act_view), r0 < r1 <=
+       rows, c0 < c1 <= x->cols, the sizes fit. Allocates nothing. */
+    dn_dot_mm_fn mat_mul_rows;
 } dn_dot_kernels;
 
 /* The reference (src/dot.c). */
 dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                               const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                               size_t row_end, float *out, size_t *bad);
+
+/* The reference's rows without allocating (src/dot.c): the same bits,
+   status and *bad as dn_ref_mat_vec_rows for arguments the kernels may
+   assume; what the kernels fall back to. */
+dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                             size_t row_end, float *out, size_t *bad);
+
+/* The reference's product over prepared columns: one matrix-vector product
+   (dn_ref_rows_pieces) per column. */
+dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type,
+                              const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                              size_t ldo, size_t *bad);
 
 extern const dn_dot_kernels dn_dot_scalar;
 #if defined(DN_HAVE_AVX2)
@@ -141,6 +166,45 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
                           dn_act_scaling scaling);
 void dn_dot_act_free(dn_dot_act *a);
 
+/* ---- the prepared activation (decodenum/dot.h) ------------------------------------ */
+
+/* The Sub32 group facts of dn_dot_act (gok .. fbs) for one slot of formats
+   (the formats whose facts agree, dot_act.c). */
+typedef struct dn_act_groups {
+    uint8_t *gok, *fok;
+    double *glim, *gfac, *g2e;
+    int16_t *f16;
+    int32_t *fbs;
+} dn_act_groups;
+
+#define DN_ACT_SLOTS 12 /* at most one slot per quantized format */
+#define DN_ACT_MAGIC UINT32_C(0x64616374)
+
+/* One column: its quantizations (block 32; per block also 256 when n is a
+   whole number of them), their prepared sides (no group facts), and per
+   slot the group facts (Sub32). */
+typedef struct dn_act_col {
+    dn_act_row row[2];
+    dn_dot_act side[2];
+    dn_act_groups slot[DN_ACT_SLOTS];
+} dn_act_col;
+
+struct dn_act {
+    uint32_t magic;
+    size_t n, cols;
+    dn_act_scaling scaling;
+    dn_words words;
+    int quants;                   /* 1 or 2 (row[1]: per block, 256) */
+    int8_t slot[DN_TYPE_LIMIT];   /* each type's slot, -1 for none */
+    dn_act_col *col;
+    void *mem; /* dn_act_create's allocation, else NULL */
+};
+
+/* Column col of x as a `type` product reads it: the quantized row and the
+   prepared side with the format's group facts. 0 when x cannot serve type
+   (not a quantized format, or per block without its block size). */
+int dn_act_view(const dn_act *x, size_t col, dn_type type, const dn_act_row **row, dn_dot_act *a);
+
 /* What a SIMD kernel's row loop reads: the product's arguments, the
    format's block size and row stride, the prepared activation side. */
 typedef struct dn_mv_ctx {
@@ -174,6 +238,45 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
     dn_status st = f(type, w, rows, n, act, scaling, &a, row_begin, row_end, out, bad);
     dn_dot_act_free(&a);
     return st;
+}
+
+/* The bytes of weight rows a SIMD kernel's product over prepared columns
+   keeps in cache while it runs every column over them: the tile's rows are
+   read from memory once per call, not once per column. 64 KiB: half of
+   this core's 2 MiB L2 share is far more than needed; the tile must be
+   small enough that one column's pass leaves it in L2 (measured with
+   bench_dot's mat_mul: 16 KiB to 256 KiB within 3 % of each other for
+   Q4_K 4096 x 4096, n = 64). */
+#ifndef DN_DOT_MM_TILE
+#define DN_DOT_MM_TILE (64 * 1024)
+#endif
+
+/* A table's mat_mul_rows from its mat_vec_rows_act: row tiles of about
+   DN_DOT_MM_TILE bytes (whole batches of four rows), every column over
+   each tile. Each value is the kernel's matrix-vector value, so the bits
+   are the matrix-vector product's; the first failing row of the range
+   reports (every column reads the same blocks). */
+static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, size_t c0,
+                                        size_t c1, dn_type type, const uint8_t *w, size_t rows,
+                                        size_t r0, size_t r1, float *out, size_t ldo,
+                                        size_t *bad)
+{
+    const size_t row_bytes = x->n / dn_type_block_elements(type) * dn_type_block_bytes(type);
+    size_t tile = DN_DOT_MM_TILE / row_bytes & ~(size_t)3;
+    if (tile < 4) tile = 4;
+    if (c1 - c0 == 1) tile = r1 - r0;
+    for (size_t t0 = r0; t0 < r1; t0 += tile) {
+        const size_t t1 = r1 - t0 > tile ? t0 + tile : r1;
+        for (size_t c = c0; c < c1; c++) {
+            const dn_act_row *row;
+            dn_dot_act a;
+            (void)dn_act_view(x, c, type, &row, &a); /* the caller checked it serves type */
+            dn_status st =
+                f(type, w, rows, x->n, row, x->scaling, &a, t0, t1, out + (c - c0) * ldo, bad);
+            if (st != DN_OK) return st;
+        }
+    }
+    return DN_OK;
 }
 
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
