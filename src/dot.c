@@ -260,13 +260,13 @@ dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t
 
 /* The reference's quantized matrix product over prepared columns: n
    matrix-vector products, one per column (the definition). */
-dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type,
-                              const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
-                              size_t ldo, size_t *bad)
+dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
+                              size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                              size_t *bad)
 {
     for (size_t c = c0; c < c1; c++) {
         const dn_act_row *row;
-        dn_dot_act a;
+        const dn_dot_act *a;
         if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT;
         dn_status st = dn_ref_rows_pieces(type, w, rows, x->n, row, x->scaling, r0, r1,
                                           out + (c - c0) * ldo, bad);

@@ -329,9 +329,9 @@ static col_parts parts_of(size_t n, dn_act_scaling scaling)
     /* the prepared sides without group facts (those are the slots') */
     p.side[0] = up64(sizes_of(n, n / 32, ngroups, DN_ACT_PER_BLOCK).total);
     p.side[1] = up64(sizes_of(n, n / 256, ngroups, DN_ACT_PER_BLOCK).total);
-    p.slot = scaling == DN_ACT_SUB32 ? 3 * up64(8 * ngroups) + 2 * up64(ngroups) +
-                                           up64(n / 32 * 2) + up64(n / 32 * 4)
-                                     : 0;
+    p.slot = scaling == DN_ACT_SUB32
+                 ? 3 * up64(8 * ngroups) + 2 * up64(ngroups) + up64(n / 32 * 2) + up64(n / 32 * 4)
+                 : 0;
     p.total = p.codes + p.scales[0] + p.side[0] + (size_t)slots * p.slot;
     if (p.quants == 2) p.total += p.codes + p.scales[1] + p.side[1];
     return p;
@@ -345,8 +345,7 @@ static int head_bytes(size_t cols, size_t *out)
     return dn_size_add(up64(sizeof(dn_act)) + 64, up64(recs), out); /* + 64: alignment */
 }
 
-dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words words,
-                      size_t *bytes)
+dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words words, size_t *bytes)
 {
     if (!bytes || n == 0 || n % DN_ACT_BLOCK != 0 || n > UINT32_MAX || n > SIZE_MAX / 64 ||
         cols == 0 || (scaling != DN_ACT_SUB32 && scaling != DN_ACT_PER_BLOCK) ||
@@ -359,8 +358,8 @@ dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words wo
     return DN_OK;
 }
 
-/* A slot's arrays carved from p (parts_of's p.slot bytes). */
-static void carve_groups(dn_act_groups *g, uint8_t *p, size_t n)
+/* A slot's group facts carved from p (parts_of's p.slot bytes). */
+static void carve_groups(dn_dot_act *g, uint8_t *p, size_t n)
 {
     const size_t ngroups = (n + DN_GROUP - 1) / DN_GROUP;
     g->glim = (double *)p;
@@ -423,14 +422,12 @@ static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, s
     const size_t ngroups = (x->n + DN_GROUP - 1) / DN_GROUP;
     for (size_t i = 0; i < ACT_NTYPES; i++) {
         const int s = x->slot[act_types[i]];
-        dn_act_groups *g = &col->slot[s];
+        dn_dot_act *g = &col->slot[s];
         if (g->gok) continue; /* filled by an earlier format of the slot */
+        *g = col->side[0];
         carve_groups(g, p + (size_t)s * z.slot, x->n);
-        dn_dot_act t = col->side[0];
-        t.gok = g->gok, t.glim = g->glim, t.gfac = g->gfac, t.g2e = g->g2e;
-        t.fok = g->fok, t.f16 = g->f16, t.fbs = g->fbs;
         for (size_t gi = 0; gi < ngroups; gi++)
-            group_facts(&t, &col->row[0], act_types[i], amax16, gi);
+            group_facts(g, &col->row[0], act_types[i], amax16, gi);
     }
     return DN_OK;
 }
@@ -450,7 +447,13 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     h->magic = DN_ACT_MAGIC;
     h->n = n, h->cols = cols, h->scaling = scaling, h->words = words;
     h->quants = parts_of(n, scaling).quants;
-    for (int t = 0; t < DN_TYPE_LIMIT; t++) h->slot[t] = (int8_t)slot_of((dn_type)t, NULL);
+    for (int t = 0; t < DN_TYPE_LIMIT; t++) {
+        h->slot[t] = (int8_t)slot_of((dn_type)t, NULL);
+        const size_t be = dn_block_formats[t].elements;
+        const int q = scaling == DN_ACT_PER_BLOCK && be == 256;
+        if (h->slot[t] < 0 || q >= h->quants || n % be != 0) continue;
+        h->row_bytes[t] = n / be * dn_block_formats[t].bytes; /* < 2^32 / 32 * 210 */
+    }
     h->col = (dn_act_col *)(p + up64(sizeof(dn_act)));
     uint8_t *part = (uint8_t *)h->col + up64(cols * sizeof(dn_act_col));
     const size_t per = parts_of(n, scaling).total;
@@ -460,22 +463,6 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     }
     *act = h;
     return DN_OK;
-}
-
-int dn_act_view(const dn_act *x, size_t col, dn_type type, const dn_act_row **row, dn_dot_act *a)
-{
-    const int q = x->scaling == DN_ACT_PER_BLOCK && dn_type_block_elements(type) == 256;
-    const int s = (unsigned)type < DN_TYPE_LIMIT ? x->slot[type] : -1;
-    if (s < 0 || q >= x->quants) return 0;
-    const dn_act_col *c = &x->col[col];
-    *row = &c->row[q];
-    *a = c->side[q];
-    if (x->scaling == DN_ACT_SUB32) {
-        const dn_act_groups *g = &c->slot[s];
-        a->gok = g->gok, a->glim = g->glim, a->gfac = g->gfac, a->g2e = g->g2e;
-        a->fok = g->fok, a->f16 = g->f16, a->fbs = g->fbs;
-    }
-    return 1;
 }
 
 dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling scaling,

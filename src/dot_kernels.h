@@ -72,9 +72,9 @@ dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t
 
 /* The reference's product over prepared columns: one matrix-vector product
    (dn_ref_rows_pieces) per column. */
-dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type,
-                              const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
-                              size_t ldo, size_t *bad);
+dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
+                              size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                              size_t *bad);
 
 extern const dn_dot_kernels dn_dot_scalar;
 #if defined(DN_HAVE_AVX2)
@@ -168,25 +168,18 @@ void dn_dot_act_free(dn_dot_act *a);
 
 /* ---- the prepared activation (decodenum/dot.h) ------------------------------------ */
 
-/* The Sub32 group facts of dn_dot_act (gok .. fbs) for one slot of formats
-   (the formats whose facts agree, dot_act.c). */
-typedef struct dn_act_groups {
-    uint8_t *gok, *fok;
-    double *glim, *gfac, *g2e;
-    int16_t *f16;
-    int32_t *fbs;
-} dn_act_groups;
-
 #define DN_ACT_SLOTS 12 /* at most one slot per quantized format */
 #define DN_ACT_MAGIC UINT32_C(0x64616374)
 
 /* One column: its quantizations (block 32; per block also 256 when n is a
-   whole number of them), their prepared sides (no group facts), and per
-   slot the group facts (Sub32). */
+   whole number of them), their prepared sides (no group facts; what a
+   per-block product reads), and under Sub32 one side per slot of formats
+   whose group facts agree (dot_act.c): side[0] with the slot's facts. The
+   products read them in place (no copy per call). */
 typedef struct dn_act_col {
     dn_act_row row[2];
     dn_dot_act side[2];
-    dn_act_groups slot[DN_ACT_SLOTS];
+    dn_dot_act slot[DN_ACT_SLOTS];
 } dn_act_col;
 
 struct dn_act {
@@ -194,8 +187,9 @@ struct dn_act {
     size_t n, cols;
     dn_act_scaling scaling;
     dn_words words;
-    int quants;                   /* 1 or 2 (row[1]: per block, 256) */
-    int8_t slot[DN_TYPE_LIMIT];   /* each type's slot, -1 for none */
+    int quants;                      /* 1 or 2 (row[1]: per block, 256) */
+    int8_t slot[DN_TYPE_LIMIT];      /* each type's slot, -1 for none */
+    size_t row_bytes[DN_TYPE_LIMIT]; /* a row's bytes of each served type, else 0 */
     dn_act_col *col;
     void *mem; /* dn_act_create's allocation, else NULL */
 };
@@ -203,7 +197,18 @@ struct dn_act {
 /* Column col of x as a `type` product reads it: the quantized row and the
    prepared side with the format's group facts. 0 when x cannot serve type
    (not a quantized format, or per block without its block size). */
-int dn_act_view(const dn_act *x, size_t col, dn_type type, const dn_act_row **row, dn_dot_act *a);
+static inline int dn_act_view(const dn_act *x, size_t col, dn_type type, const dn_act_row **row,
+                              const dn_dot_act **a)
+{
+    if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return 0;
+    const int q = x->scaling == DN_ACT_PER_BLOCK && dn_block_formats[type].elements == 256;
+    const int s = x->slot[type];
+    if (q >= x->quants) return 0;
+    const dn_act_col *c = &x->col[col];
+    *row = &c->row[q];
+    *a = x->scaling == DN_ACT_SUB32 ? &c->slot[s] : &c->side[q];
+    return 1;
+}
 
 /* What a SIMD kernel's row loop reads: the product's arguments, the
    format's block size and row stride, the prepared activation side. */
@@ -256,23 +261,23 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
    each tile. Each value is the kernel's matrix-vector value, so the bits
    are the matrix-vector product's; the first failing row of the range
    reports (every column reads the same blocks). */
-static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, size_t c0,
-                                        size_t c1, dn_type type, const uint8_t *w, size_t rows,
-                                        size_t r0, size_t r1, float *out, size_t ldo,
-                                        size_t *bad)
+static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                        dn_type type, const uint8_t *w, size_t rows, size_t r0,
+                                        size_t r1, float *out, size_t ldo, size_t *bad)
 {
-    const size_t row_bytes = x->n / dn_type_block_elements(type) * dn_type_block_bytes(type);
-    size_t tile = DN_DOT_MM_TILE / row_bytes & ~(size_t)3;
-    if (tile < 4) tile = 4;
-    if (c1 - c0 == 1) tile = r1 - r0;
+    size_t tile = r1 - r0;
+    if (c1 - c0 > 1) {
+        tile = DN_DOT_MM_TILE / x->row_bytes[type] & ~(size_t)3;
+        if (tile < 4) tile = 4;
+    }
     for (size_t t0 = r0; t0 < r1; t0 += tile) {
         const size_t t1 = r1 - t0 > tile ? t0 + tile : r1;
         for (size_t c = c0; c < c1; c++) {
-            const dn_act_row *row;
-            dn_dot_act a;
-            (void)dn_act_view(x, c, type, &row, &a); /* the caller checked it serves type */
+            const dn_act_row *row = NULL;
+            const dn_dot_act *a = NULL;
+            if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT; /* checked */
             dn_status st =
-                f(type, w, rows, x->n, row, x->scaling, &a, t0, t1, out + (c - c0) * ldo, bad);
+                f(type, w, rows, x->n, row, x->scaling, a, t0, t1, out + (c - c0) * ldo, bad);
             if (st != DN_OK) return st;
         }
     }

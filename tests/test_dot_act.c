@@ -113,8 +113,7 @@ static void products_of(const dn_act *act, const mats *m, size_t ti, dn_pool *co
     for (int p = 0; p < 4; p++) {
         for (size_t c = 0; c < COLS; c++) {
             memset(out, 0xFF, rows * sizeof *out);
-            assert_int_equal(dn_act_mat_vec(act, c, t, m->w[ti], rows, out, pools[p], NULL),
-                             DN_OK);
+            assert_int_equal(dn_act_mat_vec(act, c, t, m->w[ti], rows, out, pools[p], NULL), DN_OK);
             assert_same(out, m->ref[ti] + c * rows, rows);
         }
         memset(out, 0xFF, all * sizeof *out);
@@ -136,8 +135,8 @@ static void products_of(const dn_act *act, const mats *m, size_t ti, dn_pool *co
         for (size_t c0 = 0; c0 < COLS;) {
             size_t c1 = c0 + (size_t)between(s, 1, 3);
             if (c1 > COLS) c1 = COLS;
-            assert_int_equal(
-                dn_act_mat_mul_rows(act, c0, c1, t, m->w[ti], rows, r0, r1, out, NULL), DN_OK);
+            assert_int_equal(dn_act_mat_mul_rows(act, c0, c1, t, m->w[ti], rows, r0, r1, out, NULL),
+                             DN_OK);
             c0 = c1;
         }
         r0 = r1;
@@ -155,8 +154,8 @@ static void multi_of(const dn_act *act, const mats *m, size_t ti, dn_pool *const
     size_t count = 0;
     for (int i = 0; i < 3; i++)
         if (m->w[pick[i]])
-            g[count] = (dn_act_matrix){types[pick[i]], m->w[pick[i]], m->rows,
-                                       out + count * m->rows},
+            g[count] =
+                (dn_act_matrix){types[pick[i]], m->w[pick[i]], m->rows, out + count * m->rows},
             pick[count++] = pick[i];
     for (int p = 0; p < 4; p++)
         for (size_t c = 0; c < COLS; c += 3) {
@@ -232,8 +231,8 @@ static void every_form_for(size_t n, size_t rows, uint64_t seed)
         uint8_t *mem = malloc(bytes + 1);
         dn_act *act = NULL;
         assert_non_null(mem);
-        assert_int_equal(
-            dn_act_prepare(x, n, COLS, scaling, words, mem + 1, bytes, &act, NULL), DN_OK);
+        assert_int_equal(dn_act_prepare(x, n, COLS, scaling, words, mem + 1, bytes, &act, NULL),
+                         DN_OK);
         for (size_t ti = 0; ti < NTYPES; ti++) {
             if (!m.w[ti]) continue;
             products_of(act, &m, ti, pools, &s, out);
@@ -295,14 +294,15 @@ static void bad_arguments_are_refused(void **state)
     uint8_t w[4 * 3 * 34] = {0};
     size_t bytes = 0, bad = 0;
     dn_act *act = NULL;
-    assert_int_equal(dn_act_size(0, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_size(0, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes),
+                     DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_size(100, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes),
                      DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_act_size(n, 0, DN_ACT_SUB32, DN_WORDS_ONE, &bytes), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_size(n, 0, DN_ACT_SUB32, DN_WORDS_ONE, &bytes),
+                     DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_size(n, 1, (dn_act_scaling)2, DN_WORDS_ONE, &bytes),
                      DN_ERR_INVALID_ARGUMENT);
-    assert_int_equal(dn_act_size(n, 1, DN_ACT_SUB32, (dn_words)3, &bytes),
-                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_size(n, 1, DN_ACT_SUB32, (dn_words)3, &bytes), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_size(n, SIZE_MAX / 8, DN_ACT_SUB32, DN_WORDS_ONE, &bytes),
                      DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_size(n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, NULL),
@@ -353,8 +353,7 @@ static void bad_arguments_are_refused(void **state)
     assert_int_equal(dn_act_mat_mul_rows(act, 2, 1, DN_TYPE_Q8_0, w, 4, 0, 4, out, NULL),
                      DN_ERR_INVALID_ARGUMENT);
     dn_act_matrix g[2] = {{DN_TYPE_Q8_0, w, 4, out}, {DN_TYPE_Q4_K, w, 1, out + 4}};
-    assert_int_equal(dn_act_mat_vec_multi(act, 0, g, 2, NULL, NULL, NULL),
-                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_mat_vec_multi(act, 0, g, 2, NULL, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_mat_vec_multi(act, 0, NULL, 2, NULL, NULL, NULL),
                      DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_act_mat_vec_multi(act, 0, g, 0, NULL, NULL, NULL), DN_OK);

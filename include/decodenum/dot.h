@@ -95,8 +95,7 @@ DN_API dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_w
    infinite or NaN element (column by column). *act is NULL on an error.
    O(n cols). */
 DN_API dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                                dn_words words, void *mem, size_t bytes, dn_act **act,
-                                size_t *bad);
+                                dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad);
 
 /* dn_act_prepare in one malloc of dn_act_size bytes, owned by *act until
    dn_act_destroy. DN_ERR_OUT_OF_MEMORY when the malloc fails; else as
@@ -129,9 +128,9 @@ DN_API void dn_act_destroy(dn_act *act);
    row_begin) n). Any number of threads may call it at once with the same
    act (each its own rows): the row-range form for an engine's own
    threads. */
-DN_API dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type,
-                                     const uint8_t *w, size_t rows, size_t row_begin,
-                                     size_t row_end, float *out, size_t *bad);
+DN_API dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type, const uint8_t *w,
+                                     size_t rows, size_t row_begin, size_t row_end, float *out,
+                                     size_t *bad);
 
 /* dn_act_mat_vec_rows over all rows, split over the pool (NULL: the calling
    thread). The bits never depend on the pool. */
@@ -153,8 +152,7 @@ typedef struct dn_act_matrix {
    matrix before any is computed; on DN_ERR_UNREADABLE_BLOCK *bad_matrix (if
    not NULL) is the first failing matrix's index and *bad its block. */
 DN_API dn_status dn_act_mat_vec_multi(const dn_act *act, size_t col, const dn_act_matrix *mats,
-                                      size_t count, dn_pool *pool, size_t *bad_matrix,
-                                      size_t *bad);
+                                      size_t count, dn_pool *pool, size_t *bad_matrix, size_t *bad);
 
 /* The quantized matrix product (prefill): out[c * rows + r] = row r of w .
    column c of act, for r in [row_begin, row_end) and c in [col_begin,
@@ -162,8 +160,8 @@ DN_API dn_status dn_act_mat_vec_multi(const dn_act *act, size_t col, const dn_ac
    column. The kernels keep a tile of rows in cache across the columns.
    out holds act's cols x rows floats. No allocation. */
 DN_API dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end,
-                                     dn_type type, const uint8_t *w, size_t rows,
-                                     size_t row_begin, size_t row_end, float *out, size_t *bad);
+                                     dn_type type, const uint8_t *w, size_t rows, size_t row_begin,
+                                     size_t row_end, float *out, size_t *bad);
 
 /* dn_act_mat_mul_rows over every row and column, split over the pool (by
    rows, then columns; NULL: the calling thread). The bits never depend on

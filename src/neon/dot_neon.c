@@ -300,8 +300,8 @@ static dn_status mat_vec_rows_neon(dn_type type, const uint8_t *w, size_t rows, 
 }
 
 static dn_status mat_mul_rows_neon(const dn_act *x, size_t c0, size_t c1, dn_type type,
-                                   const uint8_t *w, size_t rows, size_t r0, size_t r1,
-                                   float *out, size_t ldo, size_t *bad)
+                                   const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                                   size_t ldo, size_t *bad)
 {
     return dn_dot_mm_tiled(mat_vec_rows_act_neon, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
 }

@@ -338,8 +338,8 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
         for (size_t k = 0; k < count; k++) {
             if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling,
-                                                   r + k, r + k + 1, out, bad);
+                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
+                                                  r + k + 1, out, bad);
                 if (st != DN_OK) return st;
             } else {
                 out[r + k] = dn_chain_result(v[k]);
@@ -443,8 +443,8 @@ static dn_status mat_vec_rows_avx2(dn_type type, const uint8_t *w, size_t rows, 
 }
 
 static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_type type,
-                                   const uint8_t *w, size_t rows, size_t r0, size_t r1,
-                                   float *out, size_t ldo, size_t *bad)
+                                   const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                                   size_t ldo, size_t *bad)
 {
     return dn_dot_mm_tiled(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
 }
