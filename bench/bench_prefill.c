@@ -8,6 +8,7 @@
  *   decodenum-bench-prefill --quick   fewer samples, n = 8 and 64 only
  *   DN_BENCH_BIG=1 decodenum-bench-prefill   also 8192 x 16384 (n = 8, 64)
  *   DN_BENCH_ONLY=split|grouped|mat_mul      one part alone
+ *   DN_BENCH_N=<n>                           mat_mul with n columns alone
  *
  * Cases:
  *  - row split: the 5632 x 2048 Q4_K product (an FFN's down projection's
@@ -360,8 +361,8 @@ __attribute__((target("avx2"))) static uint64_t maddubs_loop(size_t steps)
 }
 #endif
 
-/* int8 multiply-adds per second on one thread (the best of 5), printed with
-   the per-cycle figure at the measured clock. */
+/* int8 multiply-adds per CPU second on one thread (the best of 5), printed
+   with the per-cycle figure at the measured clock. */
 static double int8_peak(double ghz)
 {
 #if defined(__x86_64__)
@@ -370,13 +371,13 @@ static double int8_peak(double ghz)
     double best = 0;
     uint64_t sink = 0;
     for (int k = 0; k < 5; k++) {
-        double t = now_s();
+        double t = cpu_s();
         sink += maddubs_loop(steps);
-        t = now_s() - t;
+        t = cpu_s() - t;
         double r = (double)steps * 12 * 32 / t;
         best = r > best ? r : best;
     }
-    printf("\nint8 multiply-add peak, one thread: %.1f G/s from _mm256_maddubs_epi16 "
+    printf("\nint8 multiply-add peak, one thread, CPU time: %.1f G/s from _mm256_maddubs_epi16 "
            "(32 u8 x s8 products each) in 12 independent chains; %.1f per cycle at %.2f GHz "
            "(sink %u)\n",
            best * 1e-9, ghz > 0 ? best * 1e-9 / ghz : 0.0, ghz, (unsigned)(sink & 1));
@@ -420,7 +421,7 @@ static void sample_and_print(bench_case *g, int count, double macs, const char *
         printf("  %-24s %-10s %-14s %10.2f %9.1f", name, g[c].op, g[c].impl, g[c].med * 1e3,
                macs / g[c].med * 1e-9);
         if (!mine)
-            printf(" %8.3f\n", 1.0 / rp);
+            printf(" %8.3f\n", rp); /* ours' throughput over this one's, paired */
         else if (peak > 0)
             printf(" %8s peak %.3f\n", "", macs / g[c].med / (peak * (g[c].op[0] == '2' ? 2 : 1)));
         else
@@ -498,11 +499,14 @@ static int mat_muls(int quick, size_t rows, size_t k, double peak)
         if (!w[f]) fail("memory", DN_ERR_OUT_OF_MEMORY);
         fill_matrix(mm_types[f], w[f], rows, k, 30 + (uint32_t)f);
     }
-    static const size_t ns[3] = {8, 64, 512};
+    size_t ns[3] = {8, 64, 512}, nmax = 0;
     int nn = quick ? 2 : 3;
-    float *x = bench_alloc(ns[nn - 1] * k * 4);
+    const char *only_n = getenv("DN_BENCH_N"); /* one column count alone */
+    if (only_n && atoi(only_n) > 0) ns[0] = (size_t)atoi(only_n), nn = 1;
+    for (int i = 0; i < nn; i++) nmax = ns[i] > nmax ? ns[i] : nmax;
+    float *x = bench_alloc(nmax * k * 4);
     if (!x) fail("memory", DN_ERR_OUT_OF_MEMORY);
-    bench_fill(x, ns[nn - 1] * k, 14);
+    bench_fill(x, nmax * k, 14);
     dn_pool *pool2 = dn_pool_create(2);
     printf("\nmat_mul %zu x %zu, Sub32, one word, activation prepared in every call (ggml: "
            "quantized in every call)\n",
@@ -533,8 +537,10 @@ int main(int argc, char **argv)
 {
     int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
-    static const char *const envs[] = {"DECODENUM_ISA", "DN_BENCH_BIG", "DN_BENCH_ONLY"};
-    bench_print_command("decodenum-bench-prefill", argc, argv, envs, 3);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time: long runs show progress */
+    static const char *const envs[] = {"DECODENUM_ISA", "DN_BENCH_BIG", "DN_BENCH_ONLY",
+                                       "DN_BENCH_N"};
+    bench_print_command("decodenum-bench-prefill", argc, argv, envs, 4);
     double ghz = bench_clock_ghz(0.2);
     bench_print_machine(ghz);
     bench_print_load();

@@ -48,13 +48,18 @@ DN_API dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_s
    whose size in bytes does not fit size_t: DN_ERR_INVALID_ARGUMENT, before
    anything is allocated). Working memory: 4n bytes. No alignment is
    required: w may start at any byte, the other arrays need only their
-   element types' alignment. */
+   element types' alignment. DN_ERR_OUT_OF_MEMORY when the working memory
+   (the 4n bytes, and the activation side the kernels prepare per call:
+   about 6n bytes) cannot be allocated. dn_act_mat_vec_rows (below) is the
+   form that prepares the activation once and allocates nothing. */
 DN_API dn_status dn_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                                  const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                                  size_t row_end, float *out, size_t *bad);
 
 /* dn_mat_vec_rows over all rows, split over the pool (NULL: the calling
-   thread). The bits never depend on the pool. */
+   thread). The bits never depend on the pool. Statuses as dn_mat_vec_rows;
+   DN_ERR_OUT_OF_MEMORY also when the tasks' bookkeeping cannot be
+   allocated. */
 DN_API dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n,
                             const dn_act_row *act, dn_act_scaling scaling, float *out,
                             dn_pool *pool, size_t *bad);
