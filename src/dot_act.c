@@ -291,20 +291,19 @@ static int same_facts(dn_type a, dn_type b)
     return fa->elements != 256 || (fa->coef_max == fb->coef_max && fa->offs_max == fb->offs_max);
 }
 
-/* The slot of `type`'s facts (-1: not a quantized format); *count the
-   number of slots. */
-static int slot_of(dn_type type, int *count)
+/* Every type's slot of facts in tab (-1: not a quantized format); returns
+   the number of slots. */
+static int slot_table(int8_t tab[DN_TYPE_LIMIT])
 {
-    int slot[ACT_NTYPES], n = 0, found = -1;
+    int n = 0;
+    memset(tab, -1, DN_TYPE_LIMIT);
     for (size_t i = 0; i < ACT_NTYPES; i++) {
-        slot[i] = -1;
-        for (size_t j = 0; j < i && slot[i] < 0; j++)
-            if (same_facts(act_types[i], act_types[j])) slot[i] = slot[j];
-        if (slot[i] < 0) slot[i] = n++;
-        if (act_types[i] == type) found = slot[i];
+        int s = -1;
+        for (size_t j = 0; j < i && s < 0; j++)
+            if (same_facts(act_types[i], act_types[j])) s = tab[act_types[j]];
+        tab[act_types[i]] = (int8_t)(s < 0 ? n++ : s);
     }
-    if (count) *count = n;
-    return found;
+    return n;
 }
 
 static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
@@ -316,12 +315,10 @@ typedef struct col_parts {
     size_t codes, scales[2], side[2], slot, total;
 } col_parts;
 
-static col_parts parts_of(size_t n, dn_act_scaling scaling)
+static col_parts parts_of(size_t n, dn_act_scaling scaling, int slots)
 {
     col_parts p;
     const size_t ngroups = (n + DN_GROUP - 1) / DN_GROUP;
-    int slots = 0;
-    slot_of(DN_TYPE_Q4_0, &slots);
     p.quants = scaling == DN_ACT_PER_BLOCK && n % 256 == 0 ? 2 : 1;
     p.codes = up64(2 * n);
     p.scales[0] = up64(n / 32 * sizeof(dn_act_scale));
@@ -352,7 +349,9 @@ dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words wo
         (words != DN_WORDS_ONE && words != DN_WORDS_TWO))
         return DN_ERR_INVALID_ARGUMENT;
     size_t head, all;
-    if (!head_bytes(cols, &head) || !dn_size_mul(cols, parts_of(n, scaling).total, &all) ||
+    int8_t tab[DN_TYPE_LIMIT];
+    const int slots = slot_table(tab);
+    if (!head_bytes(cols, &head) || !dn_size_mul(cols, parts_of(n, scaling, slots).total, &all) ||
         !dn_size_add(head, all, bytes))
         return DN_ERR_INVALID_ARGUMENT;
     return DN_OK;
@@ -404,9 +403,10 @@ static dn_status prepare_quant(const float *x, size_t n, size_t block, dn_act_sc
 }
 
 /* Column c of x: its quantizations, sides and (Sub32) every slot's facts. */
-static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, size_t *bad)
+static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, const col_parts *zp,
+                             size_t *bad)
 {
-    const col_parts z = parts_of(x->n, x->scaling);
+    const col_parts z = *zp;
     dn_act_col *col = &x->col[c];
     int32_t *amax16;
     for (int q = 0; q < z.quants; q++) {
@@ -446,9 +446,9 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     dn_act *h = (dn_act *)p;
     h->magic = DN_ACT_MAGIC;
     h->n = n, h->cols = cols, h->scaling = scaling, h->words = words;
-    h->quants = parts_of(n, scaling).quants;
+    const col_parts z = parts_of(n, scaling, slot_table(h->slot));
+    h->quants = z.quants;
     for (int t = 0; t < DN_TYPE_LIMIT; t++) {
-        h->slot[t] = (int8_t)slot_of((dn_type)t, NULL);
         const size_t be = dn_block_formats[t].elements;
         const int q = scaling == DN_ACT_PER_BLOCK && be == 256;
         if (h->slot[t] < 0 || q >= h->quants || n % be != 0) continue;
@@ -456,9 +456,8 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     }
     h->col = (dn_act_col *)(p + up64(sizeof(dn_act)));
     uint8_t *part = (uint8_t *)h->col + up64(cols * sizeof(dn_act_col));
-    const size_t per = parts_of(n, scaling).total;
     for (size_t c = 0; c < cols; c++) {
-        st = prepare_col(h, c, x + c * n, part + c * per, bad);
+        st = prepare_col(h, c, x + c * n, part + c * z.total, &z, bad);
         if (st != DN_OK) return st;
     }
     *act = h;

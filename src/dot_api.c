@@ -129,8 +129,8 @@ static dn_status act_args(const dn_act *x, size_t c0, size_t c1, dn_type type, c
 {
     *empty = 0;
     if (!x || x->magic != DN_ACT_MAGIC) return DN_ERR_INVALID_ARGUMENT;
-    if (!dn_reads(type) || (unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0)
-        return DN_ERR_UNSUPPORTED_TYPE;
+    /* a slot: a quantized format the readers read (dot_act.c) */
+    if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return DN_ERR_UNSUPPORTED_TYPE;
     /* row_bytes 0: x has no quantization for the format's block, or its n is
        not a whole number of them */
     const size_t row_bytes = x->row_bytes[type];
