@@ -260,29 +260,45 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
 #define DN_DOT_MM_TILE (64 * 1024)
 #endif
 
-/* A table's mat_mul_rows from its mat_vec_rows_act: row tiles of about
-   DN_DOT_MM_TILE bytes (whole batches of four rows), every column over
-   each tile. Each value is the kernel's matrix-vector value, so the bits
-   are the matrix-vector product's; the first failing row of the range
-   reports (every column reads the same blocks). */
+/* The activation bytes of a block of columns a SIMD kernel's product keeps
+   in cache while it runs them over every row tile: each column's codes
+   and sums (about 1.5 n bytes read per column). Without column blocks, 512
+   columns of 4096 (3 MiB read per tile) left the L2 on every tile, and
+   Q8_0 4096 x 4096 ran at 1.85 ms a column against 1.07 at n = 64. */
+#ifndef DN_DOT_MM_COLS
+#define DN_DOT_MM_COLS (192 * 1024)
+#endif
+
+/* A table's mat_mul_rows from its mat_vec_rows_act: blocks of columns of
+   about DN_DOT_MM_COLS bytes, and within a block row tiles of about
+   DN_DOT_MM_TILE bytes (whole batches of four rows), every column of the
+   block over each tile. Each value is the kernel's matrix-vector value, so
+   the bits are the matrix-vector product's; the first failing row of the
+   range reports (every column reads the same blocks, and the first block
+   of columns runs every row tile in order). */
 static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                         dn_type type, const uint8_t *w, size_t rows, size_t r0,
                                         size_t r1, float *out, size_t ldo, size_t *bad)
 {
-    size_t tile = r1 - r0;
+    size_t tile = r1 - r0, cb = c1 - c0;
     if (c1 - c0 > 1) {
         tile = DN_DOT_MM_TILE / x->row_bytes[type] & ~(size_t)3;
         if (tile < 4) tile = 4;
+        cb = DN_DOT_MM_COLS / (x->n + x->n / 2);
+        if (cb < 1) cb = 1;
     }
-    for (size_t t0 = r0; t0 < r1; t0 += tile) {
-        const size_t t1 = r1 - t0 > tile ? t0 + tile : r1;
-        for (size_t c = c0; c < c1; c++) {
-            const dn_act_row *row = NULL;
-            const dn_dot_act *a = NULL;
-            if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT; /* checked */
-            dn_status st =
-                f(type, w, rows, x->n, row, x->scaling, a, t0, t1, out + (c - c0) * ldo, bad);
-            if (st != DN_OK) return st;
+    for (size_t b0 = c0; b0 < c1; b0 += cb) {
+        const size_t b1 = c1 - b0 > cb ? b0 + cb : c1;
+        for (size_t t0 = r0; t0 < r1; t0 += tile) {
+            const size_t t1 = r1 - t0 > tile ? t0 + tile : r1;
+            for (size_t c = b0; c < b1; c++) {
+                const dn_act_row *row = NULL;
+                const dn_dot_act *a = NULL;
+                if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT;
+                dn_status st =
+                    f(type, w, rows, x->n, row, x->scaling, a, t0, t1, out + (c - c0) * ldo, bad);
+                if (st != DN_OK) return st;
+            }
         }
     }
     return DN_OK;
