@@ -367,10 +367,51 @@ static void bad_arguments_are_refused(void **state)
     free(mem);
 }
 
+/* Long rows (n = 2^16): the kernels' matrix product runs a block of two
+   columns at a time over the row tiles; every value as dn_act_mat_vec's,
+   and an unreadable block named from every column block. */
+static void column_blocks_change_no_bit(void **state)
+{
+    (void)state;
+    const size_t n = 65536, rows = 9, cols = 5;
+    static const dn_type ts[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K};
+    uint64_t s = 99;
+    float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
+          *v = malloc(rows * sizeof *v);
+    uint8_t *w = malloc(rows * (n / 32) * 34);
+    assert_true(x && out && v && w);
+    columns(&s, x, n);
+    for (size_t i = 0; i < n; i++) x[4 * n + i] = x[i] * 0.5f;
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    for (int k = 0; k < 2; k++) {
+        const dn_type t = ts[k];
+        const size_t blocks = n / dn_type_block_elements(t);
+        random_matrix(&s, t, w, rows * blocks);
+        memset(out, 0xFF, cols * rows * sizeof *out);
+        assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, t, w, rows, 0, rows, out, NULL), DN_OK);
+        for (size_t c = 0; c < cols; c++) {
+            assert_int_equal(dn_act_mat_vec(act, c, t, w, rows, v, NULL, NULL), DN_OK);
+            assert_same(out + c * rows, v, rows);
+        }
+        int d, dm;
+        scale_offsets(t, &d, &dm);
+        const size_t bb = dn_type_block_bytes(t), blk = 6 * blocks + 3;
+        put16(w + blk * bb + d, 0x7E00);
+        size_t bad = 0;
+        assert_int_equal(dn_act_mat_mul_rows(act, 1, cols, t, w, rows, 2, rows, out, &bad),
+                         DN_ERR_UNREADABLE_BLOCK);
+        assert_int_equal(bad, blk);
+    }
+    dn_act_destroy(act);
+    free(x), free(out), free(v), free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_form_equals_mat_vec),
+        cmocka_unit_test(column_blocks_change_no_bit),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
     };
