@@ -7,7 +7,7 @@
  *   decodenum-bench-prefill           decode cases and mat_mul 4096 x 4096
  *   decodenum-bench-prefill --quick   fewer samples, n = 8 and 64 only
  *   DN_BENCH_BIG=1 decodenum-bench-prefill   also 8192 x 16384 (n = 8, 64)
- *   DN_BENCH_ONLY=split|grouped|mat_mul      one part alone
+ *   DN_BENCH_ONLY=split|grouped|mat_mul|big  one part alone
  *   DN_BENCH_N=<n>                           mat_mul with n columns alone
  *
  * Cases:
@@ -550,7 +550,7 @@ int main(int argc, char **argv)
     if (!*only || !strcmp(only, "grouped")) ok &= grouped(quick);
     double peak = int8_peak(ghz);
     if (!*only || !strcmp(only, "mat_mul")) ok &= mat_muls(quick, 4096, 4096, peak);
-    if (getenv("DN_BENCH_BIG")) ok &= mat_muls(1, 8192, 16384, peak);
+    if (getenv("DN_BENCH_BIG") || !strcmp(only, "big")) ok &= mat_muls(1, 8192, 16384, peak);
     bench_print_load();
     printf("%s\n", ok ? "bits: every product equal to its matrix-vector products" : "BITS DIFFER");
     return ok ? 0 : 1;

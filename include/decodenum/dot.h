@@ -78,16 +78,15 @@ DN_API dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t 
 
    Memory: the caller's (dn_act_size, dn_act_prepare) or the library's
    (dn_act_create, one malloc, dn_act_destroy). The products allocate
-   nothing besides what the pool needs to start its tasks (nothing: the
-   tasks' bookkeeping is on the stack). A prepared dn_act is read-only: any
+   nothing (a pooled product's bookkeeping is on the stack). A prepared dn_act is read-only: any
    number of threads may run products with it at once; it must outlive
    them. Not relocatable: its memory must stay where it was prepared. */
 typedef struct dn_act dn_act;
 
 /* *bytes = the memory dn_act_prepare needs for `cols` columns of n
    elements (n a positive multiple of 32, at most UINT32_MAX; cols >= 1)
-   under scaling and words; any alignment does. About 11 n bytes a column
-   under Sub32, 12 n per block (both block sizes). DN_ERR_INVALID_ARGUMENT
+   under scaling and words; any alignment does. About 10 n bytes a column
+   under Sub32, 14 n per block (both block sizes). DN_ERR_INVALID_ARGUMENT
    for bad arguments or a size that does not fit size_t. O(1). */
 DN_API dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words words,
                              size_t *bytes);
