@@ -250,12 +250,10 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
 }
 
 /* The bytes of weight rows a SIMD kernel's product over prepared columns
-   keeps in cache while it runs every column over them: the tile's rows are
-   read from memory once per call, not once per column. 64 KiB: half of
-   this core's 2 MiB L2 share is far more than needed; the tile must be
-   small enough that one column's pass leaves it in L2 (measured with
-   bench_dot's mat_mul: 16 KiB to 256 KiB within 3 % of each other for
-   Q4_K 4096 x 4096, n = 64). */
+   keeps in cache while it runs every column of a block over them: the
+   tile's rows come from memory once per block of columns, not once per
+   column. 64 KiB, with the column block's activations (DN_DOT_MM_COLS),
+   stays within a 1 MiB L2; other sizes were not measured. */
 #ifndef DN_DOT_MM_TILE
 #define DN_DOT_MM_TILE (64 * 1024)
 #endif
