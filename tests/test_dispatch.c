@@ -44,7 +44,7 @@ static void every_slot_filled(void **state)
         const dn_f16_kernels *h = k->f16;
         assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
                     h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
-        assert_true(k->quant->quantize && k->dot->mat_vec_rows);
+        assert_true(k->quant->quantize && k->dot->mat_vec_rows && k->dot->mat_mul_rows);
         const dn_attention_kernels *a = k->attention;
         assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
         const dn_gdn_kernels *g = k->gdn;
@@ -111,6 +111,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);
+    assert_ptr_equal(out.kernels.dot->mat_mul_rows, below->dot->mat_mul_rows);
 }
 
 int main(void)
