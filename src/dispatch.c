@@ -105,6 +105,7 @@ static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
         k->mat_vec_rows = b->mat_vec_rows;
         if (!k->mat_vec_rows_act) k->mat_vec_rows_act = b->mat_vec_rows_act;
     }
+    if (!k->mat_mul_rows) k->mat_mul_rows = b->mat_mul_rows;
 }
 
 static void resolve_attention(dn_attention_kernels *k, const dn_attention_kernels *b)

@@ -222,8 +222,62 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
     return st;
 }
 
+/* The reference's rows piece by piece: each piece's blocks read into the
+   stack (dn_dot_piece_of_bytes's way), so nothing is allocated. The same
+   bits as dn_ref_mat_vec_rows (the pieces, their order and the add chain are
+   dn_dot's) and the same status and *bad: a row's first unreadable block
+   stops the product before the row's value is written. The arguments are
+   ones the kernels may assume (dot_kernels.h). */
+dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                             size_t row_end, float *out, size_t *bad)
+{
+    (void)rows;
+    const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    const size_t blocks = n / be, row_bytes = blocks * bb;
+    const size_t len = scaling == DN_ACT_PER_BLOCK ? be : DN_GROUP; /* a piece */
+    int16_t coef[DN_GROUP], offs[DN_GROUP];
+    dn_segment segs[DN_GROUP / DN_ACT_BLOCK];
+    for (size_t r = row_begin; r < row_end; r++) {
+        float acc = 0.0f;
+        for (size_t from = 0; from < n; from += len) {
+            const size_t to = n - from < len ? n : from + len, k = to - from;
+            dn_coded_row row = {coef, offs, segs, k, 0};
+            dn_act_row sub = {act->codes + from, act->scales + from / act->block, k, act->block,
+                              act->words};
+            size_t at = 0;
+            dn_status st = dn_read_row(type, w + r * row_bytes + from / be * bb, k, &row, &at);
+            if (st != DN_OK) {
+                if (st == DN_ERR_UNREADABLE_BLOCK && bad) *bad = r * blocks + from / be + at;
+                return st;
+            }
+            acc = dn_fadd(acc, dn_dot_piece(&row, &sub, scaling, 0, k));
+        }
+        out[r] = acc;
+    }
+    return DN_OK;
+}
+
+/* The reference's quantized matrix product over prepared columns: n
+   matrix-vector products, one per column (the definition). */
+dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
+                              size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                              size_t *bad)
+{
+    for (size_t c = c0; c < c1; c++) {
+        const dn_act_row *row;
+        const dn_dot_act *a;
+        if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT;
+        dn_status st = dn_ref_rows_pieces(type, w, rows, x->n, row, x->scaling, r0, r1,
+                                          out + (c - c0) * ldo, bad);
+        if (st != DN_OK) return st;
+    }
+    return DN_OK;
+}
+
 /* ---- the kernel table ----------------------------------------------------- */
 
 const dn_dot_kernels dn_dot_scalar = {
     .mat_vec_rows = dn_ref_mat_vec_rows,
+    .mat_mul_rows = dn_ref_mat_mul_rows,
 };

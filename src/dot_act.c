@@ -34,6 +34,7 @@
 #include "block_format.h"
 #include "dot_kernels.h"
 #include "bits.h"
+#include "sizes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,13 +65,10 @@ static act_sizes sizes_of(size_t n, size_t nblk, size_t ngroups, dn_act_scaling 
     return z;
 }
 
-/* a's arrays carved from one zeroed allocation; the per-16 magnitudes (the
-   last part) in *amax16. */
-static int carve(dn_dot_act *a, const act_sizes *z, int32_t **amax16)
+/* a's arrays carved from mem (z->total zeroed bytes, any alignment); the
+   per-16 magnitudes (the last part) in *amax16. */
+static void carve(dn_dot_act *a, const act_sizes *z, uint8_t *mem, int32_t **amax16)
 {
-    uint8_t *mem = calloc(1, z->total);
-    if (!mem) return 0;
-    a->mem = mem;
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 31) & ~(uintptr_t)31);
     a->c8 = (int8_t *)p;
     p += z->c8;
@@ -113,7 +111,6 @@ static int carve(dn_dot_act *a, const act_sizes *z, int32_t **amax16)
     a->bs32lo = (int32_t *)p;
     p += z->bs32;
     *amax16 = (int32_t *)p;
-    return 1;
 }
 
 /* One pass over the codes: int8 copies, sums and magnitudes per 16, the
@@ -258,7 +255,10 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
     const size_t ngroups = (act->n + DN_GROUP - 1) / DN_GROUP;
     const act_sizes z = sizes_of(act->n, a->nblk, ngroups, scaling);
     int32_t *amax16; /* per 16 codes, the largest magnitude */
-    if (!carve(a, &z, &amax16)) return DN_ERR_OUT_OF_MEMORY;
+    uint8_t *mem = calloc(1, z.total);
+    if (!mem) return DN_ERR_OUT_OF_MEMORY;
+    a->mem = mem;
+    carve(a, &z, mem, &amax16);
     code_sums(a, act, amax16);
     if (!a->narrow) byte_planes(a, act);
     block_scales(a, act, amax16, z.S / 8);
@@ -271,4 +271,223 @@ void dn_dot_act_free(dn_dot_act *a)
 {
     free(a->mem);
     a->mem = NULL;
+}
+
+/* ---- the prepared activation (decodenum/dot.h's dn_act) ------------------------- */
+
+/* The quantized formats, in the order of their slots' search. */
+static const dn_type act_types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
+                                    DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K,   DN_TYPE_Q4_K,
+                                    DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
+#define ACT_NTYPES (sizeof act_types / sizeof act_types[0])
+
+/* What a Sub32 group's facts (group_facts) read of a format: its block size,
+   its coefficient bounds (256-element formats) and its factor bound. Formats
+   with the same key share one slot of facts. */
+static int same_facts(dn_type a, dn_type b)
+{
+    const dn_block_format *fa = &dn_block_formats[a], *fb = &dn_block_formats[b];
+    if (fa->elements != fb->elements || dn_dot_factor_max(a) != dn_dot_factor_max(b)) return 0;
+    return fa->elements != 256 || (fa->coef_max == fb->coef_max && fa->offs_max == fb->offs_max);
+}
+
+/* Every type's slot of facts in tab (-1: not a quantized format); returns
+   the number of slots. */
+static int slot_table(int8_t tab[DN_TYPE_LIMIT])
+{
+    int n = 0;
+    memset(tab, -1, DN_TYPE_LIMIT);
+    for (size_t i = 0; i < ACT_NTYPES; i++) {
+        int s = -1;
+        for (size_t j = 0; j < i && s < 0; j++)
+            if (same_facts(act_types[i], act_types[j])) s = tab[act_types[j]];
+        tab[act_types[i]] = (int8_t)(s < 0 ? n++ : s);
+    }
+    return n;
+}
+
+static size_t up64(size_t b) { return (b + 63) & ~(size_t)63; }
+
+/* One column's parts, in bytes (each a multiple of 64): the quantizations
+   (codes, scales, their prepared side) and the slots' group facts. */
+typedef struct col_parts {
+    int quants; /* 1, or 2 (per block with whole 256-element blocks) */
+    size_t codes, scales[2], side[2], slot, total;
+} col_parts;
+
+static col_parts parts_of(size_t n, dn_act_scaling scaling, int slots)
+{
+    col_parts p;
+    const size_t ngroups = (n + DN_GROUP - 1) / DN_GROUP;
+    p.quants = scaling == DN_ACT_PER_BLOCK && n % 256 == 0 ? 2 : 1;
+    p.codes = up64(2 * n);
+    p.scales[0] = up64(n / 32 * sizeof(dn_act_scale));
+    p.scales[1] = up64(n / 256 * sizeof(dn_act_scale));
+    /* the prepared sides without group facts (those are the slots') */
+    p.side[0] = up64(sizes_of(n, n / 32, ngroups, DN_ACT_PER_BLOCK).total);
+    p.side[1] = up64(sizes_of(n, n / 256, ngroups, DN_ACT_PER_BLOCK).total);
+    p.slot = scaling == DN_ACT_SUB32
+                 ? 3 * up64(8 * ngroups) + 2 * up64(ngroups) + up64(n / 32 * 2) + up64(n / 32 * 4)
+                 : 0;
+    p.total = p.codes + p.scales[0] + p.side[0] + (size_t)slots * p.slot;
+    if (p.quants == 2) p.total += p.codes + p.scales[1] + p.side[1];
+    return p;
+}
+
+/* The header and the column records, before the columns' parts. */
+static int head_bytes(size_t cols, size_t *out)
+{
+    size_t recs;
+    if (!dn_size_mul(cols, sizeof(dn_act_col), &recs)) return 0;
+    return dn_size_add(up64(sizeof(dn_act)) + 64, up64(recs), out); /* + 64: alignment */
+}
+
+dn_status dn_act_size(size_t n, size_t cols, dn_act_scaling scaling, dn_words words, size_t *bytes)
+{
+    if (!bytes || n == 0 || n % DN_ACT_BLOCK != 0 || n > UINT32_MAX || n > SIZE_MAX / 64 ||
+        cols == 0 || (scaling != DN_ACT_SUB32 && scaling != DN_ACT_PER_BLOCK) ||
+        (words != DN_WORDS_ONE && words != DN_WORDS_TWO))
+        return DN_ERR_INVALID_ARGUMENT;
+    size_t head, all;
+    int8_t tab[DN_TYPE_LIMIT];
+    const int slots = slot_table(tab);
+    if (!head_bytes(cols, &head) || !dn_size_mul(cols, parts_of(n, scaling, slots).total, &all) ||
+        !dn_size_add(head, all, bytes))
+        return DN_ERR_INVALID_ARGUMENT;
+    return DN_OK;
+}
+
+/* A slot's group facts carved from p (parts_of's p.slot bytes). */
+static void carve_groups(dn_dot_act *g, uint8_t *p, size_t n)
+{
+    const size_t ngroups = (n + DN_GROUP - 1) / DN_GROUP;
+    g->glim = (double *)p;
+    p += up64(8 * ngroups);
+    g->gfac = (double *)p;
+    p += up64(8 * ngroups);
+    g->g2e = (double *)p;
+    p += up64(8 * ngroups);
+    g->gok = p;
+    p += up64(ngroups);
+    g->fok = p;
+    p += up64(ngroups);
+    g->f16 = (int16_t *)p;
+    p += up64(n / 32 * 2);
+    g->fbs = (int32_t *)p;
+}
+
+/* One quantization of column x (block 32 or 256) and its prepared side. */
+static dn_status prepare_quant(const float *x, size_t n, size_t block, dn_act_scaling scaling,
+                               dn_words words, dn_act_row *row, dn_dot_act *side, uint8_t **p,
+                               const col_parts *z, int32_t **amax16, size_t *bad)
+{
+    row->codes = (int16_t *)*p;
+    *p += z->codes;
+    row->scales = (dn_act_scale *)*p;
+    *p += z->scales[block == 256];
+    row->n = n;
+    dn_status st = scaling == DN_ACT_SUB32 ? dn_quantize(x, n, words, row, bad)
+                                           : dn_quantize_blocks(x, n, block, words, row, bad);
+    if (st != DN_OK) return st;
+    memset(side, 0, sizeof *side);
+    side->n = n;
+    side->block = (uint32_t)block;
+    side->nblk = n / block;
+    const act_sizes s = sizes_of(n, n / block, (n + DN_GROUP - 1) / DN_GROUP, DN_ACT_PER_BLOCK);
+    carve(side, &s, *p, amax16);
+    *p += z->side[block == 256];
+    code_sums(side, row, *amax16);
+    if (!side->narrow) byte_planes(side, row);
+    block_scales(side, row, *amax16, s.S / 8);
+    return DN_OK;
+}
+
+/* Column c of x: its quantizations, sides and (Sub32) every slot's facts. */
+static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, const col_parts *zp,
+                             size_t *bad)
+{
+    const col_parts z = *zp;
+    dn_act_col *col = &x->col[c];
+    int32_t *amax16;
+    for (int q = 0; q < z.quants; q++) {
+        size_t at = 0;
+        dn_status st = prepare_quant(xc, x->n, q ? 256 : 32, x->scaling, x->words, &col->row[q],
+                                     &col->side[q], &p, &z, &amax16, &at);
+        if (st != DN_OK) {
+            if (bad) *bad = c * x->n + at;
+            return st;
+        }
+    }
+    if (x->scaling != DN_ACT_SUB32) return DN_OK;
+    const size_t ngroups = (x->n + DN_GROUP - 1) / DN_GROUP;
+    for (size_t i = 0; i < ACT_NTYPES; i++) {
+        const int s = x->slot[act_types[i]];
+        dn_dot_act *g = &col->slot[s];
+        if (g->gok) continue; /* filled by an earlier format of the slot */
+        *g = col->side[0];
+        carve_groups(g, p + (size_t)s * z.slot, x->n);
+        for (size_t gi = 0; gi < ngroups; gi++)
+            group_facts(g, &col->row[0], act_types[i], amax16, gi);
+    }
+    return DN_OK;
+}
+
+dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                         dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad)
+{
+    size_t need = 0;
+    if (!act) return DN_ERR_INVALID_ARGUMENT;
+    *act = NULL;
+    dn_status st = dn_act_size(n, cols, scaling, words, &need);
+    if (st != DN_OK) return st;
+    if (!x || !mem || bytes < need) return DN_ERR_INVALID_ARGUMENT;
+    memset(mem, 0, need);
+    uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    dn_act *h = (dn_act *)p;
+    h->magic = DN_ACT_MAGIC;
+    h->n = n, h->cols = cols, h->scaling = scaling, h->words = words;
+    const col_parts z = parts_of(n, scaling, slot_table(h->slot));
+    h->quants = z.quants;
+    for (int t = 0; t < DN_TYPE_LIMIT; t++) {
+        const size_t be = dn_block_formats[t].elements;
+        const int q = scaling == DN_ACT_PER_BLOCK && be == 256;
+        if (h->slot[t] < 0 || q >= h->quants || n % be != 0) continue;
+        h->row_bytes[t] = n / be * dn_block_formats[t].bytes; /* < 2^32 / 32 * 210 */
+    }
+    h->col = (dn_act_col *)(p + up64(sizeof(dn_act)));
+    uint8_t *part = (uint8_t *)h->col + up64(cols * sizeof(dn_act_col));
+    for (size_t c = 0; c < cols; c++) {
+        st = prepare_col(h, c, x + c * n, part + c * z.total, &z, bad);
+        if (st != DN_OK) return st;
+    }
+    *act = h;
+    return DN_OK;
+}
+
+dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                        dn_words words, dn_act **act, size_t *bad)
+{
+    size_t bytes = 0;
+    if (!act) return DN_ERR_INVALID_ARGUMENT;
+    *act = NULL;
+    dn_status st = dn_act_size(n, cols, scaling, words, &bytes);
+    if (st != DN_OK) return st;
+    if (!x) return DN_ERR_INVALID_ARGUMENT;
+    void *mem = malloc(bytes);
+    if (!mem) return DN_ERR_OUT_OF_MEMORY;
+    st = dn_act_prepare(x, n, cols, scaling, words, mem, bytes, act, bad);
+    if (st != DN_OK) {
+        free(mem);
+        return st;
+    }
+    (*act)->mem = mem;
+    return DN_OK;
+}
+
+void dn_act_destroy(dn_act *act)
+{
+    if (act && act->magic == DN_ACT_MAGIC && act->mem) {
+        act->magic = 0;
+        free(act->mem);
+    }
 }

@@ -112,3 +112,149 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
     free(where);
     return st;
 }
+
+/* ---- products with a prepared activation (dn_act) --------------------------------- */
+
+/* At most this many tasks per pooled product: their bookkeeping lives on
+   the stack (nothing allocated), and four tasks per thread balance the
+   load up to 16 threads. */
+#define ACT_TASKS 64
+
+/* The checks every dn_act product makes: DN_OK with *empty when there is
+   nothing to compute; else the status (decodenum/dot.h). out_cols: the
+   columns out holds (1 for a matrix-vector product). */
+static dn_status act_args(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
+                          size_t rows, size_t r0, size_t r1, const float *out, size_t out_cols,
+                          int *empty)
+{
+    *empty = 0;
+    if (!x || x->magic != DN_ACT_MAGIC) return DN_ERR_INVALID_ARGUMENT;
+    /* a slot: a quantized format the readers read (dot_act.c) */
+    if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return DN_ERR_UNSUPPORTED_TYPE;
+    /* row_bytes 0: x has no quantization for the format's block, or its n is
+       not a whole number of them */
+    const size_t row_bytes = x->row_bytes[type];
+    if (!row_bytes || c0 > c1 || c1 > x->cols || r0 > r1 || r1 > rows)
+        return DN_ERR_INVALID_ARGUMENT;
+    *empty = r0 == r1 || c0 == c1;
+    if (*empty) return DN_OK;
+    /* the sizes by overflow-checked multiplies, not divisions: a row-range
+       call on four rows costs about 500 ns, and each 64-bit division tens of
+       cycles */
+    size_t matrix_bytes, out_elems, out_bytes;
+    if (!w || !out || __builtin_mul_overflow(rows, row_bytes, &matrix_bytes) ||
+        __builtin_mul_overflow(out_cols, rows, &out_elems) ||
+        __builtin_mul_overflow(out_elems, sizeof *out, &out_bytes))
+        return DN_ERR_INVALID_ARGUMENT;
+    return DN_OK;
+}
+
+dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type, const uint8_t *w,
+                              size_t rows, size_t row_begin, size_t row_end, float *out,
+                              size_t *bad)
+{
+    int empty;
+    size_t c1 = act && col < SIZE_MAX ? col + 1 : col;
+    dn_status st = act_args(act, col, c1, type, w, rows, row_begin, row_end, out, 1, &empty);
+    if (st != DN_OK || empty) return st;
+    return dn_kernels_active()->dot->mat_mul_rows(act, col, c1, type, w, rows, row_begin, row_end,
+                                                  out, 0, bad);
+}
+
+dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end, dn_type type,
+                              const uint8_t *w, size_t rows, size_t row_begin, size_t row_end,
+                              float *out, size_t *bad)
+{
+    int empty;
+    dn_status st = act_args(act, col_begin, col_end, type, w, rows, row_begin, row_end, out,
+                            act ? act->cols : 0, &empty);
+    if (st != DN_OK || empty) return st;
+    return dn_kernels_active()->dot->mat_mul_rows(act, col_begin, col_end, type, w, rows, row_begin,
+                                                  row_end, out + col_begin * rows, rows, bad);
+}
+
+/* A pooled product over one or more matrices whose rows are laid end to
+   end: task t takes rows [t chunk, (t + 1) chunk) of that sequence, each
+   matrix's part with columns [c0, c1). */
+typedef struct act_job {
+    const dn_act *x;
+    size_t c0, c1, chunk, total;
+    const dn_act_matrix *mats;
+    size_t count;
+    dn_status status[ACT_TASKS];
+    size_t bad[ACT_TASKS], which[ACT_TASKS];
+} act_job;
+
+static void act_task(size_t t, void *ctx)
+{
+    act_job *j = ctx;
+    const dn_dot_kernels *k = dn_kernels_active()->dot;
+    size_t s0 = t * j->chunk, s1 = j->total - s0 > j->chunk ? s0 + j->chunk : j->total, base = 0;
+    j->status[t] = DN_OK;
+    for (size_t i = 0; i < j->count && base < s1; base += j->mats[i].rows, i++) {
+        const dn_act_matrix *m = &j->mats[i];
+        size_t r0 = s0 > base ? s0 - base : 0, r1 = s1 - base < m->rows ? s1 - base : m->rows;
+        if (r0 >= r1) continue;
+        j->status[t] = k->mat_mul_rows(j->x, j->c0, j->c1, m->type, m->w, m->rows, r0, r1, m->out,
+                                       m->rows, &j->bad[t]);
+        j->which[t] = i;
+        if (j->status[t] != DN_OK) return;
+    }
+}
+
+/* Runs the job over the pool; the first failing task in row order reports,
+   as one thread would. */
+static dn_status act_run(act_job *j, dn_pool *pool, size_t *bad_matrix, size_t *bad)
+{
+    size_t threads = dn_pool_threads(pool);
+    size_t parts = threads >= ACT_TASKS / 4 ? ACT_TASKS : threads * 4;
+    j->chunk = dn_size_div_up(j->total, parts);
+    if (j->chunk % 4) j->chunk += 4 - j->chunk % 4; /* whole batches of four rows */
+    size_t tasks = dn_size_div_up(j->total, j->chunk);
+    dn_pool_run(pool, tasks, act_task, j);
+    for (size_t t = 0; t < tasks; t++)
+        if (j->status[t] != DN_OK) {
+            if (j->status[t] == DN_ERR_UNREADABLE_BLOCK) {
+                if (bad) *bad = j->bad[t];
+                if (bad_matrix) *bad_matrix = j->which[t];
+            }
+            return j->status[t];
+        }
+    return DN_OK;
+}
+
+dn_status dn_act_mat_vec(const dn_act *act, size_t col, dn_type type, const uint8_t *w, size_t rows,
+                         float *out, dn_pool *pool, size_t *bad)
+{
+    dn_act_matrix m = {type, w, rows, out};
+    return dn_act_mat_vec_multi(act, col, &m, 1, pool, NULL, bad);
+}
+
+dn_status dn_act_mat_vec_multi(const dn_act *act, size_t col, const dn_act_matrix *mats,
+                               size_t count, dn_pool *pool, size_t *bad_matrix, size_t *bad)
+{
+    if (count && !mats) return DN_ERR_INVALID_ARGUMENT;
+    size_t total = 0, c1 = act && col < SIZE_MAX ? col + 1 : col;
+    for (size_t i = 0; i < count; i++) {
+        int empty;
+        dn_status st = act_args(act, col, c1, mats[i].type, mats[i].w, mats[i].rows, 0,
+                                mats[i].rows, mats[i].out, 1, &empty);
+        if (st != DN_OK) return st;
+        if (!dn_size_add(total, mats[i].rows, &total)) return DN_ERR_INVALID_ARGUMENT;
+    }
+    if (total == 0) return DN_OK;
+    act_job j = {.x = act, .c0 = col, .c1 = c1, .total = total, .mats = mats, .count = count};
+    return act_run(&j, pool, bad_matrix, bad);
+}
+
+dn_status dn_act_mat_mul(const dn_act *act, dn_type type, const uint8_t *w, size_t rows, float *out,
+                         dn_pool *pool, size_t *bad)
+{
+    int empty;
+    size_t cols = act ? act->cols : 0;
+    dn_status st = act_args(act, 0, cols, type, w, rows, 0, rows, out, cols, &empty);
+    if (st != DN_OK || empty) return st;
+    dn_act_matrix m = {type, w, rows, out};
+    act_job j = {.x = act, .c0 = 0, .c1 = cols, .total = rows, .mats = &m, .count = 1};
+    return act_run(&j, pool, NULL, bad);
+}

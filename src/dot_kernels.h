@@ -22,6 +22,7 @@
 #ifndef DN_DOT_KERNELS_H
 #define DN_DOT_KERNELS_H
 
+#include "block_format.h"
 #include "decodenum/dot.h"
 
 typedef struct dn_dot_act dn_dot_act; /* below */
@@ -31,6 +32,13 @@ typedef dn_status (*dn_dot_rows_act_fn)(dn_type type, const uint8_t *w, size_t r
                                         const dn_act_row *act, dn_act_scaling scaling,
                                         const dn_dot_act *a, size_t row_begin, size_t row_end,
                                         float *out, size_t *bad);
+
+/* The product of a `type` matrix's rows [r0, r1) with the prepared
+   activation's columns [c0, c1): column c's values at out[(c - c0) * ldo +
+   r], each the bits of the matrix-vector product of that column. */
+typedef dn_status (*dn_dot_mm_fn)(const dn_act *x, size_t c0, size_t c1, dn_type type,
+                                  const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                                  size_t ldo, size_t *bad);
 
 typedef struct dn_dot_kernels {
     /* dn_mat_vec_rows with arguments dn_mat_vec_rows accepted: dn_reads(type),
@@ -44,12 +52,29 @@ typedef struct dn_dot_kernels {
        (dn_dot_act_init(a, act, type, scaling)), so the tasks of one product
        share it; NULL where the kernels need none (the scalar table). */
     dn_dot_rows_act_fn mat_vec_rows_act;
+    /* The product over prepared columns (dn_dot_mm_fn) with arguments the
+       dn_act_* functions accepted: x serves type (dn_act_view), r0 < r1 <=
+       rows, c0 < c1 <= x->cols, the sizes fit. Allocates nothing. */
+    dn_dot_mm_fn mat_mul_rows;
 } dn_dot_kernels;
 
 /* The reference (src/dot.c). */
 dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_t n,
                               const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                               size_t row_end, float *out, size_t *bad);
+
+/* The reference's rows without allocating (src/dot.c): the same bits,
+   status and *bad as dn_ref_mat_vec_rows for arguments the kernels may
+   assume; what the kernels fall back to. */
+dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                             size_t row_end, float *out, size_t *bad);
+
+/* The reference's product over prepared columns: one matrix-vector product
+   (dn_ref_rows_pieces) per column. */
+dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
+                              size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                              size_t *bad);
 
 extern const dn_dot_kernels dn_dot_scalar;
 #if defined(DN_HAVE_AVX2)
@@ -141,6 +166,50 @@ dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,
                           dn_act_scaling scaling);
 void dn_dot_act_free(dn_dot_act *a);
 
+/* ---- the prepared activation (decodenum/dot.h) ------------------------------------ */
+
+#define DN_ACT_SLOTS 12 /* at most one slot per quantized format */
+#define DN_ACT_MAGIC UINT32_C(0x64616374)
+
+/* One column: its quantizations (block 32; per block also 256 when n is a
+   whole number of them), their prepared sides (no group facts; what a
+   per-block product reads), and under Sub32 one side per slot of formats
+   whose group facts agree (dot_act.c): side[0] with the slot's facts. The
+   products read them in place (no copy per call). */
+typedef struct dn_act_col {
+    dn_act_row row[2];
+    dn_dot_act side[2];
+    dn_dot_act slot[DN_ACT_SLOTS];
+} dn_act_col;
+
+struct dn_act {
+    uint32_t magic;
+    size_t n, cols;
+    dn_act_scaling scaling;
+    dn_words words;
+    int quants;                      /* 1 or 2 (row[1]: per block, 256) */
+    int8_t slot[DN_TYPE_LIMIT];      /* each type's slot, -1 for none */
+    size_t row_bytes[DN_TYPE_LIMIT]; /* a row's bytes of each served type, else 0 */
+    dn_act_col *col;
+    void *mem; /* dn_act_create's allocation, else NULL */
+};
+
+/* Column col of x as a `type` product reads it: the quantized row and the
+   prepared side with the format's group facts. 0 when x cannot serve type
+   (not a quantized format, or per block without its block size). */
+static inline int dn_act_view(const dn_act *x, size_t col, dn_type type, const dn_act_row **row,
+                              const dn_dot_act **a)
+{
+    if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return 0;
+    const int q = x->scaling == DN_ACT_PER_BLOCK && dn_block_formats[type].elements == 256;
+    const int s = x->slot[type];
+    if (q >= x->quants) return 0;
+    const dn_act_col *c = &x->col[col];
+    *row = &c->row[q];
+    *a = x->scaling == DN_ACT_SUB32 ? &c->slot[s] : &c->side[q];
+    return 1;
+}
+
 /* What a SIMD kernel's row loop reads: the product's arguments, the
    format's block size and row stride, the prepared activation side. */
 typedef struct dn_mv_ctx {
@@ -157,8 +226,12 @@ static inline dn_mv_ctx dn_mv_ctx_of(dn_type type, const uint8_t *w, size_t rows
                                      const dn_act_row *act, dn_act_scaling scaling,
                                      const dn_dot_act *a)
 {
-    size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    dn_mv_ctx c = {type, w, rows, n, bb, n / be * bb, act, scaling, a};
+    /* the format table inline and the block count by a shift (32 or 256
+       elements): a 4-row call from dn_act_mat_vec_rows costs ~500 ns, and
+       the library calls and the division were a tenth of it */
+    const size_t be = dn_block_formats[type].elements, bb = dn_block_formats[type].bytes;
+    const size_t blocks = be == 256 ? n / 256 : n / 32;
+    dn_mv_ctx c = {type, w, rows, n, bb, blocks * bb, act, scaling, a};
     return c;
 }
 
@@ -174,6 +247,59 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
     dn_status st = f(type, w, rows, n, act, scaling, &a, row_begin, row_end, out, bad);
     dn_dot_act_free(&a);
     return st;
+}
+
+/* The bytes of weight rows a SIMD kernel's product over prepared columns
+   keeps in cache while it runs every column of a block over them: the
+   tile's rows come from memory once per block of columns, not once per
+   column. 64 KiB, with the column block's activations (DN_DOT_MM_COLS),
+   stays within a 1 MiB L2; other sizes were not measured. */
+#ifndef DN_DOT_MM_TILE
+#define DN_DOT_MM_TILE (64 * 1024)
+#endif
+
+/* The activation bytes of a block of columns a SIMD kernel's product keeps
+   in cache while it runs them over every row tile: each column's codes
+   and sums (about 1.5 n bytes read per column). Without column blocks, 512
+   columns of 4096 (3 MiB read per tile) left the L2 on every tile, and
+   Q8_0 4096 x 4096 ran at 1.85 ms a column against 1.07 at n = 64. */
+#ifndef DN_DOT_MM_COLS
+#define DN_DOT_MM_COLS (192 * 1024)
+#endif
+
+/* A table's mat_mul_rows from its mat_vec_rows_act: blocks of columns of
+   about DN_DOT_MM_COLS bytes, and within a block row tiles of about
+   DN_DOT_MM_TILE bytes (whole batches of four rows), every column of the
+   block over each tile. Each value is the kernel's matrix-vector value, so
+   the bits are the matrix-vector product's; the first failing row of the
+   range reports (every column reads the same blocks, and the first block
+   of columns runs every row tile in order). */
+static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                        dn_type type, const uint8_t *w, size_t rows, size_t r0,
+                                        size_t r1, float *out, size_t ldo, size_t *bad)
+{
+    size_t tile = r1 - r0, cb = c1 - c0;
+    if (c1 - c0 > 1) {
+        tile = DN_DOT_MM_TILE / x->row_bytes[type] & ~(size_t)3;
+        if (tile < 4) tile = 4;
+        cb = DN_DOT_MM_COLS / (x->n + x->n / 2);
+        if (cb < 1) cb = 1;
+    }
+    for (size_t b0 = c0; b0 < c1; b0 += cb) {
+        const size_t b1 = c1 - b0 > cb ? b0 + cb : c1;
+        for (size_t t0 = r0; t0 < r1; t0 += tile) {
+            const size_t t1 = r1 - t0 > tile ? t0 + tile : r1;
+            for (size_t c = b0; c < b1; c++) {
+                const dn_act_row *row = NULL;
+                const dn_dot_act *a = NULL;
+                if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT;
+                dn_status st =
+                    f(type, w, rows, x->n, row, x->scaling, a, t0, t1, out + (c - c0) * ldo, bad);
+                if (st != DN_OK) return st;
+            }
+        }
+    }
+    return DN_OK;
 }
 
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,

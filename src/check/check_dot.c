@@ -535,6 +535,78 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
         }
 }
 
+/* The product over prepared columns (mat_mul_rows): the kernel's table
+   against the reference's on random matrices (now and then an unreadable
+   block), columns of every regime (spread exponents, zeros, outliers), 1
+   to 5 columns, up to 40 rows (several row tiles), a random row and column
+   range: the same status, *bad and bits. */
+static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
+                          dn_check_result *res)
+{
+    dn_rng r = {seed * 131 + 7};
+    const size_t maxn = 4 * 256, maxrows = 40, maxcols = 5;
+    uint8_t *w = malloc(maxrows * maxn / 256 * 210 + maxrows * maxn / 32 * 34);
+    float *x = malloc(maxcols * maxn * sizeof *x);
+    float *o_ref = malloc(maxrows * maxcols * sizeof *o_ref);
+    float *o_k = malloc(maxrows * maxcols * sizeof *o_k);
+    size_t bytes = 0, sub32 = 0;
+    (void)dn_act_size(maxn, maxcols, DN_ACT_PER_BLOCK, DN_WORDS_TWO, &bytes);
+    (void)dn_act_size(maxn, maxcols, DN_ACT_SUB32, DN_WORDS_TWO, &sub32);
+    bytes = sub32 > bytes ? sub32 : bytes;
+    void *mem = malloc(bytes);
+    if (!w || !x || !o_ref || !o_k || !mem) dn_check_mismatch(res, "out of memory");
+    for (size_t i = 0; w && x && o_ref && o_k && mem && i < cases; i++) {
+        const dn_type type = types[i % NTYPES];
+        const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+        const dn_act_scaling scaling = (i / NTYPES) & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+        const dn_words words = (i / NTYPES) & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
+        const size_t blocks = 1 + (size_t)dn_rng_below(&r, maxn / be);
+        const size_t n = blocks * be, rows = 1 + (size_t)dn_rng_below(&r, maxrows);
+        const size_t cols = 1 + (size_t)dn_rng_below(&r, maxcols);
+        uint16_t prev = 0x3C00;
+        const int allow_bad = dn_rng_below(&r, 8) == 0;
+        for (size_t k = 0; k < rows * blocks; k++)
+            fill_block(&r, type, w + k * bb, bb, 0, allow_bad, &prev);
+        dn_fill_f32(&r, (dn_regime)dn_rng_below(&r, DN_REGIME_COUNT), x, cols * n);
+        for (size_t k = 0; k < cols * n; k++)
+            if (!isfinite(x[k])) x[k] = 0.0f;
+        dn_act *act = NULL;
+        if (dn_act_prepare(x, n, cols, scaling, words, mem, bytes, &act, NULL) != DN_OK) {
+            dn_check_mismatch(res, "dn_act_prepare refused n=%zu cols=%zu", n, cols);
+            continue;
+        }
+        size_t r0 = (size_t)dn_rng_below(&r, rows),
+               r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
+        size_t c0 = (size_t)dn_rng_below(&r, cols),
+               c1 = c0 + 1 + (size_t)dn_rng_below(&r, cols - c0);
+        for (size_t k = 0; k < rows * cols; k++) o_ref[k] = o_k[k] = dn_from_bits(0x7F812345u);
+        size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+        dn_status st_ref =
+            dn_dot_scalar.mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_ref, rows, &bad_ref);
+        dn_status st_k = kern->mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_k, rows, &bad_k);
+        res->compared++;
+        if (st_ref != st_k || bad_ref != bad_k) {
+            dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",
+                              type_names[i % NTYPES], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
+            continue;
+        }
+        for (size_t k = 0; st_ref == DN_OK && k < rows * (c1 - c0); k++) {
+            res->compared++;
+            if (dn_bits(o_ref[k]) != dn_bits(o_k[k]))
+                dn_check_mismatch(res,
+                                  "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
+                                  "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                                  type_names[i % NTYPES], n, (int)scaling, (int)words,
+                                  c0 + k / rows, k % rows, dn_bits(o_ref[k]), dn_bits(o_k[k]));
+        }
+    }
+    free(w);
+    free(x);
+    free(o_ref);
+    free(o_k);
+    free(mem);
+}
+
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -581,6 +653,10 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
         if (m.mismatched) failed++;
         if (sink) sink(&m, ctx);
     }
+    dn_check_result mm = {"dot", "mat_mul", isa, 0, 0, ""};
+    check_mat_mul(kern, same ? 8 : cases / 2, plan->seed, &mm);
+    if (mm.mismatched) failed++;
+    if (sink) sink(&mm, ctx);
     free(b.w);
     free(b.x);
     free(b.o_ref);

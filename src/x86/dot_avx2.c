@@ -335,11 +335,11 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
         }
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
+            return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
         for (size_t k = 0; k < count; k++) {
             if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_mat_vec_rows(t, c->w, c->rows, c->n, c->act, c->scaling,
-                                                   r + k, r + k + 1, out, bad);
+                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
+                                                  r + k + 1, out, bad);
                 if (st != DN_OK) return st;
             } else {
                 out[r + k] = dn_chain_result(v[k]);
@@ -415,7 +415,7 @@ static dn_status mat_vec_rows_act_avx2(dn_type type, const uint8_t *w, size_t ro
                                        const dn_dot_act *a, size_t r0, size_t r1, float *out,
                                        size_t *bad)
 {
-    if (!a->usable) return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    if (!a->usable) return dn_ref_rows_pieces(type, w, rows, n, act, scaling, r0, r1, out, bad);
     const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
     switch (type) {
     case DN_TYPE_Q4_0: return mv_q4_0(&c, r0, r1, out, bad);
@@ -430,7 +430,7 @@ static dn_status mat_vec_rows_act_avx2(dn_type type, const uint8_t *w, size_t ro
     case DN_TYPE_Q6_K: return mv_q6_k(&c, r0, r1, out, bad);
     case DN_TYPE_IQ4_NL: return mv_iq4_nl(&c, r0, r1, out, bad);
     case DN_TYPE_IQ4_XS: return mv_iq4_xs(&c, r0, r1, out, bad);
-    default: return dn_ref_mat_vec_rows(type, w, rows, n, act, scaling, r0, r1, out, bad);
+    default: return dn_ref_rows_pieces(type, w, rows, n, act, scaling, r0, r1, out, bad);
     }
 }
 
@@ -442,7 +442,15 @@ static dn_status mat_vec_rows_avx2(dn_type type, const uint8_t *w, size_t rows, 
                                bad);
 }
 
+static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_type type,
+                                   const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
+                                   size_t ldo, size_t *bad)
+{
+    return dn_dot_mm_tiled(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
+}
+
 const dn_dot_kernels dn_dot_avx2 = {
     .mat_vec_rows = mat_vec_rows_avx2,
     .mat_vec_rows_act = mat_vec_rows_act_avx2,
+    .mat_mul_rows = mat_mul_rows_avx2,
 };
