@@ -83,7 +83,8 @@ static inline dn_u128 dn_u128_mul64(uint64_t a, uint64_t b)
     uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    return (dn_u128){(mid << 32) | (p00 & 0xFFFFFFFFu), p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)};
+    return (dn_u128){(mid << 32) | (p00 & 0xFFFFFFFFu),
+                     p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)};
 }
 
 /* a * b modulo 2^128 */

@@ -88,6 +88,25 @@ static inline int64_t dg_between(dg_rng *r, int64_t lo, int64_t hi)
     return lo + (int64_t)(dg_next(r) % (uint64_t)(hi - lo + 1));
 }
 
+/* An int64 of any size: a random one shifted right by 0..63 places. (Every
+   draw is its own statement or declaration: the order in which a call's
+   arguments or an operator's operands are evaluated is unspecified, and
+   compilers for different targets do pick different orders.) */
+static inline int64_t dg_int64(dg_rng *r)
+{
+    int64_t v = (int64_t)dg_next(r);
+    int64_t s = dg_between(r, 0, 63);
+    return v >> s;
+}
+
+/* a binary16 with its exponent and fraction in [lo, hi], either sign */
+static inline uint16_t dg_f16_in(dg_rng *r, int64_t lo, int64_t hi)
+{
+    uint16_t mag = (uint16_t)dg_between(r, lo, hi);
+    uint16_t sign = (uint16_t)((dg_next(r) & 1) << 15);
+    return (uint16_t)(mag | sign);
+}
+
 /* k / 2^s with k in [-2^20, 2^20] and s in [0, 24]: exact, modest, signed */
 static inline float dg_small(dg_rng *r)
 {

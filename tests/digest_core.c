@@ -12,21 +12,24 @@ static void fp32_scalars(dg_hash *h, dg_rng *r)
 {
     for (int i = 0; i < 4096; i++) {
         float a = dg_any(r), b = dg_any(r);
+        int64_t v = dg_int64(r);
+        int32_t ve = (int32_t)dg_between(r, -220, 120), n = (int32_t)dg_between(r, -300, 300);
+        uint32_t m = (uint32_t)dg_next(r) | 1u;
+        int32_t me = (int32_t)dg_between(r, -100, 100);
         dg_f32(h, dn_ftz(a));
         dg_f32(h, dn_fadd(a, b));
         dg_f32(h, dn_fsub(a, b));
         dg_f32(h, dn_fmul(a, b));
         dg_f32(h, dn_tf32(a));
         dg_f32(h, dn_fmul_tf32(a, b));
-        dg_f32(h, dn_ldexp(a, (int32_t)dg_between(r, -300, 300)));
-        dg_f32(h, dn_scaled_to_f32((int64_t)dg_next(r) >> dg_between(r, 0, 63),
-                                   (int32_t)dg_between(r, -220, 120)));
+        dg_f32(h, dn_ldexp(a, n));
+        dg_f32(h, dn_scaled_to_f32(v, ve));
         dg_u64(h, dn_f32_to_f16(a));
         dg_u64(h, dn_f32_to_bf16(a));
         int64_t q = 0;
         dg_st(h, dn_rne(a, &q));
         dg_u64(h, (uint64_t)q);
-        dg_st(h, dn_rne_div(a, (uint32_t)dg_next(r) | 1u, (int32_t)dg_between(r, -100, 100), &q));
+        dg_st(h, dn_rne_div(a, m, me, &q));
         dg_u64(h, (uint64_t)q);
     }
     for (uint32_t u = 0; u < 65536; u++) {
@@ -43,9 +46,11 @@ static void fp32_exact_sums(dg_hash *h, dg_rng *r)
     for (int i = 0; i < 500; i++) {
         size_t n = (size_t)dg_between(r, 0, 40);
         int wide = i % 3 == 0;
-        for (size_t j = 0; j < n; j++)
-            t[j] = (dn_term){(int64_t)dg_next(r) >> dg_between(r, 0, 63),
-                             (int32_t)(wide ? dg_between(r, -400, 300) : dg_between(r, -40, 10)), 0};
+        for (size_t j = 0; j < n; j++) {
+            int64_t v = dg_int64(r);
+            int32_t e = (int32_t)(wide ? dg_between(r, -400, 300) : dg_between(r, -40, 10));
+            t[j] = (dn_term){v, e, 0};
+        }
         float out = 0.0f;
         dg_st(h, dn_exact_sum(t, n, &out));
         dg_f32(h, out);
@@ -109,12 +114,14 @@ void dg_math(dg_hash *h, dn_pool *pool)
     enum { N = 65536 };
     typedef float (*unary)(float);
     typedef dn_status (*vector)(const float *, float *, size_t);
-    static const unary f[8] = {dn_exp, dn_ln, dn_ln1p, dn_recip, dn_rsqrt, dn_sigmoid, dn_silu, dn_softplus};
+    static const unary f[8] = {dn_exp,   dn_ln,      dn_ln1p, dn_recip,
+                               dn_rsqrt, dn_sigmoid, dn_silu, dn_softplus};
     static const vector v[8] = {dn_exp_v,   dn_ln_v,      dn_ln1p_v, dn_recip_v,
                                 dn_rsqrt_v, dn_sigmoid_v, dn_silu_v, dn_softplus_v};
     dg_rng r = {2};
     float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
-    for (uint32_t i = 0; i < N; i++) x[i] = dg_float_of(i << 16 | (uint32_t)(dg_next(&r) & 0xFFFFu));
+    for (uint32_t i = 0; i < N; i++)
+        x[i] = dg_float_of(i << 16 | (uint32_t)(dg_next(&r) & 0xFFFFu));
     for (int k = 0; k < 8; k++) {
         for (size_t i = 0; i < N; i++) dg_f32(h, f[k](x[i]));
         dg_st(h, v[k](x, y, N));
@@ -143,7 +150,7 @@ void dg_norms(dg_hash *h, dn_pool *pool)
         dg_f32s(h, y, n);
         for (size_t i = 0; i < n / 2; i++) {
             c[i] = dn_f16_to_f32((uint16_t)dg_between(&r, 0x3000, 0x3C00));
-            s[i] = dn_f16_to_f32((uint16_t)(dg_between(&r, 0x3000, 0x3C00) | (dg_next(&r) & 1) << 15));
+            s[i] = dn_f16_to_f32(dg_f16_in(&r, 0x3000, 0x3C00));
         }
         for (int mode = 0; mode < 2; mode++) {
             dg_st(h, dn_rope(x, n, c, s, mode ? n / 4 : n / 2, (dn_rope_mode)mode, y));
@@ -181,16 +188,19 @@ void dg_quant(dg_hash *h, dn_pool *pool)
     int16_t *codes = malloc(N * sizeof(int16_t));
     dn_act_scale *scales = malloc(N / 32 * sizeof(dn_act_scale));
     for (int pass = 0; pass < 8; pass++) {
-        for (size_t i = 0; i < N; i++)
-            x[i] = pass == 7 && i == 77 ? dg_float_of(0x7F800000u)
-                                        : dn_ldexp(dg_small(&r), (int32_t)dg_between(&r, -20, 20) * pass);
+        for (size_t i = 0; i < N; i++) {
+            float v = dg_small(&r);
+            int32_t e = (int32_t)dg_between(&r, -20, 20) * pass;
+            x[i] = pass == 7 && i == 77 ? dg_float_of(0x7F800000u) : dn_ldexp(v, e);
+        }
         for (int words = 1; words <= 2; words++) {
             dn_act_row row = {codes, scales, N, 0, (dn_words)words};
             size_t bad = 0;
             dg_st(h, dn_quantize(x, N, (dn_words)words, &row, &bad));
             dg_u64(h, bad);
             dg_i16s(h, codes, N);
-            for (size_t b = 0; b < N / 32; b++) dg_u64(h, (uint64_t)scales[b].m << 32 ^ (uint32_t)scales[b].e);
+            for (size_t b = 0; b < N / 32; b++)
+                dg_u64(h, (uint64_t)scales[b].m << 32 ^ (uint32_t)scales[b].e);
             size_t block = pass % 2 ? 256 : 32;
             dg_st(h, dn_quantize_blocks(x, N, block, (dn_words)words, &row, &bad));
             dg_u64(h, bad);

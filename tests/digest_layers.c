@@ -42,8 +42,8 @@ static void attention_int8(dg_hash *h, dg_rng *r)
     dg_st(h, dn_weighted_int8(p, CAP, scales, 1, codes, D, D, out));
     dg_f32s(h, out, D);
     for (int words = 1; words <= 2; words++) {
-        dg_st(h, dn_attend_int8(x, D, DN_ACT_SUB32, (dn_words)words, codes, scales, codes + D, scales + 1,
-                                CAP - 1, D, 1, 0.125f, out));
+        dg_st(h, dn_attend_int8(x, D, DN_ACT_SUB32, (dn_words)words, codes, scales, codes + D,
+                                scales + 1, CAP - 1, D, 1, 0.125f, out));
         dg_f32s(h, out, D);
     }
 }
@@ -76,8 +76,18 @@ static void attention_layer(dg_hash *h, dg_rng *r, dn_pool *pool)
     float *q = malloc(QH * D * sizeof(float)), *out = malloc(QH * D * sizeof(float));
     for (int t = DN_KV_F32; t <= DN_KV_INT8; t++) {
         size_t es = t == DN_KV_F32 ? 4 : t == DN_KV_INT8 ? 1 : 2;
-        dn_kv_cache c = {malloc(CAP * KVH * D * es), malloc(CAP * KVH * D * es), malloc(CAP * KVH * 2),
-                         malloc(CAP * KVH * 2), D, KVH, KVH * D, D, KVH, 1, (uint32_t)t, 0};
+        dn_kv_cache c = {malloc(CAP * KVH * D * es),
+                         malloc(CAP * KVH * D * es),
+                         malloc(CAP * KVH * 2),
+                         malloc(CAP * KVH * 2),
+                         D,
+                         KVH,
+                         KVH * D,
+                         D,
+                         KVH,
+                         1,
+                         (uint32_t)t,
+                         0};
         for (size_t pos = 0; pos < CAP; pos++) {
             dg_fill_small(r, kr, KVH * D), dg_fill_small(r, vr, KVH * D);
             dg_st(h, dn_cache_append(&c, pos, kr, vr));

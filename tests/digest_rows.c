@@ -5,10 +5,7 @@
 #include "digest.h"
 
 /* A binary16 of modest magnitude (|x| < 4), any sign. */
-static uint16_t modest_f16(dg_rng *r)
-{
-    return (uint16_t)(dg_between(r, 0, 0x43FF) | (dg_next(r) & 1) << 15);
-}
+static uint16_t modest_f16(dg_rng *r) { return dg_f16_in(r, 0, 0x43FF); }
 
 /* F16 conversions, the byte reader, both dot paths, mad and scale, and the
    matrix products (on `pool` where they take one). */
@@ -71,9 +68,10 @@ typedef struct dg_format {
 } dg_format;
 
 static const dg_format formats[12] = {
-    {DN_TYPE_Q4_0, 0, -1},   {DN_TYPE_Q4_1, 0, 2},    {DN_TYPE_Q5_0, 0, -1},  {DN_TYPE_Q5_1, 0, 2},
-    {DN_TYPE_Q8_0, 0, -1},   {DN_TYPE_IQ4_NL, 0, -1}, {DN_TYPE_Q2_K, 80, 82}, {DN_TYPE_Q3_K, 108, -1},
-    {DN_TYPE_Q4_K, 0, 2},    {DN_TYPE_Q5_K, 0, 2},    {DN_TYPE_Q6_K, 208, -1}, {DN_TYPE_IQ4_XS, 0, -1},
+    {DN_TYPE_Q4_0, 0, -1},  {DN_TYPE_Q4_1, 0, 2},    {DN_TYPE_Q5_0, 0, -1},
+    {DN_TYPE_Q5_1, 0, 2},   {DN_TYPE_Q8_0, 0, -1},   {DN_TYPE_IQ4_NL, 0, -1},
+    {DN_TYPE_Q2_K, 80, 82}, {DN_TYPE_Q3_K, 108, -1}, {DN_TYPE_Q4_K, 0, 2},
+    {DN_TYPE_Q5_K, 0, 2},   {DN_TYPE_Q6_K, 208, -1}, {DN_TYPE_IQ4_XS, 0, -1},
 };
 
 /* The binary16 v at p, little-endian (ggml's byte order). */
@@ -90,8 +88,9 @@ static size_t random_row(dg_rng *r, const dg_format *f, uint8_t *bytes, size_t b
     size_t bb = dn_type_block_bytes(f->type);
     for (size_t i = 0; i < blocks * bb; i++) bytes[i] = (uint8_t)dg_next(r);
     for (size_t b = 0; b < blocks; b++) {
-        put_le16(bytes + b * bb + f->d_at, (uint16_t)(dg_between(r, 0x1000, 0x2C00) | (dg_next(r) & 1) << 15));
-        if (f->m_at >= 0) put_le16(bytes + b * bb + f->m_at, (uint16_t)dg_between(r, 0x1000, 0x2C00));
+        put_le16(bytes + b * bb + f->d_at, dg_f16_in(r, 0x1000, 0x2C00));
+        if (f->m_at >= 0)
+            put_le16(bytes + b * bb + f->m_at, (uint16_t)dg_between(r, 0x1000, 0x2C00));
     }
     if (bad) put_le16(bytes + (blocks / 2) * bb + f->d_at, 0x7C00);
     return blocks * dn_type_block_elements(f->type);
@@ -119,8 +118,10 @@ void dg_blocks(dg_hash *h, dn_pool *pool)
             if (pass == 5) continue;
             dg_i16s(h, coef, n), dg_i16s(h, offs, n);
             for (size_t s = 0; s < row.nsegments; s++) {
-                dg_u64(h, (uint64_t)(int64_t)seg[s].a.sig), dg_u64(h, (uint64_t)(int64_t)seg[s].a.exp);
-                dg_u64(h, (uint64_t)(int64_t)seg[s].b.sig), dg_u64(h, (uint64_t)(int64_t)seg[s].b.exp);
+                dg_u64(h, (uint64_t)(int64_t)seg[s].a.sig),
+                    dg_u64(h, (uint64_t)(int64_t)seg[s].a.exp);
+                dg_u64(h, (uint64_t)(int64_t)seg[s].b.sig),
+                    dg_u64(h, (uint64_t)(int64_t)seg[s].b.exp);
                 dg_u64(h, seg[s].first), dg_u64(h, seg[s].count);
             }
         }
@@ -153,7 +154,10 @@ static dn_act_row case_fill(dg_rng *r, dg_case *c, const dg_format *f, dn_act_sc
 {
     size_t bb = dn_type_block_bytes(f->type), n = 0;
     for (int row = 0; row < ROWS; row++) n = random_row(r, f, c->w + row * MAXB * bb, MAXB, 0);
-    for (size_t i = 0; i < n; i++) c->x[i] = dn_ldexp(dg_small(r), (int32_t)dg_between(r, -3, 3));
+    for (size_t i = 0; i < n; i++) {
+        float v = dg_small(r);
+        c->x[i] = dn_ldexp(v, (int32_t)dg_between(r, -3, 3));
+    }
     dn_act_row act = {c->codes, c->scl, n, 0, words};
     if (scaling == DN_ACT_SUB32)
         dg_st(h, dn_quantize(c->x, n, words, &act, NULL));
@@ -186,7 +190,8 @@ void dg_dot(dg_hash *h, dn_pool *pool)
                 dg_st(h, dn_mat_vec_rows(f->type, c.w, ROWS, n, &act, (dn_act_scaling)sc, 1, ROWS,
                                          out, &bad));
                 dg_f32s(h, out + 1, ROWS - 1), dg_u64(h, bad); /* rows [1, ROWS) */
-                dg_st(h, dn_mat_vec(f->type, c.w, ROWS, n, &act, (dn_act_scaling)sc, out, pool, &bad));
+                dg_st(h,
+                      dn_mat_vec(f->type, c.w, ROWS, n, &act, (dn_act_scaling)sc, out, pool, &bad));
                 dg_f32s(h, out, ROWS), dg_u64(h, bad);
             }
     case_free(&c), free(coef), free(offs), free(seg);

@@ -44,14 +44,14 @@ typedef struct family {
    FP8 products, ...) is one more row here and one more dg_<name> function
    in digest_*.c; rows are never reordered or merged. */
 static const family families[] = {
-    {"fp32", dg_fp32, 0, UINT64_C(0x3e616315ec170ac7)},
+    {"fp32", dg_fp32, 0, UINT64_C(0x43fb1f3ab4da7acc)},
     {"math", dg_math, 0, UINT64_C(0x3c78abeab338f72d)},
     {"norms", dg_norms, 0, UINT64_C(0x212fc3b07bcefb4e)},
     {"f16", dg_f16, 1, UINT64_C(0xa7e00fd0057277c2)},
     {"blocks", dg_blocks, 0, UINT64_C(0x1a6791eef243558a)},
-    {"quant", dg_quant, 0, UINT64_C(0x50db484a845aa0b7)},
-    {"dot", dg_dot, 1, UINT64_C(0x6b3226c875450549)},
-    {"lane", dg_lane, 0, UINT64_C(0xa4c823e98a86ae57)},
+    {"quant", dg_quant, 0, UINT64_C(0x78c511ea46d56261)},
+    {"dot", dg_dot, 1, UINT64_C(0xfcf565c4a80d7a66)},
+    {"lane", dg_lane, 0, UINT64_C(0x7e4f12ca4dea0663)},
     {"attention", dg_attention, 1, UINT64_C(0x4fafd321bb7f3975)},
     {"gdn", dg_gdn, 1, UINT64_C(0x42a463bd2c24665d)},
     /* new families here, e.g. {"bf16", dg_bf16, 1, UINT64_C(0x...)}, */
@@ -87,8 +87,9 @@ int main(int argc, char **argv)
             continue;
         }
         int ok = got == f->want;
-        printf("%-10s 0x%016" PRIx64 " %s (%" PRIu64 " values, %u statuses of which %u errors)", f->name,
-               got, ok ? "ok" : "DIFFERS", first.values, (unsigned)first.calls, (unsigned)first.refused);
+        printf("%-10s 0x%016" PRIx64 " %s (%" PRIu64 " values, %u statuses of which %u errors)",
+               f->name, got, ok ? "ok" : "DIFFERS", first.values, (unsigned)first.calls,
+               (unsigned)first.refused);
         if (!ok) printf(" (committed 0x%016" PRIx64 ")", f->want);
         for (int p = 0; f->takes_pool && p < 3; p++) {
             uint64_t g = run_family(f, pools[p]).h;
