@@ -37,11 +37,14 @@ static inline uint32_t dg_bits(float x)
     return u;
 }
 
-static inline float dg_float_of(uint32_t u)
+/* *x = the binary32 with bits u. Through memory, not as a return value: on
+   i386 a float is returned in the x87 stack, which quiets a signalling NaN. */
+static inline void dg_put(float *x, uint32_t u) { memcpy(x, &u, 4); }
+
+static inline int dg_is_snan(float x)
 {
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
+    uint32_t u = dg_bits(x);
+    return (u & 0x7FFFFFFFu) > 0x7F800000u && !(u & 0x00400000u);
 }
 
 static inline void dg_f32(dg_hash *d, float x) { dg_u64(d, dg_bits(x)); }
@@ -114,17 +117,18 @@ static inline float dg_small(dg_rng *r)
     return (float)k / (float)(1u << dg_between(r, 16, 24));
 }
 
-/* Any binary32: a random bit pattern, one of the special values, or a small one. */
-static inline float dg_any(dg_rng *r)
+/* Any binary32 (into *x): a random bit pattern, one of the special values,
+   or a small one. */
+static inline void dg_any(dg_rng *r, float *x)
 {
     static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x3F800000u, 0xBF800000u,
                                        0x00000001u, 0x807FFFFFu, 0x00800000u, 0x7F7FFFFFu,
                                        0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7F800001u,
                                        0xFFC00001u, 0x477FE000u, 0x477FF000u, 0x33800000u};
     switch (dg_next(r) % 4) {
-    case 0: return dg_float_of((uint32_t)dg_next(r));
-    case 1: return dg_float_of(special[dg_next(r) % 16]);
-    default: return dg_small(r);
+    case 0: dg_put(x, (uint32_t)dg_next(r)); break;
+    case 1: dg_put(x, special[dg_next(r) % 16]); break;
+    default: *x = dg_small(r);
     }
 }
 
