@@ -11,10 +11,20 @@ if(CMAKE_OBJCOPY)
 else()
   find_program(DN_OBJCOPY objcopy REQUIRED)
 endif()
+# i386 position-independent code calls __x86.get_pc_thunk.<reg>, defined
+# hidden in a COMDAT group of every object that uses it: made local here, the
+# group would still be the one the final link keeps, and the C library's
+# references to the thunk (libc.a, libgcc.a) would find no global definition.
+# They stay global (and hidden); elsewhere these names do not exist.
+set(DN_STATIC_KEEP_GLOBAL)
+foreach(_dn_reg ax bx cx dx si di bp)
+  list(APPEND DN_STATIC_KEEP_GLOBAL --globalize-symbol=__x86.get_pc_thunk.${_dn_reg})
+endforeach()
 add_custom_command(OUTPUT ${DN_STATIC_OBJECT}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/decodenum_static
   COMMAND ${CMAKE_C_COMPILER} -r -nostdlib -o ${DN_STATIC_OBJECT}.partial $<TARGET_OBJECTS:decodenum_objects>
   COMMAND ${DN_OBJCOPY} --localize-hidden ${DN_STATIC_OBJECT}.partial ${DN_STATIC_OBJECT}
+  COMMAND ${DN_OBJCOPY} ${DN_STATIC_KEEP_GLOBAL} ${DN_STATIC_OBJECT}
   COMMAND ${CMAKE_COMMAND} -E rm -f ${DN_STATIC_OBJECT}.partial
   DEPENDS decodenum_objects $<TARGET_OBJECTS:decodenum_objects>
   COMMAND_EXPAND_LISTS VERBATIM

@@ -35,6 +35,7 @@
 #include "dot_kernels.h"
 #include "bits.h"
 #include "sizes.h"
+#include "wide128.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -186,17 +187,18 @@ static void block_scales(dn_dot_act *a, const dn_act_row *act, const int32_t *am
 static int group_sums_exact(const dn_dot_act *a, const dn_act_row *act, dn_type type,
                             const int32_t *amax16, size_t k0, size_t k1, int32_t emin)
 {
-    const unsigned __int128 cm = (unsigned __int128)32 * (unsigned)dn_block_formats[type].coef_max;
-    const unsigned __int128 om = (unsigned __int128)32 * (unsigned)dn_block_formats[type].offs_max;
-    unsigned __int128 U = 0; /* sum amax_k m_k 2^(e_k - emin) < 8 * 2^53 */
+    const dn_u128 cm = dn_u128_of(32 * (uint64_t)dn_block_formats[type].coef_max);
+    const dn_u128 om = dn_u128_of(32 * (uint64_t)dn_block_formats[type].offs_max);
+    dn_u128 U = dn_u128_of(0); /* sum amax_k m_k 2^(e_k - emin) < 8 * 2^53 */
     for (size_t k = k0; k < k1; k++) {
         if (a->S[k] == 0.0) continue;
         int32_t amax = amax16[2 * k] > amax16[2 * k + 1] ? amax16[2 * k] : amax16[2 * k + 1];
         if (!a->narrow && amax < 256) amax = 256; /* a byte plane's codes reach 255 */
-        U += ((unsigned __int128)amax * (unsigned)act->scales[k].m) << (act->scales[k].e - emin);
+        dn_u128 t = dn_u128_mul(dn_u128_of((uint64_t)amax), dn_u128_of((unsigned)act->scales[k].m));
+        U = dn_u128_add(U, dn_u128_shl(t, (unsigned)(act->scales[k].e - emin)));
     }
-    const unsigned __int128 lim = (unsigned __int128)1 << 52;
-    return cm * U < lim && om * U < lim;
+    const dn_u128 lim = dn_u128_of(UINT64_C(1) << 52);
+    return dn_u128_lt(dn_u128_mul(cm, U), lim) && dn_u128_lt(dn_u128_mul(om, U), lim);
 }
 
 /* 3. the group's integer factors f_k (S_k = f_k 2^emin exactly), fok and g2e. */

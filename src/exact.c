@@ -10,6 +10,7 @@
 #include "decodenum/fp32.h"
 #include "bits.h"
 #include "wide.h"
+#include "wide128.h"
 
 /* Splits a normal f32 into sign, 24-bit significand and exponent. */
 static void split_normal(uint32_t u, int *neg, uint32_t *m, int32_t *e)
@@ -20,18 +21,22 @@ static void split_normal(uint32_t u, int *neg, uint32_t *m, int32_t *e)
 }
 
 /* The signed result of a magnitude q with sign neg, if it fits int64_t. */
-static dn_status signed_result(int neg, unsigned __int128 q, int64_t *out)
+static dn_status signed_result(int neg, dn_u128 q, int64_t *out)
 {
-    if (q > (unsigned __int128)INT64_MAX + (neg ? 1u : 0u)) return DN_ERR_OUT_OF_RANGE;
-    *out = neg ? (int64_t)(0 - (uint64_t)q) : (int64_t)(uint64_t)q;
+    uint64_t lo = dn_u128_lo(q);
+    if (dn_u128_hi(q) != 0 || lo > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+        return DN_ERR_OUT_OF_RANGE;
+    *out = neg ? (int64_t)(0 - lo) : (int64_t)lo;
     return DN_OK;
 }
 
 /* The nearest integer to num / den, ties to even (den >= 1). */
-static unsigned __int128 rne_quotient(unsigned __int128 num, unsigned __int128 den)
+static dn_u128 rne_quotient(dn_u128 num, dn_u128 den)
 {
-    unsigned __int128 q = num / den, r = num % den;
-    if (r > den - r || (r == den - r && (q & 1))) q++;
+    dn_u128 r, q = dn_u128_divrem(num, den, &r);
+    dn_u128 rest = dn_u128_sub(den, r); /* r > den - r: above the half */
+    if (dn_u128_lt(rest, r) || (!dn_u128_lt(r, rest) && (dn_u128_lo(q) & 1)))
+        q = dn_u128_add(q, dn_u128_of(1));
     return q;
 }
 
@@ -61,14 +66,16 @@ dn_status dn_rne_div(float x, uint32_t m, int32_t e, int64_t *q)
         /* sig >= 2^23 and m < 2^32, so the quotient is >= 2^(d-9): past 2^63
            for any d >= 72, and sig << d fits 128 bits below that. */
         if (d >= 72) return DN_ERR_OUT_OF_RANGE;
-        return signed_result(neg, rne_quotient((unsigned __int128)sig << d, m), q);
+        return signed_result(
+            neg, rne_quotient(dn_u128_shl(dn_u128_of(sig), (unsigned)d), dn_u128_of(m)), q);
     }
     /* sig < 2^24 <= den / 4 once -d >= 26: the quotient is below 1/2. */
     if (-d >= 26) {
         *q = 0;
         return DN_OK;
     }
-    return signed_result(neg, rne_quotient(sig, (unsigned __int128)m << -d), q);
+    return signed_result(
+        neg, rne_quotient(dn_u128_of(sig), dn_u128_shl(dn_u128_of(m), (unsigned)-d)), q);
 }
 
 /* The exponent of a term's leading one plus one: |v| * 2^e < 2^top_place. */

@@ -114,9 +114,16 @@ uint16_t dn_f32_to_bf16(float x)
 
 float dn_bf16_to_f32(uint16_t b) { return dn_result(dn_from_bits((uint32_t)b << 16)); }
 
+/* On the bits, not through dn_ftz: on i386 a float return value passes
+   through the x87, which quiets a signalling NaN (docs/numerics.md §19). */
 void dn_ref_ftz_v(const float *x, float *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) y[i] = dn_ftz(x[i]);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        if ((u & DN_EXP_BITS) == 0) u &= DN_SIGN_BIT;
+        memcpy(&y[i], &u, 4);
+    }
 }
 
 void dn_ref_f32_to_f16_v(const float *x, uint16_t *y, size_t n)

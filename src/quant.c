@@ -9,6 +9,7 @@
 #include "decodenum/fp32.h"
 #include "bits.h"
 #include "quant_kernels.h"
+#include "wide128.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,9 +20,10 @@ static uint64_t ceil_quotient(uint64_t M, int32_t E, int32_t e, uint64_t bound)
     int64_t d = (int64_t)E - e;
     if (d >= 40) return UINT64_MAX; /* M >= 2^23: far past any 2 lo */
     if (d <= -100) return 1;        /* a positive value far below one unit */
-    unsigned __int128 num = d >= 0 ? (unsigned __int128)M << d : M;
-    unsigned __int128 den = d >= 0 ? bound : (unsigned __int128)bound << -d;
-    return (uint64_t)((num + den - 1) / den);
+    dn_u128 num = d >= 0 ? dn_u128_shl(dn_u128_of(M), (unsigned)d) : dn_u128_of(M);
+    dn_u128 den = d >= 0 ? dn_u128_of(bound) : dn_u128_shl(dn_u128_of(bound), (unsigned)-d);
+    dn_u128 r, q = dn_u128_divrem(dn_u128_sub(dn_u128_add(num, den), dn_u128_of(1)), den, &r);
+    return dn_u128_lo(q);
 }
 
 /* The least m * 2^e with m in [lo, 2 lo) and bound * m * 2^e >= amax, for a

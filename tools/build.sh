@@ -5,6 +5,12 @@
 #   sh tools/build.sh selftest   install build tools, build, run `decodenum selftest`
 #   sh tools/build.sh test       install build and test tools, build, run the test suite
 #   sh tools/build.sh aarch64    cross-build for AArch64 and run the suite under qemu-aarch64
+#   sh tools/build.sh cross ARCH cross-build for a Debian architecture (s390x, ppc64el, armhf,
+#                                armel, i386, aarch64) with Debian's cross compiler and run,
+#                                under qemu-user, the digest test (the same constants as
+#                                every other host), `decodenum info`, and on aarch64 the
+#                                selftest; s390x, the big-endian one, runs the whole suite
+#                                (its cmocka, GMP and MPFR from the s390x multiarch packages)
 #   sh tools/build.sh sanitize   build with ASan+UBSan and run the suite
 #   sh tools/build.sh bench      build and run the benchmark (OpenBLAS and SLEEF peers)
 #   GGML_SRC=<dir> sh tools/build.sh bench-ggml [avx2|native]
@@ -41,7 +47,10 @@ apt_install() {
     [ -z "$missing" ] && return 0
     sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
-    case "$missing" in *:arm64*) $sudo dpkg --add-architecture arm64 ;; esac
+    for p in $missing; do
+        case "$p" in *:*) dpkg --print-foreign-architectures | grep -qx "${p#*:}" ||
+            $sudo dpkg --add-architecture "${p#*:}" ;; esac
+    done
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 }
@@ -68,6 +77,50 @@ aarch64)
     cmake --preset aarch64
     cmake --build --preset aarch64 -j "$jobs"
     ctest --preset aarch64 -j "$jobs"
+    ;;
+cross)
+    # The library built as a porter builds it (Release, no flags of one's own:
+    # cmake/decodenum_target.cmake picks what binary32 evaluation needs) and
+    # run under qemu-user. The static targets link their programs statically
+    # (cmake/toolchain-<arch>.cmake says why); they run the digest, which
+    # needs no cmocka.
+    arch=${2:-}
+    full=0
+    shared=OFF
+    case "$arch" in
+    s390x) triple=s390x-linux-gnu full=1 shared=ON ;;
+    ppc64el) triple=powerpc64le-linux-gnu ;;
+    armhf) triple=arm-linux-gnueabihf ;;
+    armel) triple=arm-linux-gnueabi ;;
+    i386) triple=i686-linux-gnu ;;
+    aarch64) triple=aarch64-linux-gnu shared=ON ;;
+    *) echo "cross: one of s390x ppc64el armhf armel i386 aarch64" >&2; exit 2 ;;
+    esac
+    debarch=$arch
+    [ "$arch" = aarch64 ] && debarch=arm64
+    extra=""
+    [ "$full" = 1 ] && extra="libcmocka-dev:$debarch libgmp-dev:$debarch libmpfr-dev:$debarch"
+    [ "$arch" = aarch64 ] && extra="libcmocka-dev:arm64"
+    apt_install $base "gcc-$triple" "libc6-dev-$debarch-cross" qemu-user $extra
+    dir="build/cross-$arch"
+    cmake -S . -B "$dir" --toolchain "cmake/toolchain-$arch.cmake" -DCMAKE_BUILD_TYPE=Release \
+        -DBUILD_SHARED_LIBS=$shared -DDECODENUM_BUILD_TESTS=ON -DDECODENUM_BUILD_BENCH=OFF \
+        -DDECODENUM_BUILD_EXAMPLES=OFF
+    # The selftest holds each SIMD table to the scalar one: on a target with
+    # the scalar table alone it compares the references with themselves and
+    # says nothing (and takes 5 to 15 minutes under qemu), so it runs where
+    # there are SIMD kernels (aarch64) only.
+    if [ "$arch" = aarch64 ]; then tests='^(digest_|info$|selftest$)'; else tests='^(digest_|info$)'; fi
+    if [ "$full" = 1 ]; then
+        # the whole suite but the scalar self-comparison; the GMP/MPFR
+        # oracles at a tenth of their cases (10^5 each; qemu is ~20x slower)
+        cmake --build "$dir" -j "$jobs"
+        DECODENUM_TEST_SCALE=${DECODENUM_TEST_SCALE:-0.1} \
+            ctest --test-dir "$dir" --output-on-failure -j "$jobs" -LE exhaustive -E '^selftest$'
+    else
+        cmake --build "$dir" -j "$jobs" --target decodenum_cli test_digest
+        ctest --test-dir "$dir" --output-on-failure -R "$tests" -E portable_wide
+    fi
     ;;
 sanitize)
     apt_install $base $testing
@@ -186,7 +239,7 @@ deb)
     sh tools/deb.sh --autopkgtest
     ;;
 *)
-    echo "usage: sh tools/build.sh lint|selftest|test|aarch64|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
+    echo "usage: sh tools/build.sh lint|selftest|test|aarch64|cross ARCH|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
     exit 2
     ;;
 esac
