@@ -427,7 +427,7 @@ void dn_ref_hadamard(float *x, size_t n, int inverse)
     }
 }
 
-/* ---- tanh, gelu_tanh, gelu (docs/numerics.md 8.13) ----------------------- */
+/* ---- tanh, gelu_tanh, gelu (docs/numerics.md 15) -------------------------- */
 
 #define A dn_act_c
 
@@ -464,6 +464,7 @@ float dn_tanh(float x)
 {
     x = dn_flush(x);
     if (x != x) return canon_nan();
+    if (x == 0.0f) return x; /* x + x^3 P would give +0 for -0 */
     uint32_t u = dn_bits(x);
     float a = dn_from_bits(u & ~DN_SIGN_BIT);
     if (a < 0x1.2p-1f) return tanh_small(x);

@@ -28,7 +28,7 @@ extern const float dn_ln_llo[128];
 extern const float dn_recip_seed[128];
 extern const float dn_rsqrt_seed[128];
 
-/* tanh, gelu_tanh, gelu (docs/numerics.md 8.13) */
+/* tanh, gelu_tanh, gelu (docs/numerics.md 15) */
 typedef struct dn_act_consts {
     float tanh_p[5];            /* tanh x = x + x^3 (p0 + p1 x^2 + ... + p4 x^8), |x| < 9/16 */
     float gelu_k_hi, gelu_k_lo; /* 2 sqrt(2/pi) = k_hi + k_lo */

@@ -37,7 +37,7 @@ static const char *const names[COUNT] = {"exp",   "ln",        "ln1p", "recip",
                                          "rsqrt", "sigmoid",   "silu", "softplus",
                                          "tanh",  "gelu_tanh", "gelu"};
 /* The largest error each function is held to (ULP): the activations' bounds
-   are the ones docs/numerics.md 8.13 states (measured, rounded up). */
+   are the ones docs/numerics.md 15 states (measured, rounded up). */
 static const double limit[COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2};
 
 /* gelu_tanh's z = 2 sqrt(2/pi) (x + 0.044715 x^3), in double */

@@ -261,7 +261,7 @@ def split2(v):
 
 
 def act_section(w, co):
-    """tanh, gelu_tanh, gelu (docs/numerics.md section 8.13): appended after
+    """tanh, gelu_tanh, gelu (docs/numerics.md section 15): appended after
     the tables above, which it leaves as they are."""
     tanh_c, gelu_c = co["tanh"], co["gelu"]
     assert len(tanh_c) == 5 and len(gelu_c) == 12

@@ -152,7 +152,7 @@ DN_API dn_status dn_hadamard_inverse(float *x, size_t n);
    coefficients); otherwise 1 - 2 sigmoid(-2|x|) by the dn_sigmoid sequence,
    1 - 2 sigmoid taken as an exact difference and one last rounding, with
    x's sign; |x| is clamped to 10 (tanh 10 rounds to 1). Within 2 ULP
-   (measured largest error in docs/numerics.md 8.13). ±0 (and denormals)
+   (measured largest error in docs/numerics.md 15). ±0 (and denormals)
    give x's zero, ±inf gives ±1, NaN gives DN_NAN_BITS. */
 DN_API float dn_tanh(float x);
 
@@ -163,7 +163,7 @@ DN_API float dn_tanh(float x);
    sigmoid(z) stays accurate where |z| is large; then dn_silu's last step.
    x > 10 gives x; x < -12 gives -0 (the value is below 2^-126 from
    x = -10.7); ±0 gives x; +inf gives +inf, -inf gives -0. Measured largest
-   error in docs/numerics.md 8.13. */
+   error in docs/numerics.md 15. */
 DN_API float dn_gelu_tanh(float x);
 
 /* GELU with the normal distribution (erf) form: x Phi(x) =
@@ -172,7 +172,7 @@ DN_API float dn_gelu_tanh(float x);
    binary32 minimax polynomial; a^2 exact as a Dekker pair; x < 0 gives x Q,
    x > 0 gives x (1 - Q). x > 6 gives x; x < -13.5 gives -0 (the value is
    below 2^-126 from x = -13.2); ±0 gives x; +inf gives +inf, -inf -0.
-   Measured largest error in docs/numerics.md 8.13. */
+   Measured largest error in docs/numerics.md 15. */
 DN_API float dn_gelu(float x);
 
 /* Array forms of the three, as the other dn_<name>_v (y may be x; NULL with

@@ -539,6 +539,7 @@ static inline V v_tanh(V x)
         V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
         r = sel(small, r, _mm256_or_ps(big, _mm256_and_ps(xf, F(-0.0f))));
     }
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
     return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
 }
 
