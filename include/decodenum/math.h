@@ -162,7 +162,7 @@ DN_API float dn_tanh(float x);
    as a two-part value (Dekker products, the constants as hi + lo), so that
    sigmoid(z) stays accurate where |z| is large; then dn_silu's last step.
    x > 10 gives x; x < -12 gives -0 (the value is below 2^-126 from
-   x = -10.7); ±0 gives x; +inf gives +inf, -inf gives -0. Measured largest
+   x = -10.1006); ±0 gives x; +inf gives +inf, -inf gives -0. Measured largest
    error in docs/numerics.md 15. */
 DN_API float dn_gelu_tanh(float x);
 
@@ -171,7 +171,7 @@ DN_API float dn_gelu_tanh(float x);
    Q = e^(-a^2/2) tau P(u), tau = 1/(1 + a/2), u = a/2 tau, P a degree-11
    binary32 minimax polynomial; a^2 exact as a Dekker pair; x < 0 gives x Q,
    x > 0 gives x (1 - Q). x > 6 gives x; x < -13.5 gives -0 (the value is
-   below 2^-126 from x = -13.2); ±0 gives x; +inf gives +inf, -inf -0.
+   below 2^-126 from x = -13.1462); ±0 gives x; +inf gives +inf, -inf -0.
    Measured largest error in docs/numerics.md 15. */
 DN_API float dn_gelu(float x);
 
