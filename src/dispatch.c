@@ -70,6 +70,11 @@ static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
     if (!k->l2norm) k->l2norm = b->l2norm;
     if (!k->rope) k->rope = b->rope;
     if (!k->hadamard) k->hadamard = b->hadamard;
+    if (!k->tanh_v) k->tanh_v = b->tanh_v;
+    if (!k->gelu_tanh_v) k->gelu_tanh_v = b->gelu_tanh_v;
+    if (!k->gelu_v) k->gelu_v = b->gelu_v;
+    if (!k->rms0) k->rms0 = b->rms0;
+    if (!k->rms_gated) k->rms_gated = b->rms_gated;
 }
 
 static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)

@@ -288,9 +288,8 @@ typedef struct sig_parts {
     int32_t e;
 } sig_parts;
 
-static sig_parts sigmoid_core(float x)
+static sig_parts sig_of_exp(exp_parts p)
 {
-    exp_parts p = exp_split(-x);
     float t = scale(1.0f, -p.k); /* 2^-k, +0 below 2^-126 */
     float big = p.hi >= t ? p.hi : t, small = p.hi >= t ? t : p.hi;
     float dh = add(t, p.hi);
@@ -302,6 +301,8 @@ static sig_parts sigmoid_core(float x)
     return s;
 }
 
+static sig_parts sigmoid_core(float x) { return sig_of_exp(exp_split(-x)); }
+
 float dn_sigmoid(float x)
 {
     x = dn_flush(x);
@@ -311,21 +312,26 @@ float dn_sigmoid(float x)
     return scale(add(s.y.y1, mul(s.y.y1, s.y.r)), -s.e);
 }
 
-float dn_silu(float x)
+/* xm * sigmoid for a normal xm and the sigmoid as sig_parts s: xm = X * 2^Ex
+   with X in [1, 2) signed; X*y1*(1 + r) rounded once: p + (p's error + p*r),
+   then times 2^Ex (exact: |X*y| < 2) and 2^-e. */
+static float times_sigmoid(float xm, sig_parts s)
 {
-    x = dn_flush(x);
-    if (x != x) return canon_nan();
-    if (x == 0.0f) return x;
-    float xm = x < -95.0f ? -95.0f : x; /* below, x*sigmoid(x) flushes either way */
-    sig_parts s = sigmoid_core(xm > 80.0f ? 80.0f : xm);
-    /* xm = X * 2^Ex with X in [1, 2) signed; X*y1*(1 + r) rounded once:
-       p + (p's error + p*r), then times 2^Ex (exact: |X*y| < 2) and 2^-e. */
     uint32_t u = dn_bits(xm);
     int32_t Ex = (int32_t)((u >> 23) & 0xFFu) - 127;
     float X = dn_from_bits((u & (DN_SIGN_BIT | DN_FRAC_BITS)) | 0x3F800000u);
     float p = mul(X, s.y.y1);
     float v = add(p, add(mul_err(X, s.y.y1, p), mul(p, s.y.r)));
     return scale(scale(v, Ex), -s.e);
+}
+
+float dn_silu(float x)
+{
+    x = dn_flush(x);
+    if (x != x) return canon_nan();
+    if (x == 0.0f) return x;
+    float xm = x < -95.0f ? -95.0f : x; /* below, x*sigmoid(x) flushes either way */
+    return times_sigmoid(xm, sigmoid_core(xm > 80.0f ? 80.0f : xm));
 }
 
 /* ---- softplus ------------------------------------------------------------- */
@@ -421,6 +427,208 @@ void dn_ref_hadamard(float *x, size_t n, int inverse)
     }
 }
 
+/* ---- tanh, gelu_tanh, gelu (docs/numerics.md 20) -------------------------- */
+
+#define A dn_act_c
+
+/* a two-part value hi + lo, |lo| far below ulp(hi) */
+typedef struct two {
+    float hi, lo;
+} two;
+
+/* tanh x for |x| < 9/16: x + x^3 P(x^2), the odd quintic's tail by Horner. */
+static float tanh_small(float x)
+{
+    float x2 = mul(x, x);
+    float p = add(A.tanh_p[3], mul(x2, A.tanh_p[4]));
+    p = add(A.tanh_p[2], mul(x2, p));
+    p = add(A.tanh_p[1], mul(x2, p));
+    p = add(A.tanh_p[0], mul(x2, p));
+    return add(x, mul(mul(x, x2), p));
+}
+
+/* tanh a for a in [9/16, 10]: 1 - 2 sigmoid(-2a), with sigmoid(-2a) =
+   y1 (1 + r) 2^-e from the sigmoid sequence (-2a exact). s = y1 2^(1-e) is
+   exact (normal: s > 2^-29), h = 1 - s and its error are exact (Fast2Sum,
+   1 > s), so 1 - s (1 + r) = h + (err - s r) rounds once. */
+static float tanh_big(float a)
+{
+    sig_parts p = sigmoid_core(mul(-2.0f, a));
+    float s = scale(p.y.y1, 1 - p.e);
+    float h = sub(1.0f, s);
+    float err = sub(sub(1.0f, h), s);
+    return add(h, sub(err, mul(s, p.y.r)));
+}
+
+float dn_tanh(float x)
+{
+    x = dn_flush(x);
+    if (x != x) return canon_nan();
+    if (x == 0.0f) return x; /* x + x^3 P would give +0 for -0 */
+    uint32_t u = dn_bits(x);
+    float a = dn_from_bits(u & ~DN_SIGN_BIT);
+    if (a < 0x1.2p-1f) return tanh_small(x);
+    float t = tanh_big(a > 10.0f ? 10.0f : a);
+    return dn_from_bits(dn_bits(t) | (u & DN_SIGN_BIT));
+}
+
+/* hi + lo = a*b exactly for a*b normal: Dekker's product. */
+static two mul2(float a, float b)
+{
+    float p = mul(a, b);
+    two r = {p, mul_err(a, b, p)};
+    return r;
+}
+
+/* z = 2 sqrt(2/pi) x (1 + 0.044715 x^2) as hi + lo, for x in [-12, 10]:
+   x^2, 0.044715 x^2, 1 + that, x times it and K times that, each a
+   Dekker product or Fast2Sum whose error is carried (the constants as
+   hi + lo), so z is good to ~2^-40 relative where it matters (z < -9,
+   where sigmoid(z)'s relative error is about |z| times z's). */
+static two gelu_tanh_arg(float x)
+{
+    two s = mul2(x, x);
+    two q = mul2(A.gelu_a_hi, s.hi);
+    q.lo = add(q.lo, add(mul(A.gelu_a_hi, s.lo), mul(A.gelu_a_lo, s.hi)));
+    float big = q.hi > 1.0f ? q.hi : 1.0f, small = q.hi > 1.0f ? 1.0f : q.hi;
+    float w = add(1.0f, q.hi);
+    float we = add(add(sub(big, w), small), q.lo);
+    two p = mul2(x, w);
+    p.lo = add(p.lo, mul(x, we));
+    two z = mul2(A.gelu_k_hi, p.hi);
+    z.lo = add(z.lo, add(mul(A.gelu_k_hi, p.lo), mul(A.gelu_k_lo, p.hi)));
+    return z;
+}
+
+/* The sigmoid of hi + lo (hi in [-95, 80]): e^-(hi + lo) = e^-hi (1 - lo)
+   to 2^-40, the -e^-hi lo going into exp's error part. */
+static sig_parts sigmoid2_core(float hi, float lo)
+{
+    exp_parts p = exp_split(-hi);
+    p.lo = sub(p.lo, mul(p.hi, lo));
+    return sig_of_exp(p);
+}
+
+float dn_gelu_tanh(float x)
+{
+    x = dn_flush(x);
+    if (x != x) return canon_nan();
+    if (x == 0.0f) return x;
+    if (x > 10.0f) return x;            /* sigmoid(z) rounds to 1: z > 87 */
+    float xm = x < -12.0f ? -12.0f : x; /* x sigmoid(z) flushes below: z < -142 */
+    two z = gelu_tanh_arg(xm);
+    float zc = z.hi > 80.0f ? 80.0f : z.hi < -95.0f ? -95.0f : z.hi;
+    return times_sigmoid(xm, sigmoid2_core(zc, zc == z.hi ? z.lo : 0.0f));
+}
+
+/* P(v) as hi + lo for u = uh + ul, v = u - 7/16: vh = uh - 7/16 and its
+   error (exact: Fast2Sum, or Sterbenz for uh >= 7/32); Horner down to the
+   linear term P1, whose product with vh and sum with c0 are exact
+   (Dekker, Fast2Sum: |c0| > 0.35 > |vh P1|); the low part of v enters
+   through P1 (P' = P1 + v P1', the rest is below 2^-28 of P). */
+static two gelu_poly(float uh, float ul)
+{
+    float vh = sub(uh, 0.4375f);
+    float vl = add(sub(uh, add(vh, 0.4375f)), ul);
+    float p = A.gelu_p[11];
+    for (int i = 10; i >= 1; i--) p = add(A.gelu_p[i], mul(vh, p));
+    two t = mul2(vh, p);
+    float h = add(A.gelu_p[0], t.hi);
+    two r = {h, add(add(add(sub(A.gelu_p[0], h), t.hi), t.lo), mul(p, vl))};
+    return r;
+}
+
+/* (a.hi + a.lo)(b.hi + b.lo) as hi + lo (to ~2^-44): one Dekker product
+   and the cross terms. */
+static two mul22(two a, two b)
+{
+    two p = mul2(a.hi, b.hi);
+    p.lo = add(p.lo, add(mul(a.hi, b.lo), mul(a.lo, b.hi)));
+    return p;
+}
+
+/* Q = Phi(-a) = erfc(a/sqrt2)/2 for a = |x| in [0, 13.5] as (hi + lo) 2^k:
+   tau = 1/(1 + a/2) as hi + lo (d = 1 + a/2 and its error exact, the recip
+   sequence's y1 + y1 r rounded and its error by Fast2Sum), u = (a/2) tau as hi + lo, R = tau P(u); e^(-a^2/2)
+   = (e.hi + e.lo) 2^k from a^2 = s + se (Dekker) by exp_split(-s/2) with
+   -(e.hi se)/2 added into e.lo; Q = R e. */
+static exp_parts gelu_q(float a)
+{
+    float ha = mul(a, 0.5f);
+    float d = add(1.0f, ha);
+    float big = ha > 1.0f ? ha : 1.0f, small = ha > 1.0f ? 1.0f : ha;
+    float de = add(sub(big, d), small);
+    uint32_t db = dn_bits(d);
+    int32_t D = (int32_t)(db >> 23) - 127;
+    recip_parts rp = recip_split(dn_from_bits((db & DN_FRAC_BITS) | 0x3F800000u), scale(de, -D));
+    float yr = mul(rp.y1, rp.r), th = add(rp.y1, yr);
+    two tau = {scale(th, -D), scale(add(sub(rp.y1, th), yr), -D)};
+    two u = mul2(ha, tau.hi);
+    two R = mul22(tau, gelu_poly(u.hi, add(u.lo, mul(ha, tau.lo))));
+    two s = mul2(a, a);
+    exp_parts e = exp_split(mul(s.hi, -0.5f));
+    two E = {e.hi, sub(e.lo, mul(mul(e.hi, s.lo), 0.5f))};
+    two q = mul22(R, E);
+    exp_parts r = {q.hi, q.lo, e.k};
+    return r;
+}
+
+/* x Phi(x) for x in [-13.5, 6], x != 0, with x = X 2^Ex (X in [1, 2)
+   signed, so no partial product below flushes): x < 0 gives
+   scale(scale(X (hi + lo) rounded once, Ex), k) = x Q; x > 0 gives
+   x (1 - Q), 1 - Q as a Fast2Sum (1 > Q) and X times it rounded once. */
+static float gelu_core(float x)
+{
+    uint32_t u = dn_bits(x);
+    int32_t Ex = (int32_t)((u >> 23) & 0xFFu) - 127;
+    float X = dn_from_bits((u & (DN_SIGN_BIT | DN_FRAC_BITS)) | 0x3F800000u);
+    exp_parts q = gelu_q(dn_from_bits(u & ~DN_SIGN_BIT));
+    if (x < 0.0f) {
+        two p = mul2(X, q.hi);
+        return scale(scale(add(p.hi, add(p.lo, mul(X, q.lo))), Ex), q.k);
+    }
+    float qh = scale(q.hi, q.k), ql = scale(q.lo, q.k);
+    float h = sub(1.0f, qh);
+    float err = sub(sub(sub(1.0f, h), qh), ql);
+    two p = mul2(X, h);
+    return scale(add(p.hi, add(p.lo, mul(X, err))), Ex);
+}
+
+float dn_gelu(float x)
+{
+    x = dn_flush(x);
+    if (x != x) return canon_nan();
+    if (x == 0.0f) return x;
+    if (x > 6.0f) return x;                    /* 1 - Q rounds to 1 there */
+    return gelu_core(x < -13.5f ? -13.5f : x); /* below -13.5, x Q flushes */
+}
+
+void dn_ref_tanh_v(const float *x, float *y, size_t n) { map(dn_tanh, x, y, n); }
+void dn_ref_gelu_tanh_v(const float *x, float *y, size_t n) { map(dn_gelu_tanh, x, y, n); }
+void dn_ref_gelu_v(const float *x, float *y, size_t n) { map(dn_gelu, x, y, n); }
+
+/* ---- zero-centred and gated RMSNorm -------------------------------------- */
+
+void dn_ref_rms0(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_ref_fdot(x, x, n), n, eps);
+    for (size_t i = 0; i < n; i++) y[i] = mul(mul(x[i], r), add(1.0f, w[i]));
+}
+
+void dn_ref_rms_gated(const float *x, const float *gate, const float *w, float eps, int silu,
+                      float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_ref_fdot(x, x, n), n, eps);
+    for (size_t i = 0; i < n; i++) {
+        float g = silu ? dn_silu(gate[i]) : dn_sigmoid(gate[i]);
+        y[i] = mul(mul(mul(x[i], r), w[i]), g);
+    }
+}
+
+#undef A
+
 /* ---- the scalar table: the references ------------------------------------- */
 
 const dn_math_kernels dn_math_scalar = {
@@ -437,4 +645,9 @@ const dn_math_kernels dn_math_scalar = {
     .l2norm = dn_ref_l2norm,
     .rope = dn_ref_rope,
     .hadamard = dn_ref_hadamard,
+    .tanh_v = dn_ref_tanh_v,
+    .gelu_tanh_v = dn_ref_gelu_tanh_v,
+    .gelu_v = dn_ref_gelu_v,
+    .rms0 = dn_ref_rms0,
+    .rms_gated = dn_ref_rms_gated,
 };

@@ -76,3 +76,27 @@ static dn_status hadamard_api(float *x, size_t n, int inverse)
 dn_status dn_hadamard(float *x, size_t n) { return hadamard_api(x, n, 0); }
 
 dn_status dn_hadamard_inverse(float *x, size_t n) { return hadamard_api(x, n, 1); }
+
+/* ---- activations and the zero-centred and gated norms -------------------- */
+
+DN_UNARY_ENTRY(tanh)
+DN_UNARY_ENTRY(gelu_tanh)
+DN_UNARY_ENTRY(gelu)
+
+dn_status dn_rms0(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !w || !y) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->rms0(x, w, eps, y, n);
+    return DN_OK;
+}
+
+dn_status dn_rms_gated(const float *x, const float *gate, const float *w, float eps, dn_gate kind,
+                       float *y, size_t n)
+{
+    if (kind != DN_GATE_SIGMOID && kind != DN_GATE_SILU) return DN_ERR_INVALID_ARGUMENT;
+    if (n == 0) return DN_OK;
+    if (!x || !gate || !w || !y) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->rms_gated(x, gate, w, eps, kind == DN_GATE_SILU, y, n);
+    return DN_OK;
+}

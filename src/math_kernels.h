@@ -27,6 +27,12 @@ typedef struct dn_math_kernels {
                  int neox, float *y);
     /* n a power of two (or 0); inverse: then times 2^-log2(n) */
     void (*hadamard)(float *x, size_t n, int inverse);
+    /* tanh, gelu_tanh, gelu; rms0 (weights 1 + w); rms_gated (silu: 0 sigmoid, 1 silu;
+       y may be x or gate) */
+    dn_unary_kernel tanh_v, gelu_tanh_v, gelu_v;
+    void (*rms0)(const float *x, const float *w, float eps, float *y, size_t n);
+    void (*rms_gated)(const float *x, const float *gate, const float *w, float eps, int silu,
+                      float *y, size_t n);
 } dn_math_kernels;
 
 /* The references. */
@@ -44,6 +50,12 @@ void dn_ref_l2norm(const float *x, float eps, float *y, size_t n);
 void dn_ref_rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
                  int neox, float *y);
 void dn_ref_hadamard(float *x, size_t n, int inverse);
+void dn_ref_tanh_v(const float *x, float *y, size_t n);
+void dn_ref_gelu_tanh_v(const float *x, float *y, size_t n);
+void dn_ref_gelu_v(const float *x, float *y, size_t n);
+void dn_ref_rms0(const float *x, const float *w, float eps, float *y, size_t n);
+void dn_ref_rms_gated(const float *x, const float *gate, const float *w, float eps, int silu,
+                      float *y, size_t n);
 
 /* The scalar steps the norms' kernels share with the references:
    rsqrt(ss * recip(n) + eps) and rsqrt(ss + eps). */

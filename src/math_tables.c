@@ -221,3 +221,18 @@ const float dn_rsqrt_seed[128] = {
     0x1.07d8dcp-1f, 0x1.06c252p-1f, 0x1.05af34p-1f, 0x1.049f6ep-1f,
     0x1.0392fp-1f, 0x1.0289aap-1f, 0x1.01838ap-1f, 0x1.00808p-1f,
 };
+
+/* tanh: x + x^3 (t3 + t5 x^2 + ... + t11 x^8) for |x| < 9/16 (fpminimax,
+   relative); gelu_tanh: 2 sqrt(2/pi) and 0.044715 each as hi + lo; gelu:
+   erfc(a/sqrt2)/2 = e^(-a^2/2) tau P(v), tau = 1/(1 + a/2), v = 1 - tau - 7/16,
+   P of degree 11 on [-7/16, 27/31 - 7/16] (fpminimax, relative). */
+const dn_act_consts dn_act_c = {
+    .tanh_p = {-0x1.555554p-2f, 0x1.110fa2p-3f, -0x1.b98ceep-5f, 0x1.5c462ap-6f, -0x1.ab144ep-8f},
+    .gelu_k_hi = 0x1.988454p+0f, /* 2 sqrt(2/pi) = k_hi + k_lo */
+    .gelu_k_lo = -0x1.857936p-25f,
+    .gelu_a_hi = 0x1.6e4e26p-5f, /* 0.044715 = a_hi + a_lo */
+    .gelu_a_lo = 0x1.a9003ep-30f,
+    .gelu_p = {0x1.6dad2ep-2f, -0x1.58f8d8p-2f, 0x1.ef0ccap-6f, 0x1.26c75cp-3f,
+               0x1.a85914p-6f, -0x1.4d4ee2p-4f, -0x1.31457cp-4f, 0x1.72e8fp-8f,
+               0x1.3813a2p-4f, 0x1.17f668p-4f, -0x1.cdfbd4p-6f, -0x1.1a5a86p-4f},
+};

@@ -28,4 +28,14 @@ extern const float dn_ln_llo[128];
 extern const float dn_recip_seed[128];
 extern const float dn_rsqrt_seed[128];
 
+/* tanh, gelu_tanh, gelu (docs/numerics.md 20) */
+typedef struct dn_act_consts {
+    float tanh_p[5];            /* tanh x = x + x^3 (p0 + p1 x^2 + ... + p4 x^8), |x| < 9/16 */
+    float gelu_k_hi, gelu_k_lo; /* 2 sqrt(2/pi) = k_hi + k_lo */
+    float gelu_a_hi, gelu_a_lo; /* 0.044715 = a_hi + a_lo */
+    float gelu_p[12];           /* erfc(a/sqrt2)/2 = e^(-a^2/2) tau P(u - 7/16), degree 11 */
+} dn_act_consts;
+
+extern const dn_act_consts dn_act_c;
+
 #endif

@@ -300,6 +300,139 @@ static void hadamard_twice(void **state)
     assert_bits(one, 0x00000001); /* n = 1: untouched */
 }
 
+/* |ours - exact| in units of the last place of exact's binary32 (normal range) */
+static double ulps(float ours, double exact)
+{
+    int e;
+    frexp(fabs(exact), &e);
+    return fabs((double)ours - exact) / ldexp(1.0, (e - 1 < -126 ? -126 : e - 1) - 23);
+}
+
+static void tanh_specials(void **state)
+{
+    (void)state;
+    assert_bits(dn_tanh(0.0f), 0x00000000);
+    assert_bits(dn_tanh(-0.0f), 0x80000000);
+    assert_bits(dn_tanh(tf(0x80400000)), 0x80000000); /* a denormal reads as -0 */
+    assert_bits(dn_tanh(INFINITY), 0x3F800000);
+    assert_bits(dn_tanh(-INFINITY), 0xBF800000);
+    assert_bits(dn_tanh(tf(0x7FC00001)), NAN_BITS);
+    /* tanh x = x - x^3/3 + ...: x itself below 2^-12 */
+    assert_same_float(dn_tanh(0x1p-20f), 0x1p-20f);
+    assert_same_float(dn_tanh(0x1p-126f), 0x1p-126f);
+    /* 1 - tanh 9.1 = 2 e^-18.2 (1 + ...) < 2^-25: rounds to 1 */
+    assert_same_float(dn_tanh(9.1f), 1.0f);
+    assert_same_float(dn_tanh(1e30f), 1.0f);
+    /* odd, and within 2 ULP of the exact value on both sides of 9/16 */
+    static const float xs[] = {0x1.1ffffep-1f, 0.5625f, 0.1f, 0.3f, 0.7f, 1.0f, 2.5f, 5.0f, 8.5f};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        assert_same_float(dn_tanh(-xs[i]), -dn_tanh(xs[i]));
+        assert_true(ulps(dn_tanh(xs[i]), tanh((double)xs[i])) <= 2.0);
+    }
+}
+
+/* gelu_tanh's exact value: x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) */
+static double gelu_tanh_exact(double x)
+{
+    return x / (1 + exp(-1.5957691216057307117597842397375 * (x + 0.044715 * x * x * x)));
+}
+
+static void gelu_specials(void **state)
+{
+    (void)state;
+    for (int f = 0; f < 2; f++) {
+        float (*g)(float) = f ? dn_gelu : dn_gelu_tanh;
+        assert_bits(g(0.0f), 0x00000000);
+        assert_bits(g(-0.0f), 0x80000000);
+        assert_bits(g(tf(0x00400000)), 0x00000000);
+        assert_bits(g(INFINITY), 0x7F800000);
+        assert_bits(g(-INFINITY), 0x80000000);
+        assert_bits(g(tf(0xFFC00001)), NAN_BITS);
+        /* x Phi(x) = x/2 + x^2/sqrt(2 pi) + ...: x/2 for tiny x */
+        assert_same_float(g(0x1p-30f), 0x1p-31f);
+        assert_same_float(g(-0x1p-30f), -0x1p-31f);
+        /* large x: x; far below: -0 */
+        assert_same_float(g(10.5f), 10.5f);
+        assert_same_float(g(3e38f), 3e38f);
+        assert_bits(g(-14.0f), 0x80000000);
+        assert_bits(g(-1e20f), 0x80000000);
+    }
+    /* past the clamps the value is x: 1 - Phi(6) < 2^-29, sigmoid(87) = 1 - e^-87 */
+    assert_same_float(dn_gelu(6.5f), 6.5f);
+    /* within 2 ULP of the exact values, the tails included */
+    static const float xs[] = {-10.0f, -7.5f, -3.0f, -1.0f, -0.25f, 0.25f, 1.0f, 3.0f, 5.5f};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        double x = xs[i];
+        assert_true(ulps(dn_gelu(xs[i]), 0.5 * x * erfc(-x / sqrt(2.0))) <= 2.0);
+        assert_true(ulps(dn_gelu_tanh(xs[i]), gelu_tanh_exact(x)) <= 2.0);
+    }
+    /* array forms: the scalar functions element by element, in place too */
+    enum { N = 61 };
+    float x[N], y[N];
+    for (int f = 0; f < 3; f++) {
+        float (*g)(float) = f == 0 ? dn_tanh : f == 1 ? dn_gelu_tanh : dn_gelu;
+        dn_status (*v)(const float *, float *, size_t) = f == 0   ? dn_tanh_v
+                                                         : f == 1 ? dn_gelu_tanh_v
+                                                                  : dn_gelu_v;
+        for (int i = 0; i < N; i++) x[i] = (float)(i - 40) * 0.37f;
+        assert_int_equal(v(x, y, N), DN_OK);
+        for (int i = 0; i < N; i++) assert_same_float(y[i], g(x[i]));
+        assert_int_equal(v(x, x, N), DN_OK);
+        for (int i = 0; i < N; i++) assert_same_float(x[i], y[i]);
+        assert_int_equal(v(NULL, y, 1), DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(v(NULL, NULL, 0), DN_OK);
+    }
+}
+
+/* rms0 and rms_gated are rmsnorm's r times (1 + w_i), and rmsnorm's output
+   times the gate, in that order: checked against dn_rmsnorm and the
+   scalar functions. */
+static void rms0_gated(void **state)
+{
+    (void)state;
+    enum { N = 77 };
+    float x[N], w[N], g[N], ones[N], base[N], y[N], z[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i * 7 % 23) * 0.1f - 1.1f;
+        w[i] = (float)(i % 13) / 32.0f - 0.2f;
+        g[i] = (float)(i * 5 % 17) * 0.6f - 5.0f;
+        ones[i] = 1.0f;
+    }
+    float eps = 1e-6f;
+    assert_int_equal(dn_rmsnorm(x, ones, eps, base, N), DN_OK); /* x_i * r */
+    assert_int_equal(dn_rms0(x, w, eps, y, N), DN_OK);
+    for (int i = 0; i < N; i++) assert_same_float(y[i], dn_fmul(base[i], dn_fadd(1.0f, w[i])));
+    assert_int_equal(dn_rmsnorm(x, w, eps, base, N), DN_OK); /* (x_i * r) * w_i */
+    for (int kind = 0; kind < 2; kind++) {
+        assert_int_equal(dn_rms_gated(x, g, w, eps, (dn_gate)kind, y, N), DN_OK);
+        for (int i = 0; i < N; i++)
+            assert_same_float(y[i], dn_fmul(base[i], kind ? dn_silu(g[i]) : dn_sigmoid(g[i])));
+        memcpy(z, g, sizeof z); /* over the gate */
+        assert_int_equal(dn_rms_gated(x, z, w, eps, (dn_gate)kind, z, N), DN_OK);
+        for (int i = 0; i < N; i++) assert_same_float(z[i], y[i]);
+        memcpy(z, x, sizeof z); /* over x */
+        assert_int_equal(dn_rms_gated(z, g, w, eps, (dn_gate)kind, z, N), DN_OK);
+        for (int i = 0; i < N; i++) assert_same_float(z[i], y[i]);
+    }
+    memcpy(z, x, sizeof z);
+    assert_int_equal(dn_rms0(z, w, eps, z, N), DN_OK); /* in place */
+    assert_int_equal(dn_rms0(x, w, eps, y, N), DN_OK);
+    for (int i = 0; i < N; i++) assert_same_float(z[i], y[i]);
+    assert_int_equal(dn_rms0(x, NULL, eps, y, N), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_rms0(NULL, NULL, eps, NULL, 0), DN_OK);
+    assert_int_equal(dn_rms_gated(x, NULL, w, eps, DN_GATE_SILU, y, N), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_rms_gated(x, g, w, eps, (dn_gate)2, y, N), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_rms_gated(x, g, w, eps, (dn_gate)-1, y, 0), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_rms_gated(NULL, NULL, NULL, eps, DN_GATE_SIGMOID, NULL, 0), DN_OK);
+    /* zero-centred weights of -1 zero the output; all-zero x with eps 0: NaN */
+    for (int i = 0; i < N; i++) w[i] = -1.0f;
+    assert_int_equal(dn_rms0(x, w, eps, y, N), DN_OK);
+    for (int i = 0; i < N; i++) assert_true(y[i] == 0.0f);
+    float zero[4] = {0}, wz[4] = {0}, out[4];
+    assert_int_equal(dn_rms0(zero, wz, 0.0f, out, 4), DN_OK);
+    assert_bits(out[0], NAN_BITS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +442,8 @@ int main(void)
         cmocka_unit_test(array_forms),       cmocka_unit_test(softmax_order),
         cmocka_unit_test(softmax_sum_bound), cmocka_unit_test(norms_order),
         cmocka_unit_test(rope_pairs),        cmocka_unit_test(hadamard_twice),
+        cmocka_unit_test(tanh_specials),     cmocka_unit_test(gelu_specials),
+        cmocka_unit_test(rms0_gated),
     };
     return cmocka_run_group_tests_name("math", tests, NULL, NULL);
 }

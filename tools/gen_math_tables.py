@@ -248,9 +248,42 @@ def main():
     for i in range(0, 128, 4):
         w("    " + " ".join("%s," % hexf(v) for v in rsqrt_seed[i:i + 4]))
     w("};")
+    act_section(w, co)
     text = "\n".join(lines) + "\n"
     with open(out_path, "w") as f:
         f.write(text)
+
+
+def split2(v):
+    """v (mpf) as hi + lo: hi = v rounded to binary32, lo = the rest rounded."""
+    hi = f32(v)
+    return hi, f32(frac(v) - Fraction(hi))
+
+
+def act_section(w, co):
+    """tanh, gelu_tanh, gelu (docs/numerics.md section 20): appended after
+    the tables above, which it leaves as they are."""
+    tanh_c, gelu_c = co["tanh"], co["gelu"]
+    assert len(tanh_c) == 5 and len(gelu_c) == 12
+    k_hi, k_lo = split2(2 * mpmath.sqrt(2 / mpmath.pi))      # 2 sqrt(2/pi)
+    a_hi, a_lo = split2(mpmath.mpf(44715) / 1000000)         # 0.044715
+    # the products of hi parts with 12-bit halves must be exact: hi12 splits
+    # of binary32 values always are; nothing else to check here.
+    w("")
+    w("/* tanh: x + x^3 (t3 + t5 x^2 + ... + t11 x^8) for |x| < 9/16 (fpminimax,")
+    w("   relative); gelu_tanh: 2 sqrt(2/pi) and 0.044715 each as hi + lo; gelu:")
+    w("   erfc(a/sqrt2)/2 = e^(-a^2/2) tau P(v), tau = 1/(1 + a/2), v = 1 - tau - 7/16,")
+    w("   P of degree 11 on [-7/16, 27/31 - 7/16] (fpminimax, relative). */")
+    w("const dn_act_consts dn_act_c = {")
+    w("    .tanh_p = {%s}," % ", ".join(hexf(v) for v in tanh_c))
+    w("    .gelu_k_hi = %s, /* 2 sqrt(2/pi) = k_hi + k_lo */" % hexf(k_hi))
+    w("    .gelu_k_lo = %s," % hexf(k_lo))
+    w("    .gelu_a_hi = %s, /* 0.044715 = a_hi + a_lo */" % hexf(a_hi))
+    w("    .gelu_a_lo = %s," % hexf(a_lo))
+    w("    .gelu_p = {%s," % ", ".join(hexf(v) for v in gelu_c[:4]))
+    w("               %s," % ", ".join(hexf(v) for v in gelu_c[4:8]))
+    w("               %s}," % ", ".join(hexf(v) for v in gelu_c[8:]))
+    w("};")
 
 
 def frac_to_mpf(q):

@@ -15,8 +15,9 @@
  * Accuracy (largest error over every binary32 input, in units in the last
  * place of the correctly rounded result, measured by the exhaustive sweep;
  * a result whose correctly rounded value is denormal reads as a zero of its
- * sign): see the table in docs/numerics.md 8.12. Every function is
- * within 0.52 ULP.
+ * sign): see the table in docs/numerics.md 8.12. Every function of
+ * section 8 is within 0.53 ULP; tanh, gelu_tanh and gelu (section 20) are
+ * held to 2 ULP (measured: tanh 0.85 on every input; gelu_tanh 0.52, gelu 1.26 on 2^28).
  *
  * Scalar forms never fail. Array forms dn_<name>_v(x, y, n) compute
  * y[i] = dn_<name>(x[i]) with the active ISA's kernels; they return
@@ -145,6 +146,65 @@ DN_API dn_status dn_hadamard(float *x, size_t n);
    exactly whenever no sum rounds (integer-valued inputs with
    n * max|x_i| <= 2^24). */
 DN_API dn_status dn_hadamard_inverse(float *x, size_t n);
+
+/* ---- activations (scalar references; O(1); never fail) ------------------ */
+
+/* tanh x. |x| < 9/16: x + x^3 P(x^2), P a quartic in x^2 (binary32 minimax
+   coefficients); otherwise 1 - 2 sigmoid(-2|x|) by the dn_sigmoid sequence,
+   1 - 2 sigmoid taken as an exact difference and one last rounding, with
+   x's sign; |x| is clamped to 10 (tanh 10 rounds to 1). Within 2 ULP
+   (measured largest error in docs/numerics.md 20). ±0 (and denormals)
+   give x's zero, ±inf gives ±1, NaN gives DN_NAN_BITS. */
+DN_API float dn_tanh(float x);
+
+/* GELU with the tanh approximation (PyTorch's gelu(approximate="tanh"),
+   ggml's gelu): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as
+   the identical x * sigmoid(z), z = 2 sqrt(2/pi) x (1 + 0.044715 x^2) formed
+   as a two-part value (Dekker products, the constants as hi + lo), so that
+   sigmoid(z) stays accurate where |z| is large; then dn_silu's last step.
+   x > 10 gives x; x < -12 gives -0 (the value is below 2^-126 from
+   x = -10.1006); ±0 gives x; +inf gives +inf, -inf gives -0. Measured largest
+   error in docs/numerics.md 20. */
+DN_API float dn_gelu_tanh(float x);
+
+/* GELU with the normal distribution (erf) form: x Phi(x) =
+   0.5 x (1 + erf(x / sqrt 2)). With a = |x| and Q = Phi(-a):
+   Q = e^(-a^2/2) tau P(u), tau = 1/(1 + a/2), u = a/2 tau, P a degree-11
+   binary32 minimax polynomial; a^2 exact as a Dekker pair; x < 0 gives x Q,
+   x > 0 gives x (1 - Q). x > 6 gives x; x < -13.5 gives -0 (the value is
+   below 2^-126 from x = -13.1462); ±0 gives x; +inf gives +inf, -inf -0.
+   Measured largest error in docs/numerics.md 20. */
+DN_API float dn_gelu(float x);
+
+/* Array forms of the three, as the other dn_<name>_v (y may be x; NULL with
+   n > 0: DN_ERR_INVALID_ARGUMENT). */
+DN_API dn_status dn_tanh_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_gelu_tanh_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_gelu_v(const float *x, float *y, size_t n);
+
+/* ---- zero-centred and gated RMSNorm (dispatched; O(n)) ------------------ */
+
+/* Zero-centred RMSNorm (weights stored as w with effective scale 1 + w,
+   Gemma and Qwen3-Next style): r as dn_rmsnorm computes it (the same lane
+   sum, recip(N), eps and rsqrt), y_i = dn_fmul(dn_fmul(x_i, r),
+   dn_fadd(1, w_i)). y may be x. n = 0: nothing written. NULL with n > 0:
+   DN_ERR_INVALID_ARGUMENT. */
+DN_API dn_status dn_rms0(const float *x, const float *w, float eps, float *y, size_t n);
+
+/* The gate of dn_rms_gated. */
+typedef enum dn_gate {
+    DN_GATE_SIGMOID = 0, /* g = dn_sigmoid(gate_i) */
+    DN_GATE_SILU = 1     /* g = dn_silu(gate_i) */
+} dn_gate;
+
+/* Gated RMSNorm (Qwen3-Next's RMSNormGated): r as dn_rmsnorm computes it,
+   y_i = dn_fmul(dn_fmul(dn_fmul(x_i, r), w_i), g(gate_i)) with g as `kind`
+   says. y may be x or gate (each y_i is written after its inputs are read;
+   r is taken over x first). n = 0: nothing written. An unknown kind, or a
+   NULL pointer with n > 0: DN_ERR_INVALID_ARGUMENT. Cost: rmsnorm plus one
+   sigmoid or silu per element. */
+DN_API dn_status dn_rms_gated(const float *x, const float *gate, const float *w, float eps,
+                              dn_gate kind, float *y, size_t n);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
  * output's bits: the unary array forms in every input regime at every plan
  * length (capped at 2^16 elements: each element is computed alone) plus a
  * spread of 2^20 inputs over the whole binary32 range; softmax, rmsnorm,
- * l2norm and rope at every plan length; hadamard at every power of two up to
+ * l2norm, rope, rms0 and rms_gated at every plan length; hadamard at every power of two up to
  * the plan's largest length, forward and inverse.
  */
 #include "check.h"
@@ -27,15 +27,17 @@ static void compare(dn_check_result *res, const float *want, const float *got, s
     res->compared += n;
 }
 
-enum { EXP, LN, LN1P, RECIP, RSQRT, SIGMOID, SILU, SOFTPLUS, UNARY_COUNT };
+enum { EXP, LN, LN1P, RECIP, RSQRT, SIGMOID, SILU, SOFTPLUS, TANH, GELU_TANH, GELU, UNARY_COUNT };
 static const char *const unary_names[UNARY_COUNT] = {
-    "exp_v", "ln_v", "ln1p_v", "recip_v", "rsqrt_v", "sigmoid_v", "silu_v", "softplus_v",
+    "exp_v",  "ln_v",       "ln1p_v", "recip_v",     "rsqrt_v", "sigmoid_v",
+    "silu_v", "softplus_v", "tanh_v", "gelu_tanh_v", "gelu_v",
 };
 
 static dn_unary_kernel unary_of(const dn_math_kernels *k, int which)
 {
-    const dn_unary_kernel all[UNARY_COUNT] = {k->exp_v,   k->ln_v,      k->ln1p_v, k->recip_v,
-                                              k->rsqrt_v, k->sigmoid_v, k->silu_v, k->softplus_v};
+    const dn_unary_kernel all[UNARY_COUNT] = {k->exp_v,   k->ln_v,        k->ln1p_v, k->recip_v,
+                                              k->rsqrt_v, k->sigmoid_v,   k->silu_v, k->softplus_v,
+                                              k->tanh_v,  k->gelu_tanh_v, k->gelu_v};
     return all[which];
 }
 
@@ -74,6 +76,19 @@ static const float edges[] = {
     3.0f,
     0.0f,
     -0.0f,
+    0.5625f, /* tanh's two forms, gelu's and gelu_tanh's clamps */
+    0x1.1ffffep-1f,
+    -0.5625f,
+    10.0f,
+    10.000001f,
+    -12.0f,
+    -12.000001f,
+    6.0f,
+    6.0000005f,
+    -13.5f,
+    -13.500001f,
+    -10.7f,
+    -13.2f,
 };
 
 /* Fills x for the unary checks: the harness's regimes, and a regime of
@@ -142,6 +157,42 @@ static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan
     return failed;
 }
 
+/* rms0 (which 5) and rms_gated (6, sigmoid and silu gates, in place over x
+   and over the gate): reference and kernel on in[0..n) with weights w. */
+static void norms_case(dn_check_result *res, const dn_math_kernels *k, int which, dn_rng *rng,
+                       const float *in, const float *w, float *y_ref, float *y_k, size_t n,
+                       size_t variant)
+{
+    static const float eps_set[] = {1e-6f, 1e-5f, 0.0f, 0x1p-130f};
+    const dn_math_kernels *r = &dn_math_scalar;
+    float eps = eps_set[variant % 4];
+    if (which == 5) {
+        r->rms0(in, w, eps, y_ref, n);
+        k->rms0(in, w, eps, y_k, n);
+        compare(res, y_ref, y_k, n, in, "rms0");
+        return;
+    }
+    float *gate = malloc((n + 1) * sizeof(float)), *tmp = malloc((n + 1) * sizeof(float));
+    if (gate && tmp) {
+        dn_fill_f32(rng, (dn_regime)(variant % DN_REGIME_COUNT), gate, n);
+        for (int silu = 0; silu < 2; silu++) {
+            r->rms_gated(in, gate, w, eps, silu, y_ref, n);
+            k->rms_gated(in, gate, w, eps, silu, y_k, n);
+            compare(res, y_ref, y_k, n, gate, silu ? "rms_gated silu" : "rms_gated sigmoid");
+            memcpy(tmp, gate, n * sizeof(float)); /* y over the gate */
+            k->rms_gated(in, tmp, w, eps, silu, tmp, n);
+            compare(res, y_ref, tmp, n, gate, "rms_gated over the gate");
+            memcpy(tmp, in, n * sizeof(float)); /* y over x */
+            k->rms_gated(tmp, gate, w, eps, silu, tmp, n);
+            compare(res, y_ref, tmp, n, gate, "rms_gated over x");
+        }
+    } else {
+        dn_check_mismatch(res, "rms_gated: out of memory");
+    }
+    free(gate);
+    free(tmp);
+}
+
 /* One case of vector kernel `which` (res->kernel) on in[0..n): the
    reference's and the kernel's outputs compared, in place too where the
    kernel allows it. li and g: the length's index and the regime's. */
@@ -203,6 +254,7 @@ static void vector_case(dn_check_result *res, const dn_math_kernels *k, int whic
         compare(res, y_ref, y_k, p, NULL, inverse ? "hadamard inverse" : "hadamard");
         break;
     }
+    default: norms_case(res, k, which, rng, in, w, y_ref, y_k, n, li + (size_t)g); break;
     }
 }
 
@@ -210,10 +262,11 @@ static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_pla
                         const size_t *lengths, size_t count, size_t max, float *x, float *w,
                         float *y_ref, float *y_k, dn_check_sink sink, void *ctx)
 {
-    static const char *const names[] = {"softmax", "rmsnorm", "l2norm", "rope", "hadamard"};
+    static const char *const names[] = {"softmax",  "rmsnorm", "l2norm",   "rope",
+                                        "hadamard", "rms0",    "rms_gated"};
     const dn_math_kernels *r = &dn_math_scalar;
     int failed = 0;
-    for (int which = 0; which < 5; which++) {
+    for (int which = 0; which < 7; which++) {
         dn_check_result res = {"math", names[which], isa, 0, 0, ""};
         dn_rng rng = {plan->seed + 201 + (uint64_t)which};
         for (size_t li = 0; li < count; li++) {

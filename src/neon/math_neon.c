@@ -321,10 +321,9 @@ typedef struct {
     VI e;
 } vsig_parts;
 
-/* sigmoid_core() of x in [-95, 80] */
-static inline vsig_parts sigmoid_core(V x)
+/* sig_of_exp(): the sigmoid from e^-x's parts */
+static inline vsig_parts sig_of_exp(vexp_parts p)
 {
-    vexp_parts p = exp_split(neg(x), 1);
     V t = scale(F(1.0f), neg_i(p.k));
     VM hi_big = ge(p.hi, t);
     V big = sel(hi_big, p.hi, t), small = sel(hi_big, t, p.hi);
@@ -336,6 +335,9 @@ static inline vsig_parts sigmoid_core(V x)
     s.e = vaddq_s32(D, p.k);
     return s;
 }
+
+/* sigmoid_core() of x in [-95, 80] */
+static inline vsig_parts sigmoid_core(V x) { return sig_of_exp(exp_split(neg(x), 1)); }
 
 static inline V v_sigmoid(V x)
 {
@@ -356,16 +358,26 @@ static inline V mul_err(V a, V b, V p)
                MUL(a_lo, b_lo));
 }
 
+/* X, the significand of a normal v with v's sign (v = X * 2^expo(v)) */
+static inline V smant(V v)
+{
+    return U_F(vorrq_u32(vandq_u32(AS_U(v), U(DN_SIGN_BIT | DN_FRAC_BITS)), U(0x3F800000u)));
+}
+
+/* times_sigmoid(): xm * sigmoid */
+static inline V times_sigmoid(V xm, vsig_parts s)
+{
+    V X = smant(xm);
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    return scale(scale(v, expo(xm)), neg_i(s.e));
+}
+
 static inline V v_silu(V x)
 {
     V xf = dn_neon_flush(x);
     V xm = vmaxq_f32(xf, F(-95.0f));
-    vsig_parts s = sigmoid_core(vminq_f32(xm, F(80.0f)));
-    VI Ex = expo(xm);
-    V X = U_F(vorrq_u32(vandq_u32(AS_U(xm), U(DN_SIGN_BIT | DN_FRAC_BITS)), U(0x3F800000u)));
-    V p = MUL(X, s.y.y1);
-    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
-    V r = scale(scale(v, Ex), neg_i(s.e));
+    V r = times_sigmoid(xm, sigmoid_core(vminq_f32(xm, F(80.0f))));
     r = sel(eq(xf, F(0.0f)), xf, r);
     return sel(isnan_(xf), nan_(), r);
 }
@@ -547,6 +559,182 @@ static void hadamard_neon(float *x, size_t n, int inverse)
     }
 }
 
+/* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
+
+#define A dn_act_c
+
+typedef struct {
+    V hi, lo;
+} vtwo;
+
+static inline V v_tanh(V x)
+{
+    V xf = dn_neon_flush(x);
+    V a = vabsq_f32(xf);
+    /* tanh_small(x) */
+    V x2 = MUL(xf, xf);
+    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
+    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
+    V r = ADD(xf, MUL(MUL(xf, x2), p));
+    VM small = lt(a, F(0x1.2p-1f));
+    if (!all(small)) {
+        /* tanh_big(min(a, 10)) with x's sign */
+        vsig_parts sg = sigmoid_core(MUL(F(-2.0f), vminq_f32(a, F(10.0f))));
+        V s = scale(sg.y.y1, vsubq_s32(I(1), sg.e));
+        V h = SUB(F(1.0f), s);
+        V err = SUB(SUB(F(1.0f), h), s);
+        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+        r = sel(small, r, or_(big, sign_of(xf)));
+    }
+    r = sel(eq(xf, F(0.0f)), xf, r);
+    return sel(isnan_(xf), nan_(), r);
+}
+
+static inline vtwo mul2(V a, V b)
+{
+    V p = MUL(a, b);
+    vtwo r = {p, mul_err(a, b, p)};
+    return r;
+}
+
+/* gelu_tanh_arg() */
+static inline vtwo gelu_tanh_arg(V x)
+{
+    vtwo s = mul2(x, x);
+    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
+    q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
+    V w = ADD(F(1.0f), q.hi);
+    V we = ADD(ADD(SUB(vmaxq_f32(q.hi, F(1.0f)), w), vminq_f32(q.hi, F(1.0f))), q.lo);
+    vtwo p = mul2(x, w);
+    p.lo = ADD(p.lo, MUL(x, we));
+    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
+    z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
+    return z;
+}
+
+static inline V v_gelu_tanh(V x)
+{
+    V xf = dn_neon_flush(x);
+    V xm = vmaxq_f32(F(-12.0f), vminq_f32(xf, F(10.0f)));
+    vtwo z = gelu_tanh_arg(xm);
+    V zc = vminq_f32(F(80.0f), vmaxq_f32(F(-95.0f), z.hi));
+    /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
+    vexp_parts e = exp_split(neg(zc), 1);
+    e.lo = SUB(e.lo, MUL(e.hi, U_F(vandq_u32(eq(zc, z.hi), AS_U(z.lo)))));
+    V r = times_sigmoid(xm, sig_of_exp(e));
+    r = sel(gt(xf, F(10.0f)), xf, r);
+    r = sel(eq(xf, F(0.0f)), xf, r);
+    return sel(isnan_(xf), nan_(), r);
+}
+
+/* gelu_poly() */
+static inline vtwo gelu_poly(V uh, V ul)
+{
+    V vh = SUB(uh, F(0.4375f));
+    V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
+    V p = F(A.gelu_p[11]);
+    for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
+    vtwo t = mul2(vh, p);
+    V h = ADD(F(A.gelu_p[0]), t.hi);
+    vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
+    return r;
+}
+
+static inline vtwo mul22(vtwo a, vtwo b)
+{
+    vtwo p = mul2(a.hi, b.hi);
+    p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
+    return p;
+}
+
+/* gelu_q() */
+static inline vexp_parts gelu_q(V a)
+{
+    V ha = MUL(a, F(0.5f));
+    V d = ADD(F(1.0f), ha);
+    V de = ADD(SUB(vmaxq_f32(ha, F(1.0f)), d), vminq_f32(ha, F(1.0f)));
+    VI mD = neg_i(expo(d));
+    vrecip_parts rp = recip_split(mant(d), scale(de, mD));
+    V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
+    vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
+    vtwo u = mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
+    vtwo s = mul2(a, a);
+    vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
+    vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
+    vtwo q = mul22(R, E);
+    vexp_parts r = {q.hi, q.lo, e.k};
+    return r;
+}
+
+static inline V v_gelu(V x)
+{
+    V xf = dn_neon_flush(x);
+    V xm = vmaxq_f32(F(-13.5f), vminq_f32(xf, F(6.0f)));
+    VI Ex = expo(xm);
+    V X = smant(xm);
+    vexp_parts q = gelu_q(vabsq_f32(xm));
+    /* gelu_core(): x < 0 */
+    vtwo p = mul2(X, q.hi);
+    V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), q.k);
+    /* x > 0 */
+    V qh = scale(q.hi, q.k), ql = scale(q.lo, q.k);
+    V h = SUB(F(1.0f), qh);
+    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
+    p = mul2(X, h);
+    V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
+    V r = sel(lt(xm, F(0.0f)), rn, rp);
+    r = sel(gt(xf, F(6.0f)), xf, r);
+    r = sel(eq(xf, F(0.0f)), xf, r);
+    return sel(isnan_(xf), nan_(), r);
+}
+
+static void tanh_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_tanh); }
+static void gelu_tanh_v_neon(const float *x, float *y, size_t n)
+{
+    unary_neon(x, y, n, v_gelu_tanh);
+}
+static void gelu_v_neon(const float *x, float *y, size_t n) { unary_neon(x, y, n, v_gelu); }
+
+/* ---- zero-centred and gated RMSNorm ------------------------------------------ */
+
+static void rms0_neon(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_fp32_neon.fdot(x, x, n), n, eps);
+    V vr = F(r), one = F(1.0f);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        V v = MUL(MUL(dn_neon_flush(vld1q_f32(x + i)), vr),
+                  ADD(one, dn_neon_flush(vld1q_f32(w + i))));
+        vst1q_f32(y + i, result(v));
+    }
+    for (; i < n; i++) y[i] = dn_fmul(dn_fmul(x[i], r), dn_fadd(1.0f, w[i]));
+}
+
+static void rms_gated_neon(const float *x, const float *gate, const float *w, float eps, int silu,
+                           float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_fp32_neon.fdot(x, x, n), n, eps);
+    V vr = F(r);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        V g = vld1q_f32(gate + i);
+        g = silu ? v_silu(g) : v_sigmoid(g);
+        V v = MUL(MUL(dn_neon_flush(vld1q_f32(x + i)), vr), dn_neon_flush(vld1q_f32(w + i)));
+        vst1q_f32(y + i, result(MUL(v, g)));
+    }
+    for (; i < n; i++) {
+        float g = silu ? dn_silu(gate[i]) : dn_sigmoid(gate[i]);
+        y[i] = dn_fmul(dn_fmul(dn_fmul(x[i], r), w[i]), g);
+    }
+}
+
+#undef A
+
 const dn_math_kernels dn_math_neon = {
     .exp_v = exp_v_neon,
     .ln_v = ln_v_neon,
@@ -561,4 +749,9 @@ const dn_math_kernels dn_math_neon = {
     .l2norm = l2norm_neon,
     .rope = rope_neon,
     .hadamard = hadamard_neon,
+    .tanh_v = tanh_v_neon,
+    .gelu_tanh_v = gelu_tanh_v_neon,
+    .gelu_v = gelu_v_neon,
+    .rms0 = rms0_neon,
+    .rms_gated = rms_gated_neon,
 };

@@ -260,10 +260,9 @@ typedef struct {
     VI e;
 } vsig_parts;
 
-/* sigmoid_core() of x in [-95, 80] */
-static inline vsig_parts sigmoid_core(V x)
+/* sig_of_exp(): the sigmoid from e^-x's parts */
+static inline vsig_parts sig_of_exp(vexp_parts p)
 {
-    vexp_parts p = exp_split(neg(x), 1);
     V t = scale(F(1.0f), _mm256_sub_epi32(_mm256_setzero_si256(), p.k));
     V hi_big = ge(p.hi, t);
     V big = sel(hi_big, p.hi, t), small = sel(hi_big, t, p.hi);
@@ -275,6 +274,9 @@ static inline vsig_parts sigmoid_core(V x)
     s.e = _mm256_add_epi32(D, p.k);
     return s;
 }
+
+/* sigmoid_core() of x in [-95, 80] */
+static inline vsig_parts sigmoid_core(V x) { return sig_of_exp(exp_split(neg(x), 1)); }
 
 static inline V v_sigmoid(V x)
 {
@@ -294,17 +296,27 @@ static inline V mul_err(V a, V b, V p)
                MUL(a_lo, b_lo));
 }
 
+/* X, the significand of a normal v with v's sign (v = X * 2^expo(v)) */
+static inline V smant(V v)
+{
+    return AS_F(
+        _mm256_or_si256(_mm256_and_si256(AS_I(v), I(DN_SIGN_BIT | DN_FRAC_BITS)), I(0x3F800000u)));
+}
+
+/* times_sigmoid(): xm * sigmoid, unflushed */
+static inline V times_sigmoid(V xm, vsig_parts s)
+{
+    V X = smant(xm);
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    return scale(scale(v, expo(xm)), _mm256_sub_epi32(_mm256_setzero_si256(), s.e));
+}
+
 static inline V v_silu(V x)
 {
     V xf = dn_avx2_flush(x);
     V xm = _mm256_max_ps(xf, F(-95.0f));
-    vsig_parts s = sigmoid_core(_mm256_min_ps(xm, F(80.0f)));
-    VI Ex = expo(xm);
-    V X = AS_F(
-        _mm256_or_si256(_mm256_and_si256(AS_I(xm), I(DN_SIGN_BIT | DN_FRAC_BITS)), I(0x3F800000u)));
-    V p = MUL(X, s.y.y1);
-    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
-    V r = dn_avx2_flush(scale(scale(v, Ex), _mm256_sub_epi32(_mm256_setzero_si256(), s.e)));
+    V r = dn_avx2_flush(times_sigmoid(xm, sigmoid_core(_mm256_min_ps(xm, F(80.0f)))));
     r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
     return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), r);
 }
@@ -498,6 +510,195 @@ static void hadamard_avx2(float *x, size_t n, int inverse)
     leave(csr);
 }
 
+/* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
+
+#define A dn_act_c
+
+typedef struct {
+    V hi, lo;
+} vtwo;
+
+static inline V v_tanh(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V a = _mm256_andnot_ps(F(-0.0f), xf);
+    /* tanh_small(x) */
+    V x2 = MUL(xf, xf);
+    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
+    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
+    V r = ADD(xf, MUL(MUL(xf, x2), p));
+    V small = lt(a, F(0x1.2p-1f));
+    if (_mm256_movemask_ps(small) != 0xFF) {
+        /* tanh_big(min(a, 10)) with x's sign */
+        vsig_parts sg = sigmoid_core(MUL(F(-2.0f), _mm256_min_ps(a, F(10.0f))));
+        V s = scale(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
+        V h = SUB(F(1.0f), s);
+        V err = SUB(SUB(F(1.0f), h), s);
+        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+        r = sel(small, r, _mm256_or_ps(big, _mm256_and_ps(xf, F(-0.0f))));
+    }
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+static inline vtwo mul2(V a, V b)
+{
+    V p = MUL(a, b);
+    vtwo r = {p, mul_err(a, b, p)};
+    return r;
+}
+
+/* gelu_tanh_arg() */
+static inline vtwo gelu_tanh_arg(V x)
+{
+    vtwo s = mul2(x, x);
+    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
+    q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
+    V w = ADD(F(1.0f), q.hi);
+    V we = ADD(ADD(SUB(_mm256_max_ps(q.hi, F(1.0f)), w), _mm256_min_ps(q.hi, F(1.0f))), q.lo);
+    vtwo p = mul2(x, w);
+    p.lo = ADD(p.lo, MUL(x, we));
+    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
+    z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
+    return z;
+}
+
+static inline V v_gelu_tanh(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V xm = _mm256_max_ps(F(-12.0f), _mm256_min_ps(xf, F(10.0f)));
+    vtwo z = gelu_tanh_arg(xm);
+    V zc = _mm256_min_ps(F(80.0f), _mm256_max_ps(F(-95.0f), z.hi));
+    /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
+    vexp_parts e = exp_split(neg(zc), 1);
+    e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
+    V r = times_sigmoid(xm, sig_of_exp(e));
+    r = sel(gt(xf, F(10.0f)), xf, r);
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+/* gelu_poly() */
+static inline vtwo gelu_poly(V uh, V ul)
+{
+    V vh = SUB(uh, F(0.4375f));
+    V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
+    V p = F(A.gelu_p[11]);
+    for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
+    vtwo t = mul2(vh, p);
+    V h = ADD(F(A.gelu_p[0]), t.hi);
+    vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
+    return r;
+}
+
+static inline vtwo mul22(vtwo a, vtwo b)
+{
+    vtwo p = mul2(a.hi, b.hi);
+    p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
+    return p;
+}
+
+/* gelu_q() */
+static inline vexp_parts gelu_q(V a)
+{
+    V ha = MUL(a, F(0.5f));
+    V d = ADD(F(1.0f), ha);
+    V de = ADD(SUB(_mm256_max_ps(ha, F(1.0f)), d), _mm256_min_ps(ha, F(1.0f)));
+    VI mD = _mm256_sub_epi32(_mm256_setzero_si256(), expo(d));
+    vrecip_parts rp = recip_split(mant(d), scale(de, mD));
+    V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
+    vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
+    vtwo u = mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
+    vtwo s = mul2(a, a);
+    vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
+    vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
+    vtwo q = mul22(R, E);
+    vexp_parts r = {q.hi, q.lo, e.k};
+    return r;
+}
+
+static inline V v_gelu(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V xm = _mm256_max_ps(F(-13.5f), _mm256_min_ps(xf, F(6.0f)));
+    VI Ex = expo(xm);
+    V X = smant(xm);
+    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm));
+    /* gelu_core(): x < 0 */
+    vtwo p = mul2(X, q.hi);
+    V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), q.k);
+    /* x > 0 */
+    V qh = scale(q.hi, q.k), ql = scale(q.lo, q.k);
+    V h = SUB(F(1.0f), qh);
+    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
+    p = mul2(X, h);
+    V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
+    V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
+    r = sel(gt(xf, F(6.0f)), xf, r);
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+static void tanh_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_tanh); }
+static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_avx2(x, y, n, v_gelu_tanh);
+}
+static void gelu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_gelu); }
+
+/* ---- zero-centred and gated RMSNorm ------------------------------------------ */
+
+/* y[i] = result((x[i] * r) * (1 + w[i])) */
+static void rms0_avx2(const float *x, const float *w, float eps, float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_fp32_avx2.fdot(x, x, n), n, eps);
+    unsigned csr = enter();
+    V vr = F(r), one = F(1.0f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        V v = MUL(MUL(_mm256_loadu_ps(x + i), vr), ADD(one, _mm256_loadu_ps(w + i)));
+        _mm256_storeu_ps(y + i, result(v));
+    }
+    if (i < n) {
+        VI m = dn_avx2_tail_mask(n - i);
+        V v = MUL(MUL(_mm256_maskload_ps(x + i, m), vr), ADD(one, _mm256_maskload_ps(w + i, m)));
+        _mm256_maskstore_ps(y + i, m, result(v));
+    }
+    leave(csr);
+}
+
+/* ((x * r) * w) * g(gate), g = silu or sigmoid (their results as stored) */
+static inline V gated(V x, V gate, V w, V r, int silu)
+{
+    return result(MUL(MUL(MUL(x, r), w), silu ? v_silu(gate) : v_sigmoid(gate)));
+}
+
+static void rms_gated_avx2(const float *x, const float *gate, const float *w, float eps, int silu,
+                           float *y, size_t n)
+{
+    if (n == 0) return;
+    float r = dn_math_rms_scale(dn_fp32_avx2.fdot(x, x, n), n, eps);
+    unsigned csr = enter();
+    V vr = F(r);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, gated(_mm256_loadu_ps(x + i), _mm256_loadu_ps(gate + i),
+                                      _mm256_loadu_ps(w + i), vr, silu));
+    if (i < n) {
+        VI m = dn_avx2_tail_mask(n - i);
+        _mm256_maskstore_ps(y + i, m,
+                            gated(_mm256_maskload_ps(x + i, m), _mm256_maskload_ps(gate + i, m),
+                                  _mm256_maskload_ps(w + i, m), vr, silu));
+    }
+    leave(csr);
+}
+
+#undef A
+
 const dn_math_kernels dn_math_avx2 = {
     .exp_v = exp_v_avx2,
     .ln_v = ln_v_avx2,
@@ -512,4 +713,9 @@ const dn_math_kernels dn_math_avx2 = {
     .l2norm = l2norm_avx2,
     .rope = rope_avx2,
     .hadamard = hadamard_avx2,
+    .tanh_v = tanh_v_avx2,
+    .gelu_tanh_v = gelu_tanh_v_avx2,
+    .gelu_v = gelu_v_avx2,
+    .rms0 = rms0_avx2,
+    .rms_gated = rms_gated_avx2,
 };
