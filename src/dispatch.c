@@ -63,6 +63,9 @@ static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
     if (!k->l2norm) k->l2norm = b->l2norm;
     if (!k->rope) k->rope = b->rope;
     if (!k->hadamard) k->hadamard = b->hadamard;
+    if (!k->sin_v) k->sin_v = b->sin_v;
+    if (!k->cos_v) k->cos_v = b->cos_v;
+    if (!k->sincos_v) k->sincos_v = b->sincos_v;
 }
 
 static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)

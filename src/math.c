@@ -421,6 +421,126 @@ void dn_ref_hadamard(float *x, size_t n, int inverse)
     }
 }
 
+/* ---- sin, cos ------------------------------------------------------------- */
+
+/* |x| = j*pi/32 + hi + lo (mod 2*pi) with j in 0..63, |hi + lo| <= pi/64 and
+   hi of at most 12 significant bits (so a 12-bit table value times hi is
+   exact). */
+typedef struct trig_arg {
+    float hi, lo;
+    uint32_t j;
+} trig_arg;
+
+#define T dn_trig_c
+
+/* The reduction of a = |x| (finite, flushed), in exact integer arithmetic
+   for a >= 2^-5 (Payne-Hanek): a = M * 2^(b - 150) with M the 24-bit
+   significand; t = a * 32/pi mod 64 is M * V * 2^-90 with V the 96-bit
+   window of 1/pi for a's exponent b (dn_trig_invpi), taken to 2^-58 as the
+   64-bit word F = bits 32..95 of M*V (the window's dropped fraction and the
+   dropped bits are below 2^-58 together). j = F rounded to the nearest
+   integer mod 64 (ties up), f = t - j in [-1/2, 1/2) as the integer
+   u - 2^57 with u < 2^58, split exactly into three binary32 values
+   (24 + 24 + 10 bits); their sum is formed as s + lo (Two-Sum), s cut to 12
+   bits, and r = (s_hi + t_lo) * pi/32 with s_hi * pi32_hi exact. Below 2^-5,
+   j = 0 and r = a (dn_sin returns x itself below 2^-12, where r's tail
+   could flush). */
+static trig_arg trig_reduce(float a)
+{
+    uint32_t ua = dn_bits(a);
+    if (ua < 0x3D000000u) {
+        float h = hi12(a);
+        trig_arg r = {h, sub(a, h), 0};
+        return r;
+    }
+    uint64_t M = (ua & DN_FRAC_BITS) | 0x800000u;
+    const uint32_t *w = dn_trig_invpi[(ua >> 23) - 122u];
+    uint64_t F = ((M * w[0]) << 32) + M * w[1] + ((M * w[2]) >> 32);
+    uint64_t g = F + (UINT64_C(1) << 57);
+    uint64_t u = g & ((UINT64_C(1) << 58) - 1u);
+    float fa = mul((float)((int32_t)(u >> 34) - (1 << 23)), 0x1p-24f);
+    float fb = mul((float)(uint32_t)((u >> 10) & 0xFFFFFFu), 0x1p-48f);
+    float fc = mul((float)(uint32_t)(u & 1023u), 0x1p-58f);
+    float s = add(fa, fb); /* Two-Sum: s + e = fa + fb exactly */
+    float bb = sub(s, fa);
+    float e = add(sub(fa, sub(s, bb)), sub(fb, bb));
+    float s_hi = hi12(s);
+    float t_lo = add(sub(s, s_hi), add(e, fc));
+    float m = mul(s_hi, T.pi32_hi); /* exact: 12 x 12 bits */
+    float h = hi12(m);
+    float lo = add(sub(m, h), add(mul(s_hi, T.pi32_lo), mul(t_lo, T.pi32)));
+    trig_arg r = {h, lo, (uint32_t)(g >> 58)};
+    return r;
+}
+
+/* sin(j*pi/32 + r) = S + S (cos r - 1) + C sin r with S = sin(j pi/32) =
+   S24 + S24_lo, C = cos(j pi/32) = C12 + C12_lo (12 bits + rest), r = hi +
+   lo, sin r = r + sr3: C12*hi is exact and S24 + C12*hi = s1 + e1 exactly (Fast2Sum:
+   |S24| >= sin(pi/32) > pi/64 >= |C12*hi| unless S24 = 0), everything else
+   is below 2^-11 of the result and goes into one low sum; one last add. */
+static float trig_eval(trig_arg a, uint32_t j)
+{
+    uint32_t jc = (j + 16u) & 63u;
+    float S = dn_trig_s24[j], S_lo = dn_trig_s24_lo[j];
+    float Ch = dn_trig_s12[jc], Cl = dn_trig_s12_lo[jc];
+    float rr = add(a.hi, a.lo);
+    float z = mul(rr, rr);
+    float cr1 = mul(z, add(T.cos_c2, mul(T.cos_c4, z)));
+    float sr3 = mul(mul(rr, z), add(T.sin_s3, mul(T.sin_s5, z)));
+    float P = mul(Ch, a.hi);
+    float s1 = add(S, P);
+    float e1 = add(sub(S, s1), P);
+    float low = add(add(S_lo, e1), mul(S, cr1));
+    low = add(low, add(add(mul(Ch, a.lo), mul(Cl, add(rr, sr3))), mul(Ch, sr3)));
+    return add(s1, low);
+}
+
+float dn_sin(float x)
+{
+    x = dn_flush(x);
+    uint32_t u = dn_bits(x);
+    if ((u & DN_EXP_BITS) == DN_EXP_BITS) return canon_nan(); /* NaN, +-inf */
+    if ((u & ~DN_SIGN_BIT) < 0x39800000u) return x;           /* |x| < 2^-12: x, 0.33 ULP at most */
+    trig_arg a = trig_reduce(dn_from_bits(u & ~DN_SIGN_BIT));
+    return dn_from_bits(dn_bits(trig_eval(a, a.j)) ^ (u & DN_SIGN_BIT));
+}
+
+float dn_cos(float x)
+{
+    x = dn_flush(x);
+    uint32_t u = dn_bits(x);
+    if ((u & DN_EXP_BITS) == DN_EXP_BITS) return canon_nan();
+    trig_arg a = trig_reduce(dn_from_bits(u & ~DN_SIGN_BIT));
+    return trig_eval(a, (a.j + 16u) & 63u);
+}
+
+void dn_sincos(float x, float *s, float *c)
+{
+    x = dn_flush(x);
+    uint32_t u = dn_bits(x);
+    if ((u & DN_EXP_BITS) == DN_EXP_BITS) {
+        *s = *c = canon_nan();
+        return;
+    }
+    trig_arg a = trig_reduce(dn_from_bits(u & ~DN_SIGN_BIT));
+    *s = (u & ~DN_SIGN_BIT) < 0x39800000u
+             ? x
+             : dn_from_bits(dn_bits(trig_eval(a, a.j)) ^ (u & DN_SIGN_BIT));
+    *c = trig_eval(a, (a.j + 16u) & 63u);
+}
+
+#undef T
+
+void dn_ref_sin_v(const float *x, float *y, size_t n) { map(dn_sin, x, y, n); }
+void dn_ref_cos_v(const float *x, float *y, size_t n) { map(dn_cos, x, y, n); }
+void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float xs = x[i];
+        dn_sincos(xs, &s[i], &c[i]);
+    }
+}
+
 /* ---- the scalar table: the references ------------------------------------- */
 
 const dn_math_kernels dn_math_scalar = {
@@ -437,4 +557,7 @@ const dn_math_kernels dn_math_scalar = {
     .l2norm = dn_ref_l2norm,
     .rope = dn_ref_rope,
     .hadamard = dn_ref_hadamard,
+    .sin_v = dn_ref_sin_v,
+    .cos_v = dn_ref_cos_v,
+    .sincos_v = dn_ref_sincos_v,
 };

@@ -76,3 +76,16 @@ static dn_status hadamard_api(float *x, size_t n, int inverse)
 dn_status dn_hadamard(float *x, size_t n) { return hadamard_api(x, n, 0); }
 
 dn_status dn_hadamard_inverse(float *x, size_t n) { return hadamard_api(x, n, 1); }
+
+/* ---- sin, cos ------------------------------------------------------------- */
+
+DN_UNARY_ENTRY(sin)
+DN_UNARY_ENTRY(cos)
+
+dn_status dn_sincos_v(const float *x, float *s, float *c, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !s || !c || s == c) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->sincos_v(x, s, c, n);
+    return DN_OK;
+}

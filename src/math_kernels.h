@@ -27,6 +27,10 @@ typedef struct dn_math_kernels {
                  int neox, float *y);
     /* n a power of two (or 0); inverse: then times 2^-log2(n) */
     void (*hadamard)(float *x, size_t n, int inverse);
+    /* sin, cos; sincos_v writes s[i] = sin(x[i]), c[i] = cos(x[i]) (s, c may
+       not overlap each other; either may be x) */
+    dn_unary_kernel sin_v, cos_v;
+    void (*sincos_v)(const float *x, float *s, float *c, size_t n);
 } dn_math_kernels;
 
 /* The references. */
@@ -44,6 +48,9 @@ void dn_ref_l2norm(const float *x, float eps, float *y, size_t n);
 void dn_ref_rope(const float *x, size_t n, const float *cos, const float *sin, size_t npairs,
                  int neox, float *y);
 void dn_ref_hadamard(float *x, size_t n, int inverse);
+void dn_ref_sin_v(const float *x, float *y, size_t n);
+void dn_ref_cos_v(const float *x, float *y, size_t n);
+void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n);
 
 /* The scalar steps the norms' kernels share with the references:
    rsqrt(ss * recip(n) + eps) and rsqrt(ss + eps). */

@@ -146,6 +146,35 @@ DN_API dn_status dn_hadamard(float *x, size_t n);
    n * max|x_i| <= 2^24). */
 DN_API dn_status dn_hadamard_inverse(float *x, size_t n);
 
+/* ---- sine and cosine (scalar references; O(1); never fail) ------------- */
+
+/* sin x and cos x for every binary32 x (radians), within 0.53 ULP of the
+   correctly rounded result on all 2^32 inputs (docs/numerics.md 8.13; the
+   exhaustive sweep's worst cases are in docs/math.md). |x| = j*pi/32 + r
+   (mod 2*pi): for |x| >= 2^-5 the reduction is exact integer arithmetic
+   (the 24-bit significand times a 96-bit window of 1/pi chosen by the
+   exponent, so it is as accurate at 2^20 or 2^127 as at 1); r as a 12-bit
+   head and a tail; sin(j*pi/32 + r) from a 64-entry table of sin(j*pi/32)
+   and two binary32 polynomials, the large terms summed exactly and one last
+   rounding. sin is odd, cos even: the reduction runs on |x|.
+   ±0 gives ±0 (sin) and 1 (cos); denormals read as zeros of their sign;
+   ±inf and NaN give DN_NAN_BITS. */
+DN_API float dn_sin(float x);
+DN_API float dn_cos(float x);
+
+/* Both at once, sharing the reduction: *s = dn_sin(x), *c = dn_cos(x), the
+   same bits. s and c must be valid, distinct pointers. */
+DN_API void dn_sincos(float x, float *s, float *c);
+
+/* Array forms: y[i] = dn_sin(x[i]) / dn_cos(x[i]) with the active ISA's
+   kernels (AVX2 and NEON return the references' bits); the status rules
+   of the other array forms. dn_sincos_v writes s[i] and c[i]; s or c may be
+   x, s and c must not overlap each other: DN_ERR_INVALID_ARGUMENT for
+   s == c, or a NULL pointer with n > 0. */
+DN_API dn_status dn_sin_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_cos_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_sincos_v(const float *x, float *s, float *c, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
