@@ -445,17 +445,8 @@ typedef struct trig_arg {
    bits, and r = (s_hi + t_lo) * pi/32 with s_hi * pi32_hi exact. Below 2^-5,
    j = 0 and r = a (dn_sin returns x itself below 2^-12, where r's tail
    could flush). */
-static trig_arg trig_reduce(float a)
+static trig_arg trig_from_F(uint64_t F)
 {
-    uint32_t ua = dn_bits(a);
-    if (ua < 0x3D000000u) {
-        float h = hi12(a);
-        trig_arg r = {h, sub(a, h), 0};
-        return r;
-    }
-    uint64_t M = (ua & DN_FRAC_BITS) | 0x800000u;
-    const uint32_t *w = dn_trig_invpi[(ua >> 23) - 122u];
-    uint64_t F = ((M * w[0]) << 32) + M * w[1] + ((M * w[2]) >> 32);
     uint64_t g = F + (UINT64_C(1) << 57);
     uint64_t u = g & ((UINT64_C(1) << 58) - 1u);
     float fa = mul((float)((int32_t)(u >> 34) - (1 << 23)), 0x1p-24f);
@@ -471,6 +462,23 @@ static trig_arg trig_reduce(float a)
     float lo = add(sub(m, h), add(mul(s_hi, T.pi32_lo), mul(t_lo, T.pi32)));
     trig_arg r = {h, lo, (uint32_t)(g >> 58)};
     return r;
+}
+
+/* r = a with j = 0 (|a| < 2^-5), hi cut to 12 bits */
+static trig_arg trig_small(float a)
+{
+    float h = hi12(a);
+    trig_arg r = {h, sub(a, h), 0};
+    return r;
+}
+
+static trig_arg trig_reduce(float a)
+{
+    uint32_t ua = dn_bits(a);
+    if (ua < 0x3D000000u) return trig_small(a);
+    uint64_t M = (ua & DN_FRAC_BITS) | 0x800000u;
+    const uint32_t *w = dn_trig_invpi[(ua >> 23) - 64u];
+    return trig_from_F(((M * w[0]) << 32) + M * w[1] + ((M * w[2]) >> 32));
 }
 
 /* sin(j*pi/32 + r) = S + S (cos r - 1) + C sin r with S = sin(j pi/32) =
@@ -538,6 +546,66 @@ void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n)
     for (size_t i = 0; i < n; i++) {
         float xs = x[i];
         dn_sincos(xs, &s[i], &c[i]);
+    }
+}
+
+/* ---- RoPE tables ---------------------------------------------------------- */
+
+/* The inverse frequency of pair i of d rotary dimensions:
+   freq_scale * theta^(-2i/d) as dn_fmul(dn_exp(dn_fmul(ln_theta, -RN(2i/d))),
+   freq_scale), ln_theta = dn_ln(theta) and RN(2i/d) the correctly rounded
+   quotient (IEEE division of two integers below 2^24: exact operands, one
+   rounding, the same on every ISA). */
+float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale)
+{
+    float q = (float)(2 * i) / (float)d; /* one correctly rounded division */
+    return mul(dn_exp(mul(ln_theta, -q)), freq_scale);
+}
+
+/* |pos * w| for |pos| <= 2^24 and finite w, reduced: for a product below
+   2^-5 the exact product as hi + lo (Dekker, mul_err) with j = 0; otherwise
+   t = |pos| * |w| * 32/pi mod 64 in 96-bit fixed point, exactly: K = M * V
+   mod 2^96 (w's significand times its exponent's window of 1/pi, as in
+   trig_reduce), T = |pos| * K mod 2^96, and F = bits 32..95 of T, the word
+   trig_reduce forms for pos = 1. *small gets the rounded product when it is
+   below 2^-12 (sin is then that product, as dn_sin(x) is x), else 0. */
+static trig_arg rope_reduce(uint32_t P, float w, float *small)
+{
+    float p = (float)P, aw = dn_from_bits(dn_bits(w) & ~DN_SIGN_BIT);
+    float a_hi = mul(p, aw);
+    *small = 0.0f;
+    if (dn_bits(a_hi) < 0x3D000000u) {
+        float a_lo = mul_err(p, aw, a_hi);
+        float h = hi12(a_hi);
+        trig_arg r = {h, add(sub(a_hi, h), a_lo), 0};
+        if (dn_bits(a_hi) < 0x39800000u) *small = a_hi;
+        return r;
+    }
+    uint32_t uw = dn_bits(aw);
+    uint64_t M = (uw & DN_FRAC_BITS) | 0x800000u, m32 = 0xFFFFFFFFu;
+    const uint32_t *v = dn_trig_invpi[(uw >> 23) - 64u];
+    uint64_t p0 = M * v[0], p1 = M * v[1], p2 = M * v[2];
+    uint64_t c = (p2 >> 32) + (p1 & m32);
+    uint64_t k0 = p2 & m32, k1 = c & m32, k2 = ((c >> 32) + (p1 >> 32) + p0) & m32;
+    c = ((P * k0) >> 32) + P * k1;
+    uint64_t t1 = c & m32, t2 = ((c >> 32) + P * k2) & m32;
+    return trig_from_F((t2 << 32) | t1);
+}
+
+void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
+                       float *sin)
+{
+    for (size_t k = 0; k < npos; k++) {
+        int32_t pk = pos[k];
+        uint32_t P = pk < 0 ? 0u - (uint32_t)pk : (uint32_t)pk;
+        for (size_t i = 0; i < npairs; i++) {
+            float wi = dn_flush(w[i]), small;
+            uint32_t sign = (dn_bits(wi) ^ (pk < 0 ? DN_SIGN_BIT : 0u)) & DN_SIGN_BIT;
+            trig_arg a = rope_reduce(P, wi, &small);
+            float s = small != 0.0f ? small : trig_eval(a, a.j);
+            cos[k * npairs + i] = trig_eval(a, (a.j + 16u) & 63u);
+            sin[k * npairs + i] = dn_from_bits(dn_bits(s) ^ sign);
+        }
     }
 }
 

@@ -51,6 +51,11 @@ void dn_ref_hadamard(float *x, size_t n, int inverse);
 void dn_ref_sin_v(const float *x, float *y, size_t n);
 void dn_ref_cos_v(const float *x, float *y, size_t n);
 void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n);
+/* RoPE: one inverse frequency; the cos/sin table (one code path on every
+   ISA, so identical everywhere; no kernel table entry) */
+float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
+void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
+                       float *sin);
 
 /* The scalar steps the norms' kernels share with the references:
    rsqrt(ss * recip(n) + eps) and rsqrt(ss + eps). */

@@ -41,7 +41,7 @@ extern const float dn_trig_s24[64];
 extern const float dn_trig_s24_lo[64];
 extern const float dn_trig_s12[64];
 extern const float dn_trig_s12_lo[64];
-/* floor(2^(b - 55)/pi) mod 2^96 per biased exponent b = 122..254 of |x| */
-extern const uint32_t dn_trig_invpi[133][3];
+/* floor(2^(b - 55)/pi) mod 2^96 per biased exponent b = 64..254 (entry b - 64) */
+extern const uint32_t dn_trig_invpi[191][3];
 
 #endif

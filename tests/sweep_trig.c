@@ -71,7 +71,8 @@ static void *work(void *arg)
             uint64_t idx = j->start + (done + i) * j->stride;
             if (j->stride > 1) idx += (lcg64(&seed) >> 33) % j->stride;
             uint32_t u = (uint32_t)idx;
-            if ((u & 0x7FFFFFFFu) >= j->below) u = (u & 0x80000000u) | ((u & 0x7FFFFFFFu) % j->below);
+            if ((u & 0x7FFFFFFFu) >= j->below)
+                u = (u & 0x80000000u) | ((u & 0x7FFFFFFFu) % j->below);
             x[i] = tf(u);
         }
         ref(x, yr, n);

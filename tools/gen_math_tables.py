@@ -306,14 +306,15 @@ def trig_tables(w, co, trig_r):
         s12lo.append(f32(t - frac(h12)))
         # Fast2Sum(S, C_hi * r_hi): |S| >= sin(pi/32) > pi/64 >= |C_hi * r_hi|
         assert abs(Fraction(hi)) > trig_r * (1 + Fraction(1, 2 ** 11))
-    # The window of 1/pi for each biased exponent b of |x| >= 2^-5 (b = 122..254):
+    # The window of 1/pi for each biased exponent b = 64..254 (|x| >= 2^-5 uses
+    # b >= 122; the RoPE tables' inverse frequencies go lower):
     # V = floor(2^q / pi) mod 2^96 with q = b - 55, as three 32-bit words, most
     # significant first, so |x| * 32/pi = M * V * 2^-90 (mod 64) for the 24-bit
     # significand M, up to M * 2^-90 (the dropped fraction of 2^q/pi).
     old = mpmath.mp.prec
     mpmath.mp.prec = 1024
     win = []
-    for b in range(122, 255):
+    for b in range(64, 255):
         q = b - 55
         v = int(mpmath.floor(mpmath.mpf(2) ** q / mpmath.pi)) % (1 << 96)
         win.append(((v >> 64) & 0xFFFFFFFF, (v >> 32) & 0xFFFFFFFF, v & 0xFFFFFFFF))
@@ -342,9 +343,9 @@ def trig_tables(w, co, trig_r):
             w("    " + " ".join("%s," % hexf(v) for v in tab[i:i + 4]))
         w("};")
     w("")
-    w("/* floor(2^(b - 55) / pi) mod 2^96 for the biased exponent b = 122..254 of |x|,")
+    w("/* floor(2^(b - 55) / pi) mod 2^96 for the biased exponent b = 64..254 of |x|,")
     w("   most significant word first: |x| * 32/pi = M * V * 2^-90 (mod 64). */")
-    w("const uint32_t dn_trig_invpi[133][3] = {")
+    w("const uint32_t dn_trig_invpi[191][3] = {")
     for v in win:
         w("    {0x%08X, 0x%08X, 0x%08X}," % v)
     w("};")

@@ -529,8 +529,8 @@ static inline VI trig_join(VI e, VI o)
 static inline vtrig_arg trig_reduce(V a)
 {
     VI ua = AS_I(a);
-    VI idx = _mm256_sub_epi32(_mm256_srli_epi32(ua, 23), I(122));
-    idx = _mm256_min_epi32(_mm256_max_epi32(idx, I(0)), I(132));
+    VI idx = _mm256_sub_epi32(_mm256_srli_epi32(ua, 23), I(64));
+    idx = _mm256_min_epi32(_mm256_max_epi32(idx, I(0)), I(190));
     VI i3 = _mm256_add_epi32(idx, _mm256_add_epi32(idx, idx));
     const int *tab = (const int *)&dn_trig_invpi[0][0];
     VI w0 = _mm256_i32gather_epi32(tab, i3, 4);
