@@ -567,8 +567,8 @@ float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale)
    t = |pos| * |w| * 32/pi mod 64 in 96-bit fixed point, exactly: K = M * V
    mod 2^96 (w's significand times its exponent's window of 1/pi, as in
    trig_reduce), T = |pos| * K mod 2^96, and F = bits 32..95 of T, the word
-   trig_reduce forms for pos = 1. *small gets the rounded product when it is
-   below 2^-12 (sin is then that product, as dn_sin(x) is x), else 0. */
+   trig_reduce forms for pos = 1. *small gets the product when it is exact
+   and below 2^-12 (sin is then that product, as dn_sin(x) is x), else 0. */
 static trig_arg rope_reduce(uint32_t P, float w, float *small)
 {
     float p = (float)P, aw = dn_from_bits(dn_bits(w) & ~DN_SIGN_BIT);
@@ -578,7 +578,7 @@ static trig_arg rope_reduce(uint32_t P, float w, float *small)
         float a_lo = mul_err(p, aw, a_hi);
         float h = hi12(a_hi);
         trig_arg r = {h, add(sub(a_hi, h), a_lo), 0};
-        if (dn_bits(a_hi) < 0x39800000u) *small = a_hi;
+        if (dn_bits(a_hi) < 0x39800000u && a_lo == 0.0f) *small = a_hi;
         return r;
     }
     uint32_t uw = dn_bits(aw);
