@@ -111,7 +111,8 @@ int main(void)
             }
         }
         printf("theta = %.0f: w[i] within %.2f ULP of theta^(-2i/%d)\n", (double)theta, werr, D);
-        printf("  positions  | (A) ULP vs exact pos*w | (B) abs vs exact | libm (B) | llama.cpp (B)\n");
+        printf("  positions  | (A) ULP vs exact pos*w | (B) abs vs exact | libm (B) | llama.cpp "
+               "(B)\n");
         for (int b = 0; b < NB; b++) {
             printf("  <= 2^%-5d | %22.4f | %16.3g | %8.3g | %8.3g\n", bucket_log[b], errA[b],
                    errB[b], errL[b], errG[b]);
