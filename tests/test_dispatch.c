@@ -41,6 +41,7 @@ static void every_slot_filled(void **state)
         assert_true(m->exp_v && m->ln_v && m->ln1p_v && m->recip_v && m->rsqrt_v && m->sigmoid_v &&
                     m->silu_v && m->softplus_v && m->softmax && m->rmsnorm && m->l2norm &&
                     m->rope && m->hadamard);
+        assert_true(m->sin_v && m->cos_v && m->sincos_v);
         const dn_f16_kernels *h = k->f16;
         assert_true(h->from_f32 && h->widen && h->round_f32 && h->vec_dot && h->sgemm_dot &&
                     h->mad && h->scale && h->mat_vec_rows && h->sgemm_rows);
