@@ -433,18 +433,16 @@ typedef struct trig_arg {
 
 #define T dn_trig_c
 
-/* The reduction of a = |x| (finite, flushed), in exact integer arithmetic
-   for a >= 2^-5 (Payne-Hanek): a = M * 2^(b - 150) with M the 24-bit
-   significand; t = a * 32/pi mod 64 is M * V * 2^-90 with V the 96-bit
-   window of 1/pi for a's exponent b (dn_trig_invpi), taken to 2^-58 as the
-   64-bit word F = bits 32..95 of M*V (the window's dropped fraction and the
-   dropped bits are below 2^-58 together). j = F rounded to the nearest
-   integer mod 64 (ties up), f = t - j in [-1/2, 1/2) as the integer
-   u - 2^57 with u < 2^58, split exactly into three binary32 values
-   (24 + 24 + 10 bits); their sum is formed as s + lo (Two-Sum), s cut to 12
-   bits, and r = (s_hi + t_lo) * pi/32 with s_hi * pi32_hi exact. Below 2^-5,
-   j = 0 and r = a (dn_sin returns x itself below 2^-12, where r's tail
-   could flush). */
+/* The reduction (Payne-Hanek, exact integer arithmetic) of a = |x| >= 2^-5,
+   from F: a = M * 2^(b - 150) with M the 24-bit significand; t = a * 32/pi
+   mod 64 is M * V * 2^-90 with V the 96-bit window of 1/pi for a's exponent
+   b (dn_trig_invpi), and F = bits 32..95 of M*V is t to 2^-58 (the window's
+   dropped fraction and the dropped bits are below 2^-58 together). Here:
+   j = t rounded to the nearest integer mod 64 (ties up), f = t - j in
+   [-1/2, 1/2) as the integer u - 2^57 with u < 2^58, split exactly into
+   three binary32 values (24 + 24 + 10 bits); their sum is formed as s + e
+   (Two-Sum), s cut to 12 bits, and r = (s_hi + t_lo) * pi/32 with
+   s_hi * pi32_hi exact. */
 static trig_arg trig_from_F(uint64_t F)
 {
     uint64_t g = F + (UINT64_C(1) << 57);
@@ -464,7 +462,8 @@ static trig_arg trig_from_F(uint64_t F)
     return r;
 }
 
-/* r = a with j = 0 (|a| < 2^-5), hi cut to 12 bits */
+/* r = a with j = 0 (|a| < 2^-5), hi cut to 12 bits (dn_sin returns x
+   itself below 2^-12, where r's tail could flush) */
 static trig_arg trig_small(float a)
 {
     float h = hi12(a);
