@@ -502,6 +502,9 @@ static float trig_eval(trig_arg a, uint32_t j)
     return add(s1, low);
 }
 
+/* Measured: 0.5037 ULP at most (x = -0x1.584484p+25) on 2^22 inputs spread
+   over every bit pattern; cos 0.5046 ULP (x = -0x1.0b5e92p+103); below 2^20
+   radians 0.5024 and 0.5037 (sweep_trig --sample 22 [--below 20], MPFR). */
 float dn_sin(float x)
 {
     x = dn_flush(x);

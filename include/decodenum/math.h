@@ -148,9 +148,9 @@ DN_API dn_status dn_hadamard_inverse(float *x, size_t n);
 
 /* ---- sine and cosine (scalar references; O(1); never fail) ------------- */
 
-/* sin x and cos x for every binary32 x (radians), within 0.53 ULP of the
-   correctly rounded result on all 2^32 inputs (docs/numerics.md 15; the
-   exhaustive sweep's worst cases are in docs/math.md). |x| = j*pi/32 + r
+/* sin x and cos x for every binary32 x (radians): at most 0.505 ULP from
+   the correctly rounded result on 2^22 inputs sampled over all bit patterns
+   (docs/math.md; docs/numerics.md 15 gives the sequence). |x| = j*pi/32 + r
    (mod 2*pi): for |x| >= 2^-5 the reduction is exact integer arithmetic
    (the 24-bit significand times a 96-bit window of 1/pi chosen by the
    exponent, so it is as accurate at 2^20 or 2^127 as at 1); r as a 12-bit
@@ -195,8 +195,8 @@ DN_API dn_status dn_rope_freqs(float theta, size_t rot_dims, float freq_scale, f
    where the angle pos[k] * w[i] is the exact product (not rounded to
    binary32: at position 2^20 a rounded angle would be off by up to 2^-4
    radian) and its reduction by pi/32 is exact integer arithmetic (96-bit
-   fixed point), then dn_sin/dn_cos's evaluation: each entry is within
-   0.52 ULP of the exact cosine/sine of that exact product (docs/math.md),
+   fixed point), then dn_sin/dn_cos's evaluation: each entry measured within
+   0.504 ULP of the exact cosine/sine of that exact product (docs/math.md),
    and for pos = 1 exactly dn_cos(w[i]) / dn_sin(w[i]). The table does not
    depend on the pairing: feed row k to dn_rope with DN_ROPE_NEOX or
    DN_ROPE_INTERLEAVED. w from dn_rope_freqs or the caller's own (a
