@@ -337,7 +337,7 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
     } else {
         failed += check_unary(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
         failed += check_vector(isa, k, plan, lengths, count, max, x, w, y_ref, y_k, sink, ctx);
-        failed += check_trig(isa, k, plan, lengths, count, x, y_ref, y_k, room, sink, ctx);
+        failed += check_trig(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
     }
     free(lengths);
     free(x);
