@@ -118,13 +118,87 @@ static void run_mvec_log(bcase *c)
 }
 #endif
 
+/* ---- sin, cos: ours on every ISA and SLEEF's u10, on |x| <= 10 and on
+   |x| <= 2^20 (the angles of a RoPE table up to position 2^20) ---------- */
+
+static float xtrig[N], xtrig_big[N], yout2[N];
+
+static void run_sincos(bcase *c) { c->tab->sincos_v(c->in, yout, yout2, N); }
+#if defined(DN_BENCH_SLEEF)
+static void run_sleef_sin(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, Sleef_sinf8_u10(_mm256_loadu_ps(c->in + i)));
+}
+static void run_sleef_cos(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8)
+        _mm256_storeu_ps(yout + i, Sleef_cosf8_u10(_mm256_loadu_ps(c->in + i)));
+}
+static void run_sleef_sincos(bcase *c)
+{
+    for (size_t i = 0; i < N; i += 8) {
+        Sleef___m256_2 r = Sleef_sincosf8_u10(_mm256_loadu_ps(c->in + i));
+        _mm256_storeu_ps(yout + i, r.x);
+        _mm256_storeu_ps(yout2 + i, r.y);
+    }
+}
+#endif
+
+static bcase *add_case(const char *name, void (*fn)(bcase *), dn_unary_kernel k,
+                       const dn_math_kernels *tab, const float *in);
+
+static void add_trig_cases(void)
+{
+    for (int i = 0; i < N; i++) {
+        xtrig[i] = -10.0f + 20.0f * (float)rand() / (float)RAND_MAX;
+        xtrig_big[i] = -0x1p20f + 0x1p21f * (float)rand() / (float)RAND_MAX;
+    }
+    for (int big = 0; big < 2; big++) {
+        const float *in = big ? xtrig_big : xtrig;
+        const char *tag = big ? " 2^20" : "";
+        char name[48];
+        for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
+            const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
+            if (!registered) continue;
+            const dn_math_kernels *t = registered->math;
+            snprintf(name, sizeof name, "%s sin_v%s", dn_isa_name((dn_isa)isa), tag);
+            add_case(name, run_unary, t->sin_v, t, in);
+            snprintf(name, sizeof name, "%s cos_v%s", dn_isa_name((dn_isa)isa), tag);
+            add_case(name, run_unary, t->cos_v, t, in);
+            snprintf(name, sizeof name, "%s sincos_v%s", dn_isa_name((dn_isa)isa), tag);
+            add_case(name, run_sincos, NULL, t, in);
+        }
+#if defined(DN_BENCH_SLEEF)
+        snprintf(name, sizeof name, "sleef Sleef_sinf8_u10%s", tag);
+        add_case(name, run_sleef_sin, NULL, NULL, in);
+        snprintf(name, sizeof name, "sleef Sleef_cosf8_u10%s", tag);
+        add_case(name, run_sleef_cos, NULL, NULL, in);
+        snprintf(name, sizeof name, "sleef Sleef_sincosf8_u10%s", tag);
+        add_case(name, run_sleef_sincos, NULL, NULL, in);
+#endif
+    }
+}
+
+static void ratio(const char *ours, const char *peer);
+
+static void trig_ratios(void)
+{
+    ratio("avx2 sin_v", "sleef Sleef_sinf8_u10");
+    ratio("avx2 cos_v", "sleef Sleef_cosf8_u10");
+    ratio("avx2 sincos_v", "sleef Sleef_sincosf8_u10");
+    ratio("avx2 sin_v 2^20", "sleef Sleef_sinf8_u10 2^20");
+    ratio("avx2 cos_v 2^20", "sleef Sleef_cosf8_u10 2^20");
+    ratio("avx2 sincos_v 2^20", "sleef Sleef_sincosf8_u10 2^20");
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static bcase cases[64];
+static bcase cases[96];
 static int ncases;
 
 static bcase *add_case(const char *name, void (*fn)(bcase *), dn_unary_kernel k,
@@ -211,8 +285,9 @@ int main(int argc, char **argv)
     printf("decodenum-bench-math: ns per element over %d floats, median of %d samples\n", N,
            samples);
     add_cases();
+    add_trig_cases();
     /* calibrate: calls per sample */
-    size_t reps[64];
+    size_t reps[96];
     for (int i = 0; i < ncases; i++) {
         cases[i].fn(&cases[i]);
         double t0 = now();
@@ -246,5 +321,6 @@ int main(int argc, char **argv)
     ratio("avx2 tanh_v", "sleef Sleef_tanhf8_u10");
     ratio("avx2 gelu_tanh_v", "sleef gelu_tanh (tanhf8_u10)");
     ratio("avx2 gelu_v", "sleef gelu (erff8_u10)");
+    trig_ratios();
     return 0;
 }

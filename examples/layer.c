@@ -21,6 +21,7 @@
  *
  *   ./decodenum_layer [tokens] [threads]      (default: 8 tokens, 1 thread)
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,15 +83,25 @@ typedef struct path {
 } path;
 
 enum { OP_NORM, OP_QKV, OP_ATTEND, OP_OUT, OP_ADD_NORM, OP_GATE_UP, OP_SWIGLU, OP_DOWN };
-static const char *op_names[8] = {"rmsnorm",     "q, k, v", "rope + attend", "o proj",
-                                  "add+rmsnorm", "gate, up", "swiglu",       "down + add"};
+static const char *op_names[8] = {"rmsnorm",     "q, k, v",  "rope + attend", "o proj",
+                                  "add+rmsnorm", "gate, up", "swiglu",        "down + add"};
 
 static int path_init(path *p, size_t capacity)
 {
     memset(p, 0, sizeof *p);
     size_t row = KV_HEADS * HEAD_DIM;
-    p->cache = (dn_kv_cache){malloc(capacity * row * 2), malloc(capacity * row * 2), NULL, NULL,
-                             HEAD_DIM, KV_HEADS, row, HEAD_DIM, 1, 1, DN_KV_F16, 0};
+    p->cache = (dn_kv_cache){malloc(capacity * row * 2),
+                             malloc(capacity * row * 2),
+                             NULL,
+                             NULL,
+                             HEAD_DIM,
+                             KV_HEADS,
+                             row,
+                             HEAD_DIM,
+                             1,
+                             1,
+                             DN_KV_F16,
+                             0};
     dn_attn_params prm = {HEADS, 0, capacity, 1.0f / sqrtf(HEAD_DIM), 0, 0};
     dn_attend_work_size(&p->cache, &prm, &p->work_bytes, NULL);
     p->work = malloc(p->work_bytes);
@@ -115,9 +126,11 @@ static int rope_attend(const layer *L, path *p, size_t token, dn_pool *pool)
 {
     const float *c = L->cos[token], *s = L->sin[token];
     for (size_t h = 0; h < HEADS; h++)
-        dn_rope(p->q + h * HEAD_DIM, HEAD_DIM, c, s, HEAD_DIM / 2, DN_ROPE_NEOX, p->q + h * HEAD_DIM);
+        dn_rope(p->q + h * HEAD_DIM, HEAD_DIM, c, s, HEAD_DIM / 2, DN_ROPE_NEOX,
+                p->q + h * HEAD_DIM);
     for (size_t h = 0; h < KV_HEADS; h++)
-        dn_rope(p->k + h * HEAD_DIM, HEAD_DIM, c, s, HEAD_DIM / 2, DN_ROPE_NEOX, p->k + h * HEAD_DIM);
+        dn_rope(p->k + h * HEAD_DIM, HEAD_DIM, c, s, HEAD_DIM / 2, DN_ROPE_NEOX,
+                p->k + h * HEAD_DIM);
     size_t pos = PAST + token;
     if (dn_cache_append(&p->cache, pos, p->k, p->v) != DN_OK) return 0;
     dn_attn_params prm = {HEADS, 0, pos + 1, 1.0f / sqrtf(HEAD_DIM), 0, 0};
@@ -208,7 +221,8 @@ static int prepared_token(const layer *L, const prepared *a, path *p, size_t tok
     ok = ok && rope_attend(L, p, token, pool);
     double t3 = now();
     act = prepare(a, p->att, QROWS);
-    ok = ok && act && dn_act_mat_vec(act, 0, DN_TYPE_Q4_K, L->wo, HIDDEN, p->o, pool, NULL) == DN_OK;
+    ok =
+        ok && act && dn_act_mat_vec(act, 0, DN_TYPE_Q4_K, L->wo, HIDDEN, p->o, pool, NULL) == DN_OK;
     double t4 = now();
     ok = ok && dn_vec_add_rmsnorm(p->resid, p->o, L->ffn_norm, EPS, p->h, HIDDEN) == DN_OK;
     double t5 = now();
@@ -219,7 +233,8 @@ static int prepared_token(const layer *L, const prepared *a, path *p, size_t tok
     ok = ok && dn_vec_silu_mul(p->g, p->u, p->g, FFN, pool) == DN_OK;
     double t7 = now();
     act = prepare(a, p->g, FFN);
-    ok = ok && act && dn_act_mat_vec(act, 0, DN_TYPE_Q4_K, L->wd, HIDDEN, p->d, pool, NULL) == DN_OK;
+    ok =
+        ok && act && dn_act_mat_vec(act, 0, DN_TYPE_Q4_K, L->wd, HIDDEN, p->d, pool, NULL) == DN_OK;
     ok = ok && dn_vec_add(p->resid, p->d, p->resid, HIDDEN, pool) == DN_OK;
     double t8 = now(), ts[9] = {t0, t1, t2, t3, t4, t5, t6, t7, t8};
     for (int op = 0; op < 8; op++) p->t[op][token] = ts[op + 1] - ts[op];
@@ -280,8 +295,8 @@ int main(int argc, char **argv)
     static path a, b;
     prepared act;
     dn_pool *pool = threads > 1 ? dn_pool_create(threads) : NULL;
-    if (!layer_init(&L, tokens) || !path_init(&a, PAST + tokens) ||
-        !path_init(&b, PAST + tokens) || !prepared_init(&act)) {
+    if (!layer_init(&L, tokens) || !path_init(&a, PAST + tokens) || !path_init(&b, PAST + tokens) ||
+        !prepared_init(&act)) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }

@@ -75,6 +75,9 @@ static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
     if (!k->gelu_v) k->gelu_v = b->gelu_v;
     if (!k->rms0) k->rms0 = b->rms0;
     if (!k->rms_gated) k->rms_gated = b->rms_gated;
+    if (!k->sin_v) k->sin_v = b->sin_v;
+    if (!k->cos_v) k->cos_v = b->cos_v;
+    if (!k->sincos_v) k->sincos_v = b->sincos_v;
 }
 
 static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)

@@ -14,14 +14,11 @@
 #include "math_tables.h"
 #include "fp32_kernels.h"
 #include "bits.h"
+#include "math_scalar.h"
 
 #include <math.h>
 
 /* ---- the engine's operations, inline (dn_fadd, dn_fsub, dn_fmul) ------- */
-
-static inline float add(float a, float b) { return dn_result(dn_flush(a) + dn_flush(b)); }
-static inline float sub(float a, float b) { return dn_result(dn_flush(a) - dn_flush(b)); }
-static inline float mul(float a, float b) { return dn_result(dn_flush(a) * dn_flush(b)); }
 
 /* Arithmetic shift right (GCC, Clang and MSVC sign-extend signed >>). */
 static inline int32_t asr(int32_t v, int s) { return v >> s; }
@@ -38,10 +35,6 @@ static inline float scale(float y, int32_t k)
     return mul(mul(y, pow2i(k1)), pow2i(k - k1));
 }
 
-/* v with its 12 low fraction bits cleared: 12 significant bits, so the
-   product of two such values, or of one and a 12-bit remainder, is exact. */
-static inline float hi12(float v) { return dn_from_bits(dn_bits(v) & 0xFFFFF000u); }
-
 /* 1 - (a_hi + a_lo)(b_hi + b_lo) from the four products of 12-bit halves,
    each exact, subtracted in this order (recip's and rsqrt's residual). */
 static inline float one_minus_split(float a_hi, float a_lo, float b_hi, float b_lo)
@@ -51,8 +44,6 @@ static inline float one_minus_split(float a_hi, float a_lo, float b_hi, float b_
     r = sub(r, mul(a_lo, b_hi));
     return sub(r, mul(a_lo, b_lo));
 }
-
-static inline float canon_nan(void) { return dn_from_bits(DN_NAN_BITS); }
 
 #define C dn_math_c
 
@@ -181,16 +172,6 @@ static float recip_mant(float m, float err)
 {
     recip_parts p = recip_split(m, err);
     return add(p.y1, mul(p.y1, p.r));
-}
-
-/* The error of p = mul(a, b), from 12-bit halves (Dekker's product; exact
-   while no partial product flushes). */
-static float mul_err(float a, float b, float p)
-{
-    float a_hi = hi12(a), a_lo = sub(a, a_hi);
-    float b_hi = hi12(b), b_lo = sub(b, b_hi);
-    return add(add(add(sub(mul(a_hi, b_hi), p), mul(a_hi, b_lo)), mul(a_lo, b_hi)),
-               mul(a_lo, b_lo));
 }
 
 /* 1/x for a finite normal x: the significand's reciprocal, its sign, 2^-E. */
@@ -628,7 +609,6 @@ void dn_ref_rms_gated(const float *x, const float *gate, const float *w, float e
 }
 
 #undef A
-
 /* ---- the scalar table: the references ------------------------------------- */
 
 const dn_math_kernels dn_math_scalar = {
@@ -650,4 +630,7 @@ const dn_math_kernels dn_math_scalar = {
     .gelu_v = dn_ref_gelu_v,
     .rms0 = dn_ref_rms0,
     .rms_gated = dn_ref_rms_gated,
+    .sin_v = dn_ref_sin_v,
+    .cos_v = dn_ref_cos_v,
+    .sincos_v = dn_ref_sincos_v,
 };

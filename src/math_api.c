@@ -4,6 +4,9 @@
  * ISA's kernel, which reproduces the reference (src/math.c) bit for bit.
  */
 #include "dispatch.h"
+#include "math_kernels.h"
+#include "sizes.h"
+#include "bits.h"
 
 /* The unary array forms share one rule: NULL is valid only with n = 0. */
 static dn_status unary(dn_unary_kernel kernel, const float *x, float *y, size_t n)
@@ -98,5 +101,50 @@ dn_status dn_rms_gated(const float *x, const float *gate, const float *w, float 
     if (n == 0) return DN_OK;
     if (!x || !gate || !w || !y) return DN_ERR_INVALID_ARGUMENT;
     dn_kernels_active()->math->rms_gated(x, gate, w, eps, kind == DN_GATE_SILU, y, n);
+    return DN_OK;
+}
+
+/* ---- sin, cos ------------------------------------------------------------- */
+
+DN_UNARY_ENTRY(sin)
+DN_UNARY_ENTRY(cos)
+
+dn_status dn_sincos_v(const float *x, float *s, float *c, size_t n)
+{
+    if (n == 0) return DN_OK;
+    if (!x || !s || !c || s == c) return DN_ERR_INVALID_ARGUMENT;
+    dn_kernels_active()->math->sincos_v(x, s, c, n);
+    return DN_OK;
+}
+
+/* ---- RoPE tables ---------------------------------------------------------- */
+
+static int finite_positive(float v) { return v == v && v > 0.0f && v <= 0x1.fffffep127f; }
+
+dn_status dn_rope_freqs(float theta, size_t rot_dims, float freq_scale, float *w)
+{
+    if (!w || rot_dims == 0 || rot_dims % 2 != 0 || rot_dims > ((size_t)1 << 24))
+        return DN_ERR_INVALID_ARGUMENT;
+    theta = dn_flush(theta);
+    freq_scale = dn_flush(freq_scale);
+    if (!finite_positive(theta) || !finite_positive(freq_scale)) return DN_ERR_NON_FINITE;
+    float ln_theta = dn_ln(theta);
+    for (size_t i = 0; i < rot_dims / 2; i++)
+        w[i] = dn_math_rope_freq(ln_theta, i, rot_dims, freq_scale);
+    return DN_OK;
+}
+
+dn_status dn_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
+                        float *sin)
+{
+    size_t total;
+    if (!dn_size_mul(npos, npairs, &total)) return DN_ERR_INVALID_ARGUMENT;
+    if (total == 0) return DN_OK;
+    if (!pos || !w || !cos || !sin || cos == sin) return DN_ERR_INVALID_ARGUMENT;
+    for (size_t k = 0; k < npos; k++)
+        if (pos[k] > (1 << 24) || pos[k] < -(1 << 24)) return DN_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < npairs; i++)
+        if ((dn_bits(w[i]) & DN_EXP_BITS) == DN_EXP_BITS) return DN_ERR_NON_FINITE;
+    dn_ref_rope_table(pos, npos, w, npairs, cos, sin);
     return DN_OK;
 }

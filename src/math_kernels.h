@@ -33,6 +33,10 @@ typedef struct dn_math_kernels {
     void (*rms0)(const float *x, const float *w, float eps, float *y, size_t n);
     void (*rms_gated)(const float *x, const float *gate, const float *w, float eps, int silu,
                       float *y, size_t n);
+    /* sin, cos; sincos_v writes s[i] = sin(x[i]), c[i] = cos(x[i]) (s, c may
+       not overlap each other; either may be x) */
+    dn_unary_kernel sin_v, cos_v;
+    void (*sincos_v)(const float *x, float *s, float *c, size_t n);
 } dn_math_kernels;
 
 /* The references. */
@@ -56,6 +60,14 @@ void dn_ref_gelu_v(const float *x, float *y, size_t n);
 void dn_ref_rms0(const float *x, const float *w, float eps, float *y, size_t n);
 void dn_ref_rms_gated(const float *x, const float *gate, const float *w, float eps, int silu,
                       float *y, size_t n);
+void dn_ref_sin_v(const float *x, float *y, size_t n);
+void dn_ref_cos_v(const float *x, float *y, size_t n);
+void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n);
+/* RoPE: one inverse frequency; the cos/sin table (one code path on every
+   ISA, so identical everywhere; no kernel table entry) */
+float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
+void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
+                       float *sin);
 
 /* The scalar steps the norms' kernels share with the references:
    rsqrt(ss * recip(n) + eps) and rsqrt(ss + eps). */

@@ -37,5 +37,20 @@ typedef struct dn_act_consts {
 } dn_act_consts;
 
 extern const dn_act_consts dn_act_c;
+/* sin, cos: pi/32 (rounded; 12 bits + the rest) and the polynomials
+   cos(r) - 1 = r^2 (c2 + c4 r^2), sin(r) - r = r^3 (s3 + s5 r^2) */
+typedef struct dn_trig_consts {
+    float pi32, pi32_hi, pi32_lo;
+    float cos_c2, cos_c4, sin_s3, sin_s5;
+} dn_trig_consts;
+
+extern const dn_trig_consts dn_trig_c;
+/* sin(j*pi/32), j = 0..63: 24 bits + rest, 12 bits + rest (cos: entry j + 16) */
+extern const float dn_trig_s24[64];
+extern const float dn_trig_s24_lo[64];
+extern const float dn_trig_s12[64];
+extern const float dn_trig_s12_lo[64];
+/* floor(2^(b - 55)/pi) mod 2^96 per biased exponent b = 64..254 (entry b - 64) */
+extern const uint32_t dn_trig_invpi[191][3];
 
 #endif

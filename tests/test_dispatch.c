@@ -42,6 +42,7 @@ static void every_slot_filled(void **state)
                     m->silu_v && m->softplus_v && m->softmax && m->rmsnorm && m->l2norm &&
                     m->rope && m->hadamard);
         assert_true(m->tanh_v && m->gelu_tanh_v && m->gelu_v && m->rms0 && m->rms_gated);
+        assert_true(m->sin_v && m->cos_v && m->sincos_v);
         const dn_f16_kernels *h = k->f16;
         const dn_w16_kernels *types[2] = {&h->fp16, &h->bf16};
         for (int t = 0; t < 2; t++)

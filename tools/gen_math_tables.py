@@ -181,6 +181,8 @@ def main():
         "exp_r": "%d/%d" % (r_max.numerator, r_max.denominator),
         "ln_s": "%d/%d" % (s_max.numerator, s_max.denominator),
     }
+    trig_r = trig_bound()
+    bounds["trig_r"] = "%d/%d" % (trig_r.numerator, trig_r.denominator)
     co = sollya_coefficients(bounds)
     exp_c = co["exp"]
     ln_c = co["ln"]
@@ -249,6 +251,7 @@ def main():
         w("    " + " ".join("%s," % hexf(v) for v in rsqrt_seed[i:i + 4]))
     w("};")
     act_section(w, co)
+    trig_tables(w, co, trig_r)
     text = "\n".join(lines) + "\n"
     with open(out_path, "w") as f:
         f.write(text)
@@ -283,6 +286,101 @@ def act_section(w, co):
     w("    .gelu_p = {%s," % ", ".join(hexf(v) for v in gelu_c[:4]))
     w("               %s," % ", ".join(hexf(v) for v in gelu_c[4:8]))
     w("               %s}," % ", ".join(hexf(v) for v in gelu_c[8:]))
+    w("};")
+
+
+# ---- sin, cos (appended; the tables above are unchanged) ----------------------
+
+
+def trig_bound():
+    """|r| <= pi/64 for the reduced argument r = |x| - j*pi/32 (j the nearest
+    integer), widened by 2^-20 for the reduction's own rounding."""
+    return frac(mpmath.pi / 64) * (1 + Fraction(1, 2 ** 20))
+
+
+def hi_bits(x, n):
+    """x (mpf) rounded to n significant bits, as a float."""
+    if x == 0:
+        return 0.0
+    e = int(mpmath.floor(mpmath.log(abs(x), 2)))
+    q = Fraction(2) ** (e - n + 1)
+    return float(Fraction(round(frac(x) / q)) * q)
+
+
+def trig_tables(w, co, trig_r):
+    """Appends the tables and coefficients of dn_sin / dn_cos to the output."""
+    pi = mpmath.pi
+    pi32 = f32(pi / 32)
+    pi32_hi = hi_bits(pi / 32, 12)
+    assert sig_bits(pi32_hi) <= 12
+    pi32_lo = f32(pi / 32 - frac(pi32_hi))
+    c_cos = co["cos"]
+    c_sin = co["sin"]
+    assert len(c_cos) == 2 and len(c_sin) == 2
+    # sin(j*pi/32), j = 0..63: to 24 bits + rest, and to 12 bits + rest. The
+    # zeros and the ones are exact (no rest), so the Fast2Sum of the
+    # evaluation holds and sin(k*pi) is exactly +-0 in the table.
+    s24, s24lo, s12, s12lo = [], [], [], []
+    for j in range(64):
+        if j % 16 == 0:
+            v = [0.0, 1.0, 0.0, -1.0][j // 16]
+            s24.append(v)
+            s24lo.append(0.0)
+            s12.append(v)
+            s12lo.append(0.0)
+            continue
+        t = mpmath.sin(pi * j / 32)
+        hi = f32(t)
+        s24.append(hi)
+        s24lo.append(f32(t - frac(hi)))
+        h12 = hi_bits(t, 12)
+        assert sig_bits(h12) <= 12
+        s12.append(h12)
+        s12lo.append(f32(t - frac(h12)))
+        # Fast2Sum(S, C_hi * r_hi): |S| >= sin(pi/32) > pi/64 >= |C_hi * r_hi|
+        assert abs(Fraction(hi)) > trig_r * (1 + Fraction(1, 2 ** 11))
+    # The window of 1/pi for each biased exponent b = 64..254 (|x| >= 2^-5 uses
+    # b >= 122; the RoPE tables' inverse frequencies go lower):
+    # V = floor(2^q / pi) mod 2^96 with q = b - 55, as three 32-bit words, most
+    # significant first, so |x| * 32/pi = M * V * 2^-90 (mod 64) for the 24-bit
+    # significand M, up to M * 2^-90 (the dropped fraction of 2^q/pi).
+    old = mpmath.mp.prec
+    mpmath.mp.prec = 1024
+    win = []
+    for b in range(64, 255):
+        q = b - 55
+        v = int(mpmath.floor(mpmath.mpf(2) ** q / mpmath.pi)) % (1 << 96)
+        win.append(((v >> 64) & 0xFFFFFFFF, (v >> 32) & 0xFFFFFFFF, v & 0xFFFFFFFF))
+    mpmath.mp.prec = old
+    w("")
+    w("/* sin, cos: |x| = j*pi/32 + r (mod 2*pi), j an integer mod 64, |r| <= pi/64;")
+    w("   cos(r) - 1 = c2 r^2 + c4 r^4 (fpminimax, absolute error) and")
+    w("   sin(r) - r = s3 r^3 + s5 r^5 (fpminimax, relative error) on |r| <= %s. */"
+      % hexf(float(trig_r)))
+    w("const dn_trig_consts dn_trig_c = {")
+    w("    .pi32 = %s, /* pi/32 rounded */" % hexf(pi32))
+    w("    .pi32_hi = %s, /* pi/32 to 12 bits: a 12-bit t times it is exact */" % hexf(pi32_hi))
+    w("    .pi32_lo = %s, /* pi/32 - pi32_hi rounded */" % hexf(pi32_lo))
+    w("    .cos_c2 = %s," % hexf(c_cos[0]))
+    w("    .cos_c4 = %s," % hexf(c_cos[1]))
+    w("    .sin_s3 = %s," % hexf(c_sin[0]))
+    w("    .sin_s5 = %s," % hexf(c_sin[1]))
+    w("};")
+    w("")
+    w("/* sin(j*pi/32), j = 0..63: rounded to binary32 (s24) and the rest rounded")
+    w("   (s24_lo); to 12 significant bits (s12) and the rest rounded (s12_lo).")
+    w("   0, 1, 0, -1 at j = 0, 16, 32, 48 exactly. cos(j*pi/32) is entry j + 16. */")
+    for name, tab in (("s24", s24), ("s24_lo", s24lo), ("s12", s12), ("s12_lo", s12lo)):
+        w("const float dn_trig_%s[64] = {" % name)
+        for i in range(0, 64, 4):
+            w("    " + " ".join("%s," % hexf(v) for v in tab[i:i + 4]))
+        w("};")
+    w("")
+    w("/* floor(2^(b - 55) / pi) mod 2^96 for the biased exponent b = 64..254 of |x|,")
+    w("   most significant word first: |x| * 32/pi = M * V * 2^-90 (mod 64). */")
+    w("const uint32_t dn_trig_invpi[191][3] = {")
+    for v in win:
+        w("    {0x%08X, 0x%08X, 0x%08X}," % v)
     w("};")
 
 

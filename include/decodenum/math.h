@@ -205,6 +205,69 @@ typedef enum dn_gate {
    sigmoid or silu per element. */
 DN_API dn_status dn_rms_gated(const float *x, const float *gate, const float *w, float eps,
                               dn_gate kind, float *y, size_t n);
+/* ---- sine and cosine (scalar references; O(1); never fail) ------------- */
+
+/* sin x and cos x for every binary32 x (radians): at most 0.505 ULP from
+   the correctly rounded result on 2^22 inputs sampled over all bit patterns
+   (docs/math.md; docs/numerics.md 21 gives the sequence). |x| = j*pi/32 + r
+   (mod 2*pi): for |x| >= 2^-5 the reduction is exact integer arithmetic
+   (the 24-bit significand times a 96-bit window of 1/pi chosen by the
+   exponent, so it is as accurate at 2^20 or 2^127 as at 1); r as a 12-bit
+   head and a tail; sin(j*pi/32 + r) from a 64-entry table of sin(j*pi/32)
+   and two binary32 polynomials, the large terms summed exactly and one last
+   rounding. sin is odd, cos even: the reduction runs on |x|.
+   ±0 gives ±0 (sin) and 1 (cos); denormals read as zeros of their sign;
+   ±inf and NaN give DN_NAN_BITS. */
+DN_API float dn_sin(float x);
+DN_API float dn_cos(float x);
+
+/* Both at once, sharing the reduction: *s = dn_sin(x), *c = dn_cos(x), the
+   same bits. s and c must be valid, distinct pointers. */
+DN_API void dn_sincos(float x, float *s, float *c);
+
+/* Array forms: y[i] = dn_sin(x[i]) / dn_cos(x[i]) with the active ISA's
+   kernels (AVX2 and NEON return the references' bits); the status rules
+   of the other array forms. dn_sincos_v writes s[i] and c[i]; s or c may be
+   x, s and c must not overlap each other: DN_ERR_INVALID_ARGUMENT for
+   s == c, or a NULL pointer with n > 0. */
+DN_API dn_status dn_sin_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_cos_v(const float *x, float *y, size_t n);
+DN_API dn_status dn_sincos_v(const float *x, float *s, float *c, size_t n);
+
+/* ---- RoPE tables (scalar; identical on every ISA) ----------------------- */
+
+/* The inverse frequencies of a rotary embedding over rot_dims dimensions
+   (rot_dims/2 pairs; rot_dims may be below the head size: partial rotary):
+   w[i] = freq_scale * theta^(-2i/rot_dims), computed as
+   dn_fmul(dn_exp(dn_fmul(dn_ln(theta), -q_i)), freq_scale) with q_i =
+   2i/rot_dims correctly rounded to binary32 (docs/math.md gives the error of
+   w[i] against the exact power). theta is the base (10000, 1000000, ...),
+   freq_scale llama.cpp's linear position scale (1 for none).
+   DN_ERR_INVALID_ARGUMENT: w NULL, rot_dims 0, odd or above 2^24.
+   DN_ERR_NON_FINITE: theta or freq_scale not a finite value > 0 (nothing
+   written). Memory: none. Cost: rot_dims/2 exp, one ln. */
+DN_API dn_status dn_rope_freqs(float theta, size_t rot_dims, float freq_scale, float *w);
+
+/* The rotary table of npos positions by npairs pairs, row-major, each row
+   the cos/sin arrays dn_rope takes for that position:
+   cos[k*npairs + i] = cos(pos[k] * w[i]), sin[k*npairs + i] = sin(pos[k] * w[i]),
+   where the angle pos[k] * w[i] is the exact product (not rounded to
+   binary32: at position 2^20 a rounded angle would be off by up to 2^-4
+   radian) and its reduction by pi/32 is exact integer arithmetic (96-bit
+   fixed point), then dn_sin/dn_cos's evaluation: each entry measured within
+   0.504 ULP of the exact cosine/sine of that exact product (docs/math.md),
+   and for pos = 1 exactly dn_cos(w[i]) / dn_sin(w[i]). The table does not
+   depend on the pairing: feed row k to dn_rope with DN_ROPE_NEOX or
+   DN_ROPE_INTERLEAVED. w from dn_rope_freqs or the caller's own (a
+   checkpoint's stored inverse frequencies, llama.cpp's freq_factors
+   applied). Scalar code on every ISA, so the tables are the same bits
+   everywhere. DN_ERR_INVALID_ARGUMENT: a NULL pointer with npos*npairs > 0,
+   cos == sin, npos*npairs overflowing size_t, or |pos[k]| > 2^24 (nothing
+   written). DN_ERR_NON_FINITE: a w[i] infinite or NaN (nothing written).
+   Memory: none. Cost: one reduction and two evaluations per entry (65 ns
+   on the AVX2 host of docs/math.md). */
+DN_API dn_status dn_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs,
+                               float *cos, float *sin);
 
 #ifdef __cplusplus
 }

@@ -297,6 +297,77 @@ static int check_vector(dn_isa isa, const dn_math_kernels *k, const dn_check_pla
     return failed;
 }
 
+/* ---- sin, cos, sincos ------------------------------------------------------ */
+
+/* Inputs for the trig kernels: the harness's regimes, the moderate regime,
+   and arguments up to 2^40 (the integer reduction's every window). */
+static void fill_trig(dn_rng *r, int regime, float *x, size_t n)
+{
+    if (regime <= DN_REGIME_COUNT) {
+        fill_unary(r, regime, x, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t z = dn_rng_next(r);
+        uint32_t u = (uint32_t)(z & 0x7FFFFF) | (uint32_t)(127 - 14 + (int)((z >> 32) % 54)) << 23;
+        u |= (uint32_t)(z >> 63) << 31;
+        memcpy(&x[i], &u, 4);
+    }
+}
+
+/* sin_v, cos_v and sincos_v (both outputs, and in place on either) against
+   the references at every plan length in every regime, then 2^20 inputs
+   spread over every bit pattern. y_ref and y_k hold two arrays each. */
+static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan *plan,
+                      const size_t *lengths, size_t count, float *x, float *y_ref, float *y_k,
+                      size_t cap, dn_check_sink sink, void *ctx)
+{
+    dn_check_result res = {"math", "sin_v/cos_v/sincos_v", isa, 0, 0, ""};
+    dn_rng rng = {plan->seed + 977};
+    cap /= 2;
+    float *c_ref = y_ref + cap, *c_k = y_k + cap;
+    for (size_t li = 0; li <= count; li++) {
+        size_t n = li == count ? cap : lengths[li] < cap ? lengths[li] : cap;
+        int regimes = li == count || lengths[li] <= plan->every_length_to ? DN_REGIME_COUNT + 2 : 1;
+        for (int g = 0; g < regimes; g++) {
+            int regime = regimes == 1 ? (int)(li % (DN_REGIME_COUNT + 2)) : g;
+            if (li == count) { /* the bit-pattern spread: 2^20 inputs in blocks */
+                if (g > 0 || k == &dn_math_scalar) break;
+                regime = -1;
+            }
+            for (uint64_t base = 0; base < (regime < 0 ? (UINT64_C(1) << 32) : 1);
+                 base += (uint64_t)n << 12) {
+                if (regime < 0)
+                    for (size_t i = 0; i < n; i++) {
+                        uint32_t u = (uint32_t)(base + ((uint64_t)i << 12)) +
+                                     (uint32_t)(dn_rng_next(&rng) & 4095);
+                        memcpy(&x[i], &u, 4);
+                    }
+                else
+                    fill_trig(&rng, regime, x, n);
+                dn_math_scalar.sin_v(x, y_ref, n);
+                dn_math_scalar.cos_v(x, c_ref, n);
+                k->sin_v(x, y_k, n);
+                compare(&res, y_ref, y_k, n, x, "sin_v");
+                k->cos_v(x, y_k, n);
+                compare(&res, c_ref, y_k, n, x, "cos_v");
+                k->sincos_v(x, y_k, c_k, n);
+                compare(&res, y_ref, y_k, n, x, "sincos_v sin");
+                compare(&res, c_ref, c_k, n, x, "sincos_v cos");
+                memcpy(y_k, x, n * sizeof(float));
+                k->sincos_v(y_k, y_k, c_k, n); /* in place on s */
+                compare(&res, y_ref, y_k, n, x, "sincos_v sin (s = x)");
+                compare(&res, c_ref, c_k, n, x, "sincos_v cos (s = x)");
+                memcpy(c_k, x, n * sizeof(float));
+                k->sin_v(c_k, c_k, n); /* in place */
+                compare(&res, y_ref, c_k, n, x, "sin_v in place");
+            }
+        }
+    }
+    if (sink) sink(&res, ctx);
+    return res.mismatched != 0;
+}
+
 int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -319,6 +390,7 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
     } else {
         failed += check_unary(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
         failed += check_vector(isa, k, plan, lengths, count, max, x, w, y_ref, y_k, sink, ctx);
+        failed += check_trig(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
     }
     free(lengths);
     free(x);

@@ -734,6 +734,7 @@ static void rms_gated_neon(const float *x, const float *gate, const float *w, fl
 }
 
 #undef A
+#include "math_trig_neon.h"
 
 const dn_math_kernels dn_math_neon = {
     .exp_v = exp_v_neon,
@@ -754,4 +755,7 @@ const dn_math_kernels dn_math_neon = {
     .gelu_v = gelu_v_neon,
     .rms0 = rms0_neon,
     .rms_gated = rms_gated_neon,
+    .sin_v = sin_v_neon,
+    .cos_v = cos_v_neon,
+    .sincos_v = sincos_v_neon,
 };

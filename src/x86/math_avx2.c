@@ -671,33 +671,9 @@ static void rms0_avx2(const float *x, const float *w, float eps, float *y, size_
     leave(csr);
 }
 
-/* ((x * r) * w) * g(gate), g = silu or sigmoid (their results as stored) */
-static inline V gated(V x, V gate, V w, V r, int silu)
-{
-    return result(MUL(MUL(MUL(x, r), w), silu ? v_silu(gate) : v_sigmoid(gate)));
-}
-
-static void rms_gated_avx2(const float *x, const float *gate, const float *w, float eps, int silu,
-                           float *y, size_t n)
-{
-    if (n == 0) return;
-    float r = dn_math_rms_scale(dn_fp32_avx2.fdot(x, x, n), n, eps);
-    unsigned csr = enter();
-    V vr = F(r);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, gated(_mm256_loadu_ps(x + i), _mm256_loadu_ps(gate + i),
-                                      _mm256_loadu_ps(w + i), vr, silu));
-    if (i < n) {
-        VI m = dn_avx2_tail_mask(n - i);
-        _mm256_maskstore_ps(y + i, m,
-                            gated(_mm256_maskload_ps(x + i, m), _mm256_maskload_ps(gate + i, m),
-                                  _mm256_maskload_ps(w + i, m), vr, silu));
-    }
-    leave(csr);
-}
-
 #undef A
+
+#include "math_trig_avx2.h"
 
 const dn_math_kernels dn_math_avx2 = {
     .exp_v = exp_v_avx2,
@@ -718,4 +694,7 @@ const dn_math_kernels dn_math_avx2 = {
     .gelu_v = gelu_v_avx2,
     .rms0 = rms0_avx2,
     .rms_gated = rms_gated_avx2,
+    .sin_v = sin_v_avx2,
+    .cos_v = cos_v_avx2,
+    .sincos_v = sincos_v_avx2,
 };
