@@ -209,4 +209,3 @@ void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t n
         }
     }
 }
-
