@@ -91,6 +91,14 @@ static const float edges[] = {
     -13.2f,
 };
 
+/* log2 of the bit-pattern spread's stride: 4096 (2^20 inputs), or 65536 (2^16)
+   on a short plan (random lengths below 65536: DN_CHECK_PLAN under qemu, where
+   the sweeps of tests/CMakeLists.txt cover 2^24 inputs instead). */
+static unsigned spread_shift(const dn_check_plan *plan)
+{
+    return plan->random_length_max < 65536 ? 16u : 12u;
+}
+
 /* Fills x for the unary checks: the harness's regimes, and a regime of
    moderate values around each function's interesting range. */
 static void fill_unary(dn_rng *r, int regime, float *x, size_t n)
@@ -138,13 +146,15 @@ static int check_unary(dn_isa isa, const dn_math_kernels *k, const dn_check_plan
                 compare(&res, y_ref, y_k, n, in, unary_names[which]);
             }
         }
-        /* 2^20 inputs spread over every bit pattern, 4096 apart, plus noise */
+        /* 2^20 inputs spread over every bit pattern, 4096 apart, plus noise
+           (2^16, 65536 apart, on a short plan: spread_shift) */
         const size_t block = cap < 65536 ? cap : 65536;
+        const unsigned sh = spread_shift(plan);
         for (uint64_t base = 0; ker != ref && base < (UINT64_C(1) << 32);
-             base += (uint64_t)block << 12) {
+             base += (uint64_t)block << sh) {
             for (size_t i = 0; i < block; i++) {
-                uint32_t u =
-                    (uint32_t)(base + ((uint64_t)i << 12)) + (uint32_t)(dn_rng_next(&rng) & 4095);
+                uint32_t u = (uint32_t)(base + ((uint64_t)i << sh)) +
+                             (uint32_t)(dn_rng_next(&rng) & ((UINT32_C(1) << sh) - 1));
                 memcpy(&x[i], &u, 4);
             }
             ref(x, y_ref, block);
@@ -335,12 +345,13 @@ static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan 
                 if (g > 0 || k == &dn_math_scalar) break;
                 regime = -1;
             }
+            const unsigned sh = spread_shift(plan);
             for (uint64_t base = 0; base < (regime < 0 ? (UINT64_C(1) << 32) : 1);
-                 base += (uint64_t)n << 12) {
+                 base += (uint64_t)n << sh) {
                 if (regime < 0)
                     for (size_t i = 0; i < n; i++) {
-                        uint32_t u = (uint32_t)(base + ((uint64_t)i << 12)) +
-                                     (uint32_t)(dn_rng_next(&rng) & 4095);
+                        uint32_t u = (uint32_t)(base + ((uint64_t)i << sh)) +
+                                     (uint32_t)(dn_rng_next(&rng) & ((UINT32_C(1) << sh) - 1));
                         memcpy(&x[i], &u, 4);
                     }
                 else
