@@ -137,7 +137,24 @@ static inline void dg_fill_small(dg_rng *r, float *x, size_t n)
     for (size_t i = 0; i < n; i++) x[i] = dg_small(r);
 }
 
-/* ---- the families (digest_core.c, digest_rows.c, digest_layers.c) ----------- */
+/* ---- ggml blocks (digest_rows.c) -------------------------------------------- */
+
+typedef struct dg_format {
+    dn_type type;
+    int d_at, m_at; /* byte offsets of the binary16 scales (-1: none) */
+} dg_format;
+
+/* the twelve formats the products read */
+extern const dg_format dg_formats[12];
+
+enum { MAXB = 8, MAXN = MAXB * 256 }; /* blocks and elements of a generated row */
+
+/* `blocks` random blocks of f into bytes: random bytes under finite scales
+   of modest size; with `bad`, one block's d is an infinity. Returns the
+   row's elements. */
+size_t dg_random_row(dg_rng *r, const dg_format *f, uint8_t *bytes, size_t blocks, int bad);
+
+/* ---- the families (digest_*.c) ----------- */
 
 void dg_fp32(dg_hash *h, dn_pool *pool);
 void dg_math(dg_hash *h, dn_pool *pool);
@@ -149,5 +166,12 @@ void dg_dot(dg_hash *h, dn_pool *pool);
 void dg_lane(dg_hash *h, dn_pool *pool);
 void dg_attention(dg_hash *h, dn_pool *pool);
 void dg_gdn(dg_hash *h, dn_pool *pool);
+void dg_bf16(dg_hash *h, dn_pool *pool);
+void dg_fp8(dg_hash *h, dn_pool *pool);
+void dg_lane_units(dg_hash *h, dn_pool *pool);
+void dg_vec(dg_hash *h, dn_pool *pool);
+void dg_activations(dg_hash *h, dn_pool *pool);
+void dg_trig(dg_hash *h, dn_pool *pool);
+void dg_act(dg_hash *h, dn_pool *pool);
 
 #endif

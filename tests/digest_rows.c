@@ -62,12 +62,7 @@ void dg_f16(dg_hash *h, dn_pool *pool)
 
 /* ---- ggml blocks ------------------------------------------------------------ */
 
-typedef struct dg_format {
-    dn_type type;
-    int d_at, m_at; /* byte offsets of the binary16 scales (-1: none) */
-} dg_format;
-
-static const dg_format formats[12] = {
+const dg_format dg_formats[12] = {
     {DN_TYPE_Q4_0, 0, -1},  {DN_TYPE_Q4_1, 0, 2},    {DN_TYPE_Q5_0, 0, -1},
     {DN_TYPE_Q5_1, 0, 2},   {DN_TYPE_Q8_0, 0, -1},   {DN_TYPE_IQ4_NL, 0, -1},
     {DN_TYPE_Q2_K, 80, 82}, {DN_TYPE_Q3_K, 108, -1}, {DN_TYPE_Q4_K, 0, 2},
@@ -83,7 +78,7 @@ static void put_le16(uint8_t *p, uint16_t v)
 
 /* `blocks` random blocks of f: random bytes under finite scales of modest
    size; with `bad`, one block's d is an infinity. */
-static size_t random_row(dg_rng *r, const dg_format *f, uint8_t *bytes, size_t blocks, int bad)
+size_t dg_random_row(dg_rng *r, const dg_format *f, uint8_t *bytes, size_t blocks, int bad)
 {
     size_t bb = dn_type_block_bytes(f->type);
     for (size_t i = 0; i < blocks * bb; i++) bytes[i] = (uint8_t)dg_next(r);
@@ -95,8 +90,6 @@ static size_t random_row(dg_rng *r, const dg_format *f, uint8_t *bytes, size_t b
     if (bad) put_le16(bytes + (blocks / 2) * bb + f->d_at, 0x7C00);
     return blocks * dn_type_block_elements(f->type);
 }
-
-enum { MAXB = 8, MAXN = MAXB * 256 };
 
 void dg_blocks(dg_hash *h, dn_pool *pool)
 {
@@ -111,9 +104,9 @@ void dg_blocks(dg_hash *h, dn_pool *pool)
     }
     for (int i = 0; i < 12; i++)
         for (int pass = 0; pass < 6; pass++) {
-            size_t n = random_row(&r, &formats[i], bytes, MAXB, pass == 5), bad = 0;
+            size_t n = dg_random_row(&r, &dg_formats[i], bytes, MAXB, pass == 5), bad = 0;
             dn_coded_row row = {coef, offs, seg, n, 0};
-            dg_st(h, dn_read_row(formats[i].type, bytes, n, &row, &bad));
+            dg_st(h, dn_read_row(dg_formats[i].type, bytes, n, &row, &bad));
             dg_u64(h, bad), dg_u64(h, row.nsegments);
             if (pass == 5) continue;
             dg_i16s(h, coef, n), dg_i16s(h, offs, n);
@@ -153,7 +146,7 @@ static dn_act_row case_fill(dg_rng *r, dg_case *c, const dg_format *f, dn_act_sc
                             dn_words words, dg_hash *h)
 {
     size_t bb = dn_type_block_bytes(f->type), n = 0;
-    for (int row = 0; row < ROWS; row++) n = random_row(r, f, c->w + row * MAXB * bb, MAXB, 0);
+    for (int row = 0; row < ROWS; row++) n = dg_random_row(r, f, c->w + row * MAXB * bb, MAXB, 0);
     for (size_t i = 0; i < n; i++) {
         float v = dg_small(r);
         c->x[i] = dn_ldexp(v, (int32_t)dg_between(r, -3, 3));
@@ -177,7 +170,7 @@ void dg_dot(dg_hash *h, dn_pool *pool)
     for (int i = 0; i < 12; i++)
         for (int sc = 0; sc < 2; sc++)
             for (int words = 1; words <= 2; words++) {
-                const dg_format *f = &formats[i];
+                const dg_format *f = &dg_formats[i];
                 dn_act_row act = case_fill(&r, &c, f, (dn_act_scaling)sc, (dn_words)words, h);
                 size_t n = act.n, bb = dn_type_block_bytes(f->type), bad = 0;
                 for (int row = 0; row < ROWS; row++) {
@@ -207,7 +200,7 @@ void dg_lane(dg_hash *h, dn_pool *pool)
     for (int i = 0; i < 12; i++)
         for (int sc = 0; sc < 2; sc++)
             for (int words = 1; words <= 2; words++) {
-                const dg_format *f = &formats[i];
+                const dg_format *f = &dg_formats[i];
                 dn_act_row act = case_fill(&r, &c, f, (dn_act_scaling)sc, (dn_words)words, h);
                 size_t n = act.n, be = dn_type_block_elements(f->type), bad = 0;
                 float o = 0.0f, acc = 0.0f;
