@@ -85,16 +85,22 @@ float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k)
     return dn_f16_result((float)sum);
 }
 
-/* One tinyBLAS element: lane p takes elements p, p + 8, ... in order; the
-   high half is added to the low half, then (v0 + v2) + (v1 + v3). */
-float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k)
+/* One tinyBLAS element of 16-bit weights widened by `widen` (binary16 or
+   bfloat16: the chain is the same): lane p takes elements p, p + 8, ... in
+   order; the high half is added to the low half, then (v0 + v2) + (v1 + v3). */
+static inline float sgemm_dot(const uint16_t *w, const float *x, size_t k, float (*widen)(uint16_t))
 {
     float lane[8] = {0};
     for (size_t l = 0; l < k; l += 8)
-        for (int p = 0; p < 8; p++) lane[p] = fmaf(dn_f16_widen1(w[l + p]), x[l + p], lane[p]);
+        for (int p = 0; p < 8; p++) lane[p] = fmaf(widen(w[l + p]), x[l + p], lane[p]);
     float v[4];
     for (int q = 0; q < 4; q++) v[q] = lane[q + 4] + lane[q];
     return dn_f16_result((v[0] + v[2]) + (v[1] + v[3]));
+}
+
+float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k)
+{
+    return sgemm_dot(w, x, k, dn_f16_widen1);
 }
 
 void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n)
@@ -179,15 +185,9 @@ float dn_ref_bf16_vec_dot(const uint16_t *w, const float *x, size_t k)
     return dn_f16_result((float)sum);
 }
 
-/* One tinyBLAS element: F16's chain with bfloat16 weights. */
 float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k)
 {
-    float lane[8] = {0};
-    for (size_t l = 0; l < k; l += 8)
-        for (int p = 0; p < 8; p++) lane[p] = fmaf(dn_bf16_widen1(w[l + p]), x[l + p], lane[p]);
-    float v[4];
-    for (int q = 0; q < 4; q++) v[q] = lane[q + 4] + lane[q];
-    return dn_f16_result((v[0] + v[2]) + (v[1] + v[3]));
+    return sgemm_dot(w, x, k, dn_bf16_widen1);
 }
 
 void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,

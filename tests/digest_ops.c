@@ -12,8 +12,7 @@ static const size_t lens[LENS] = {0, 1, 2, 3, 7, 31, 32, 33, 64, 100, 257, 1000}
 static float *spread(dg_rng *r)
 {
     float *x = malloc(SPREAD * sizeof(float));
-    for (uint32_t i = 0; i < SPREAD; i++)
-        dg_put(&x[i], i << 16 | (uint32_t)(dg_next(r) & 0xFFFFu));
+    for (uint32_t i = 0; i < SPREAD; i++) dg_put(&x[i], i << 16 | (uint32_t)(dg_next(r) & 0xFFFFu));
     return x;
 }
 
@@ -129,7 +128,8 @@ static void act_case(dg_hash *h, dg_rng *r, const dg_format *f, int sc, int word
     dg_st(h, dn_act_size(n, ACOLS, (dn_act_scaling)sc, (dn_words)words, &bytes));
     void *mem = malloc(bytes);
     dn_act *act = NULL, *made = NULL;
-    dg_st(h, dn_act_prepare(x, n, ACOLS, (dn_act_scaling)sc, (dn_words)words, mem, bytes, &act, &bad));
+    dg_st(h,
+          dn_act_prepare(x, n, ACOLS, (dn_act_scaling)sc, (dn_words)words, mem, bytes, &act, &bad));
     dg_u64(h, bad);
     dg_st(h, dn_act_create(x, n, ACOLS, (dn_act_scaling)sc, (dn_words)words, &made, &bad));
     for (size_t col = 0; col < ACOLS; col++) {
@@ -156,5 +156,6 @@ void dg_act(dg_hash *h, dn_pool *pool)
     dg_rng r = {16};
     for (int i = 0; i < 12; i++)
         for (int sc = 0; sc < 2; sc++)
-            for (int words = 1; words <= 2; words++) act_case(h, &r, &dg_formats[i], sc, words, pool);
+            for (int words = 1; words <= 2; words++)
+                act_case(h, &r, &dg_formats[i], sc, words, pool);
 }
