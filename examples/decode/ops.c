@@ -39,8 +39,8 @@ int op_embed(dd_state *s, uint32_t token)
     const uint8_t *row = e->data + (size_t)token * row_bytes;
     double t0 = dd_now();
     dn_status st;
-    if (e->type == DN_TYPE_F16) {
-        st = dn_f16_dequantize_row(row, s->x, n);
+    if (e->type == DN_TYPE_F16) { /* host order (model.c), as the products take it */
+        st = dn_f16_widen((const uint16_t *)(const void *)row, s->x, n);
     } else {
         dn_coded_row cr = {s->coef, s->offs, s->segs, n, 0};
         st = dn_read_row(e->type, row, n, &cr, NULL);
