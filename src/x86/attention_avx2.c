@@ -261,23 +261,30 @@ static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n,
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
 }
 
+/* Chunk c (32 codes) of a key row widened to int16 in k[0], k[1]; a tail
+   chunk is read through a zero-padded copy, so nothing past the row is read. */
+static inline void key_chunk(const int8_t *key, size_t c, size_t full, size_t d, __m256i k[2])
+{
+    const int8_t *p = key + 32 * c;
+    int8_t tmp[32];
+    if (c >= full) {
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, p, d - 32 * c);
+        p = tmp;
+    }
+    k[0] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+    k[1] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p + 16)));
+}
+
 /* Chunk c of a query's codes against the key row's int8 codes: eight lanes
-   of pair sums (a tail chunk read through a zero-padded copy, so nothing
-   past the row is read). |q * k| <= 32767 * 128, a pair below 2^24, eight
-   pairs below 2^27. */
+   of pair sums. |q * k| <= 32767 * 128, a pair below 2^24, eight pairs
+   below 2^27. */
 static inline __m256i chunk_pairs(const int16_t *codes, const int8_t *key, size_t c, size_t full,
                                   size_t d)
 {
-    __m256i k0, k1;
-    if (c < full) {
-        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
-        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
-    } else {
-        int8_t tmp[32] = {0};
-        memcpy(tmp, key + 32 * c, d - 32 * c);
-        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
-        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
-    }
+    __m256i k[2];
+    key_chunk(key, c, full, d, k);
+    __m256i k0 = k[0], k1 = k[1];
     __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
     __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
     return _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
@@ -422,21 +429,13 @@ static void narrow_group(const dn_act_row *q, size_t hn,
         __m256i acc[HEADS] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
                               _mm256_setzero_si256(), _mm256_setzero_si256()};
         for (size_t c = 0; c < chunks; c++) {
-            __m256i k0, k1;
-            if (c < full) {
-                k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + 32 * c)));
-                k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + 32 * c + 16)));
-            } else {
-                int8_t tmp[32] = {0};
-                memcpy(tmp, row + 32 * c, d - 32 * c);
-                k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
-                k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
-            }
+            __m256i kc[2];
+            key_chunk(row, c, full, d, kc);
             for (size_t g = 0; g < HEADS; g++) {
                 const int16_t *qc = codes[g] + 32 * c;
                 __m256i sum = _mm256_add_epi32(
-                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)qc), k0),
-                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(qc + 16)), k1));
+                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)qc), kc[0]),
+                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(qc + 16)), kc[1]));
                 acc[g] =
                     _mm256_add_epi32(acc[g], _mm256_mullo_epi32(sum, _mm256_set1_epi32(fi[g][c])));
             }
