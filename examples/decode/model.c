@@ -92,7 +92,7 @@ static const uint8_t *host_f16(binder *b, const gf_tensor *t, size_t n)
     if (host_is_little_endian()) return t->data;
     uint16_t *h = own(b, n * sizeof *h);
     if (!h) return NULL;
-    for (size_t i = 0; i < n; i++) h[i] = (uint16_t)(t->data[2 * i] | t->data[2 * i + 1] << 8);
+    for (size_t i = 0; i < n; i++) h[i] = (uint16_t)gf_load_le(t->data + 2 * i, 2);
     return (const uint8_t *)h;
 }
 
@@ -139,9 +139,7 @@ static int array(binder *b, int layer, const char *name, size_t n, size_t rows, 
     if (!v) return -1;
     if (t->type == DN_TYPE_F32)
         for (size_t i = 0; i < n; i++) { /* little-endian on every host */
-            const uint8_t *p = t->data + 4 * i;
-            uint32_t u =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t u = (uint32_t)gf_load_le(t->data + 4 * i, 4);
             memcpy(&v[i], &u, 4);
         }
     else if (dn_f16_dequantize_row(t->data, v, n) != DN_OK)
