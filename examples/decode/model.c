@@ -266,10 +266,12 @@ static int hparams(binder *b)
     if (hd == 0 || hd > DN_ATTN_MAX_HEAD_DIM || rot > hd || rot % 2 != 0)
         return fail(b, "head size %llu (rotary %llu) is not usable", (unsigned long long)hd,
                     (unsigned long long)rot);
+    if (!(m->theta > 0.0f && m->theta <= 3.4e38f) || !(m->eps >= 0.0f && m->eps <= 3.4e38f))
+        return fail(b, "rope.freq_base %g or layer_norm_rms_epsilon %g is not a usable value",
+                    (double)m->theta, (double)m->eps);
     m->n_embd = embd, m->n_layer = nl, m->n_head = nh, m->n_head_kv = nkv, m->head_dim = hd;
     m->n_ff = nff, m->n_rot = rot;
     return m->arch == DD_HYBRID ? gdn_hparams(b) : 0;
-    return 0;
 }
 
 static int vocabulary(binder *b)
