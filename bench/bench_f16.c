@@ -26,7 +26,8 @@
  *    ours, and our speed over ggml's paired round by round.
  *  - per ISA, single thread, the kernel tables called directly
  *    (dn_kernels_for(isa)->f16->fp16.mat_vec_rows / sgemm_rows) on 2048 x 2048:
- *    scalar (the reference) against avx2 or neon, bits checked equal.
+ *    scalar (the reference) against avx2, avx512 or neon, bits checked equal
+ *    (on x86 the avx512 over avx2 ratio of the same run too).
  * Every figure is the median of repeated CLOCK_MONOTONIC samples after a
  * warm-up; cases compared with each other are sampled round-robin, so load
  * from other processes falls on all of them alike. Outputs of 1 and 2

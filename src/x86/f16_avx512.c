@@ -10,20 +10,19 @@
  *    another, so one 16-element load feeds two chains (elements b .. b+7
  *    are a0's, b+8 .. b+15 a1's) and the fold starts with a0|a1 + a2|a3;
  *  - tinyBLAS: the chains of rows 2p and 2p+1 for one column share a
- *    register. A pass widens eight rows of weights into a buffer that holds
- *    each pair's rows eight elements at a time, side by side, and a column's
- *    eight activations are broadcast to both halves: a tile of 8 rows x 5
- *    columns keeps twenty registers of chains (forty 8-lane chains), where
- *    the AVX2 tile keeps twelve.
- * Widening is exact, so weights widened ahead of the loop give the same bits.
- * The entries left out of the table (conversions, one tinyBLAS element, mad,
- * scale) run the AVX2 kernels, as do rows past the last block of eight.
+ *    register, eight weights of each widened as they are loaded, and the
+ *    column's eight activations are broadcast to both halves: a tile of
+ *    6 rows x 8 columns keeps 24 registers of chains (48 8-lane chains),
+ *    where the AVX2 tile keeps twelve.
+ * Widening is exact, so when and how often a weight is widened changes no
+ * bit. The entries left out of the table (conversions, one tinyBLAS
+ * element, mad, scale) run the AVX2 kernels, as do the rows after the last
+ * block of four.
  */
 #include "../f16_kernels.h"
 #include "../bits.h"
 
 #include <immintrin.h>
-#include <stdlib.h>
 
 /* Bytes ahead in each of mat_vec's four weight streams. Measured on this
    file's mat_vec against the AVX2 kernel, alternated, one thread, 2048^2
@@ -130,89 +129,34 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_
     }
 }
 
-/* Elements of k per pass over the columns: eight rows of widened weights
-   (16 KiB) stay in L1 while every column tile runs through them. */
-#define DN_F16_KC 512
-#define DN_F16_TILE_N 5 /* columns of a full tile */
-
-/* One tile of tinyBLAS outputs, rows r .. r + 7 x columns c .. c + N - 1
-   (N <= 5), over elements [l0, l1) of k. wf: the pass's widened weights,
-   row pair p's eight-element step s at wf[2 kc p + 16 s] (row 2p low, row
-   2p + 1 high). Each output is its own 8-lane FMA chain, carried between
-   passes in acc (16 floats per pair and column) and folded by hsum after
-   the last pass; storing a chain and loading it back changes no bit.
-   w16: NULL, or the eight 16-bit rows (stride k) this tile widens itself,
-   storing them into wf for the pass's other tiles. next: NULL, or the
-   eight rows of weights the next pass widens, asked for into L2 two lines
-   per step (the kc / 8 steps cover their 8 x kc / 32 lines). */
-DN_INLINE void tile(float *wf, const uint16_t *w16, const float *act, size_t k, size_t l0,
-                    size_t l1, size_t rows, size_t r, size_t c, int N, float *acc, float *out,
-                    const char *const *next, int bf)
+/* One tile of tinyBLAS outputs: rows r .. r + 2P - 1 (P = 2 or 3 row
+   pairs) x columns 0 .. N - 1 (N <= 8) of act and out, over the whole of k
+   in one go. Rows r + 2p and r + 2p + 1 share a register (eight weights of
+   each, widened as they are loaded), each column's eight activations are
+   broadcast to both halves: P x N registers of chains (48 chains at most),
+   nothing stored between steps; each half is one output's 8-lane FMA chain
+   in k order, folded by hsum at the end. The weight rows are fetched
+   DN_F16_PREFETCH ahead. */
+DN_INLINE void tile(const uint16_t *w, const float *act, size_t k, size_t rows, size_t r, int P,
+                    int N, float *out, int bf)
 {
-    const size_t kc = DN_F16_KC;
-    const unsigned lsh = 4; /* log2 of the kc / 32 lines of a row */
-    __m512 sum[4][DN_F16_TILE_N];
-    for (int p = 0; p < 4; p++)
-        for (int j = 0; j < N; j++)
-            sum[p][j] =
-                l0 == 0 ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + 16 * (DN_F16_TILE_N * p + j));
-    for (size_t l = l0; l < l1; l += 8) {
-        size_t s = (l - l0) / 8;
-        if (next)
-            for (size_t q = 2 * s; q < 2 * s + 2; q++)
-                _mm_prefetch(next[(q >> lsh) & 7] + 64 * (q & ((1u << lsh) - 1)), _MM_HINT_T1);
-        __m512 b[DN_F16_TILE_N];
-        for (int j = 0; j < N; j++)
-            b[j] = _mm512_broadcast_f32x8(_mm256_loadu_ps(act + (c + (size_t)j) * k + l));
-        for (int p = 0; p < 4; p++) {
-            float *wp = wf + 2 * kc * (size_t)p + 16 * s;
-            __m512 a;
-            if (w16) { /* the pass's first tile widens the weights for the others */
-                a = load_w2(w16 + 2 * (size_t)p * k + l, w16 + (2 * (size_t)p + 1) * k + l, bf);
-                _mm512_store_ps(wp, a);
-            } else {
-                a = _mm512_load_ps(wp);
-            }
-            for (int j = 0; j < N; j++) sum[p][j] = _mm512_fmadd_ps(a, b[j], sum[p][j]);
-        }
-    }
-    for (int p = 0; p < 4; p++)
-        for (int j = 0; j < N; j++) {
-            float *o = out + (c + (size_t)j) * rows + r + 2 * (size_t)p;
-            if (l1 == k) {
-                o[0] = dn_f16_result(hsum8(_mm512_castps512_ps256(sum[p][j])));
-                o[1] = dn_f16_result(hsum8(_mm512_extractf32x8_ps(sum[p][j], 1)));
-            } else {
-                _mm512_storeu_ps(acc + 16 * (DN_F16_TILE_N * p + j), sum[p][j]);
-            }
-        }
-}
-
-/* Few columns (N <= 8): rows r .. r + 3 x columns 0 .. N - 1 over the whole
-   of k in one go, the weights widened as they are loaded (rows r, r + 1 in
-   one register, r + 2, r + 3 in another) and each column's eight
-   activations broadcast to both halves: 2N chains in registers, nothing
-   stored between steps. */
-DN_INLINE void narrow4(const uint16_t *w, const float *act, size_t k, size_t rows, size_t r, int N,
-                       float *out, int bf)
-{
-    __m512 sum[2][8];
-    for (int p = 0; p < 2; p++)
+    __m512 sum[3][8];
+    for (int p = 0; p < P; p++)
         for (int j = 0; j < N; j++) sum[p][j] = _mm512_setzero_ps();
     const uint16_t *w0 = w + r * k;
     for (size_t l = 0; l < k; l += 8) {
         if ((l & 31) == 0)
-            for (size_t i = 0; i < 4; i++)
+            for (size_t i = 0; i < 2 * (size_t)P; i++)
                 _mm_prefetch((const char *)(w0 + i * k + l) + DN_F16_PREFETCH, _MM_HINT_T0);
-        __m512 a0 = load_w2(w0 + l, w0 + k + l, bf),
-               a1 = load_w2(w0 + 2 * k + l, w0 + 3 * k + l, bf);
+        __m512 a[3];
+        for (int p = 0; p < P; p++)
+            a[p] = load_w2(w0 + 2 * (size_t)p * k + l, w0 + (2 * (size_t)p + 1) * k + l, bf);
         for (int j = 0; j < N; j++) {
             __m512 b = _mm512_broadcast_f32x8(_mm256_loadu_ps(act + (size_t)j * k + l));
-            sum[0][j] = _mm512_fmadd_ps(a0, b, sum[0][j]);
-            sum[1][j] = _mm512_fmadd_ps(a1, b, sum[1][j]);
+            for (int p = 0; p < P; p++) sum[p][j] = _mm512_fmadd_ps(a[p], b, sum[p][j]);
         }
     }
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < P; p++)
         for (int j = 0; j < N; j++) {
             float *o = out + (size_t)j * rows + r + 2 * (size_t)p;
             o[0] = dn_f16_result(hsum8(_mm512_castps512_ps256(sum[p][j])));
@@ -220,81 +164,43 @@ DN_INLINE void narrow4(const uint16_t *w, const float *act, size_t k, size_t row
         }
 }
 
-/* tinyBLAS outputs of rows [r0, r1) for n <= 8 columns: blocks of four
-   rows by narrow4, the rows after the last block of four by the AVX2 kernel.
-   Measured against the 8-row tiles below, alternated, 4096^2 n = 8, one
-   thread: 1.6-1.8x the AVX2 kernel's speed, where those gave 0.8-1.2x (the
-   widened-weight buffer and a second column tile cost more than widening
-   each weight again as it is loaded). */
-DN_INLINE void sgemm_narrow(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out, int bf)
+/* tile with a compile-time column count. */
+DN_INLINE void tile_n(const uint16_t *w, const float *act, size_t k, size_t rows, size_t r, int P,
+                      size_t n, float *out, int bf)
 {
-    size_t r = r0;
-    for (; k && r + 4 <= r1; r += 4) switch (n) {
-        case 8: narrow4(w, act, k, rows, r, 8, out, bf); break;
-        case 7: narrow4(w, act, k, rows, r, 7, out, bf); break;
-        case 6: narrow4(w, act, k, rows, r, 6, out, bf); break;
-        case 5: narrow4(w, act, k, rows, r, 5, out, bf); break;
-        case 4: narrow4(w, act, k, rows, r, 4, out, bf); break;
-        case 3: narrow4(w, act, k, rows, r, 3, out, bf); break;
-        case 2: narrow4(w, act, k, rows, r, 2, out, bf); break;
-        default: narrow4(w, act, k, rows, r, 1, out, bf); break;
-        }
-    if (r < r1)
-        (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)->sgemm_rows(w, rows, k, act, n, r, r1, out);
-}
-
-/* One pass of k over the columns for rows r .. r + 7: column tiles of as
-   equal widths as five allows (8 columns: 4 + 4; 64: 12 x 5 + 4). */
-DN_INLINE void pass(float *wf, const uint16_t *w16, const float *act, size_t k, size_t l0,
-                    size_t l1, size_t rows, size_t r, size_t n, float *acc, float *out,
-                    const char *const *next, int bf)
-{
-    for (size_t c = 0; c < n; acc += 16 * 4 * DN_F16_TILE_N, next = NULL, w16 = NULL) {
-        size_t left = n - c, tiles = (left + DN_F16_TILE_N - 1) / DN_F16_TILE_N;
-        size_t width = (left + tiles - 1) / tiles;
-        switch (width) {
-        case 5: tile(wf, w16, act, k, l0, l1, rows, r, c, 5, acc, out, next, bf); break;
-        case 4: tile(wf, w16, act, k, l0, l1, rows, r, c, 4, acc, out, next, bf); break;
-        case 3: tile(wf, w16, act, k, l0, l1, rows, r, c, 3, acc, out, next, bf); break;
-        case 2: tile(wf, w16, act, k, l0, l1, rows, r, c, 2, acc, out, next, bf); break;
-        default: tile(wf, w16, act, k, l0, l1, rows, r, c, 1, acc, out, next, bf); break;
-        }
-        c += width;
+    switch (n) {
+    case 8: tile(w, act, k, rows, r, P, 8, out, bf); break;
+    case 7: tile(w, act, k, rows, r, P, 7, out, bf); break;
+    case 6: tile(w, act, k, rows, r, P, 6, out, bf); break;
+    case 5: tile(w, act, k, rows, r, P, 5, out, bf); break;
+    case 4: tile(w, act, k, rows, r, P, 4, out, bf); break;
+    case 3: tile(w, act, k, rows, r, P, 3, out, bf); break;
+    case 2: tile(w, act, k, rows, r, P, 2, out, bf); break;
+    default: tile(w, act, k, rows, r, P, 1, out, bf); break;
     }
 }
 
-/* tinyBLAS outputs of rows [r0, r1): blocks of eight rows, k in passes of
-   DN_F16_KC; the rows after the last block of eight run the AVX2 kernel. */
+/* tinyBLAS outputs of rows [r0, r1): blocks of six rows, then of four, each
+   over all columns eight at a time (its weights, 6 x 2k bytes, stay in L1
+   or L2 while the column groups pass); the rows after the last block of
+   four run the AVX2 kernel. Measured with the kernels called directly,
+   alternated, 4096^2, one thread: n = 8 with blocks of six 1.19-1.29x the
+   speed with blocks of four; n = 64 1.05-1.30x the speed of 8-row x
+   5-column tiles reading weights widened once per pass of 512 into a
+   buffer (that design's n = 8: 0.8-1.2x the AVX2 kernel, this one's
+   1.4-1.8x). */
 DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                             size_t r0, size_t r1, float *out, int bf)
 {
-    const dn_w16_kernels *avx2 = bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16;
-    const size_t kc = DN_F16_KC;
-    if (n <= 8) {
-        sgemm_narrow(w, rows, k, act, n, r0, r1, out, bf);
-        return;
-    }
-    size_t r8 = k && n ? r0 + (r1 - r0) / 8 * 8 : r0;
-    size_t tiles = (n + DN_F16_TILE_N - 1) / DN_F16_TILE_N;
-    /* 64-byte aligned: the tiles load wf a whole line at a time */
-    void *mem =
-        r8 > r0 ? malloc((8 * kc + tiles * 16 * 4 * DN_F16_TILE_N) * sizeof(float) + 64) : NULL;
-    if (!mem) r8 = r0;
-    float *wf = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
-    for (size_t r = r0; r < r8; r += 8)
-        for (size_t l0 = 0; l0 < k; l0 += kc) {
-            size_t l1 = l0 + kc < k ? l0 + kc : k;
-            /* the next pass: the next kc of these rows, or the first of the next eight */
-            size_t nr = l1 < k ? r : r + 8, nl = l1 < k ? l1 : 0;
-            const char *next[8];
-            for (size_t i = 0; i < 8; i++)
-                next[i] = (const char *)(w + (nr + i < r1 ? nr + i : r) * k + nl);
-            const char *const *pf = nr + 8 <= r8 && k - nl >= kc ? next : NULL;
-            pass(wf, w + r * k, act, k, l0, l1, rows, r, n, wf + 8 * kc, out, pf, bf);
-        }
-    free(mem);
-    if (r8 < r1) avx2->sgemm_rows(w, rows, k, act, n, r8, r1, out);
+    size_t r = r0;
+    for (; k && r + 6 <= r1; r += 6)
+        for (size_t c = 0; c < n; c += 8)
+            tile_n(w, act + c * k, k, rows, r, 3, n - c < 8 ? n - c : 8, out + c * rows, bf);
+    for (; k && r + 4 <= r1; r += 4)
+        for (size_t c = 0; c < n; c += 8)
+            tile_n(w, act + c * k, k, rows, r, 2, n - c < 8 ? n - c : 8, out + c * rows, bf);
+    if (r < r1)
+        (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)->sgemm_rows(w, rows, k, act, n, r, r1, out);
 }
 
 /* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
