@@ -183,15 +183,15 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
     }
 }
 
-/* The tinyBLAS rows on blocks larger than run_one's: 8-40 rows (kernels
-   that take rows eight or more at a time), 1-13 columns (several column
-   tiles), k up to 2000 (several passes of k), ranges [r0, r1) that start and
+/* The tinyBLAS rows on blocks larger than run_one's: 8-72 rows (kernels
+   that take rows in blocks of four, six, eight or 48), 1-13 columns
+   (several column groups), k up to 2000, ranges [r0, r1) that start and
    end inside the matrix; the outputs outside the range must stay as they
    were. Its own buffers and random stream: run_one's cases do not move. */
 static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, uint64_t seed,
                        dn_check_result *res)
 {
-    enum { MAXR = 40, MAXN = 13, MAXK = 2000, CASES = 48 };
+    enum { MAXR = 72, MAXN = 13, MAXK = 2000, CASES = 48 };
     dn_rng r = {seed};
     uint16_t *w = malloc(MAXR * MAXK * sizeof *w), *h = malloc(MAXN * MAXK * sizeof *h);
     float *act = malloc(MAXN * MAXK * sizeof *act);
