@@ -319,5 +319,6 @@ int main(int argc, char **argv)
     printf("output bits: %s (residual[0] = 0x%08x after %zu tokens)\n",
            same ? "the same on both paths" : "DIFFER", first, tokens);
     dn_pool_destroy(pool);
+    free(act.mem);
     return same ? 0 : 1;
 }

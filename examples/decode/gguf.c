@@ -33,7 +33,7 @@ static int fail(gf_file *f, const char *fmt, ...)
 
 static size_t left(const cursor *c) { return c->size - c->pos; }
 
-static uint64_t load_le(const uint8_t *p, unsigned bytes)
+uint64_t gf_load_le(const uint8_t *p, unsigned bytes)
 {
     uint64_t v = 0;
     for (unsigned i = 0; i < bytes; i++) v |= (uint64_t)p[i] << (8 * i);
@@ -43,7 +43,7 @@ static uint64_t load_le(const uint8_t *p, unsigned bytes)
 static int rd(cursor *c, unsigned bytes, uint64_t *v)
 {
     if (left(c) < bytes) return -1;
-    *v = load_le(c->p + c->pos, bytes);
+    *v = gf_load_le(c->p + c->pos, bytes);
     c->pos += bytes;
     return 0;
 }
@@ -135,7 +135,7 @@ static int read_metadata(gf_file *f, cursor *c)
     const gf_kv *al = gf_find(f, "general.alignment");
     if (al) {
         if (al->type != GF_U32) return fail(f, "general.alignment is not a u32");
-        uint64_t a = load_le(al->value, 4);
+        uint64_t a = gf_load_le(al->value, 4);
         if (a == 0 || (a & (a - 1)) != 0)
             return fail(f, "general.alignment %llu is not a power of two", (unsigned long long)a);
         f->alignment = a;
@@ -307,7 +307,7 @@ int gf_get_uint(const gf_file *f, const char *key, uint64_t *out)
     int is_signed =
         kv->type == GF_I8 || kv->type == GF_I16 || kv->type == GF_I32 || kv->type == GF_I64;
     if (kv->type == GF_F32 || kv->type == GF_F64 || kv->type == GF_BOOL || b == 0) return -1;
-    uint64_t v = load_le(kv->value, b);
+    uint64_t v = gf_load_le(kv->value, b);
     if (is_signed && (v >> (8 * b - 1)) & 1) return -1;
     *out = v;
     return 0;
@@ -318,12 +318,12 @@ int gf_get_float(const gf_file *f, const char *key, float *out)
     const gf_kv *kv = gf_find(f, key);
     if (!kv) return -1;
     if (kv->type == GF_F32) {
-        uint32_t u = (uint32_t)load_le(kv->value, 4);
+        uint32_t u = (uint32_t)gf_load_le(kv->value, 4);
         memcpy(out, &u, 4);
         return 0;
     }
     if (kv->type == GF_F64) {
-        uint64_t u = load_le(kv->value, 8);
+        uint64_t u = gf_load_le(kv->value, 8);
         double d;
         memcpy(&d, &u, 8);
         *out = (float)d;
@@ -336,7 +336,7 @@ int gf_get_str(const gf_file *f, const char *key, gf_str *out)
 {
     const gf_kv *kv = gf_find(f, key);
     if (!kv || kv->type != GF_STRING) return -1;
-    out->n = load_le(kv->value, 8);
+    out->n = gf_load_le(kv->value, 8);
     out->p = (const char *)kv->value + 8;
     return 0;
 }

@@ -106,6 +106,9 @@ const gf_tensor *gf_tensor_find(const gf_file *f, const char *name);
    0 on success; -1 when absent, not an integer, negative or past UINT64_MAX. */
 int gf_get_uint(const gf_file *f, const char *key, uint64_t *out);
 
+/* The unsigned little-endian integer of `bytes` (1..8) bytes at p, on any host. */
+uint64_t gf_load_le(const uint8_t *p, unsigned bytes);
+
 /* A scalar F32 or F64 entry, rounded to float. 0 on success, -1 otherwise. */
 int gf_get_float(const gf_file *f, const char *key, float *out);
 

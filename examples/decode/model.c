@@ -62,9 +62,44 @@ static int shape_is(const gf_tensor *t, uint64_t ne0, uint64_t ne1)
     return t->ne[0] == ne0 && t->ne[1] == ne1 && t->ne[2] == 1 && t->ne[3] == 1;
 }
 
+/* `bytes` of memory the model owns (freed with it); NULL after fail(). */
+static void *own(binder *b, size_t bytes)
+{
+    void *v = malloc(bytes ? bytes : 1);
+    void **grown = realloc(b->m->owned, (b->m->n_owned + 1) * sizeof *grown);
+    if (grown) b->m->owned = grown;
+    if (!v || !grown) {
+        free(v);
+        fail(b, "out of memory");
+        return NULL;
+    }
+    b->m->owned[b->m->n_owned++] = v;
+    return v;
+}
+
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* The file's little-endian binary16 values as host uint16_t: the data in
+   place on a little-endian host, a converted copy on a big-endian one. */
+static const uint8_t *host_f16(binder *b, const gf_tensor *t, size_t n)
+{
+    if (host_is_little_endian()) return t->data;
+    uint16_t *h = own(b, n * sizeof *h);
+    if (!h) return NULL;
+    for (size_t i = 0; i < n; i++) h[i] = (uint16_t)gf_load_le(t->data + 2 * i, 2);
+    return (const uint8_t *)h;
+}
+
 /* A matrix of rows x cols in a type the products take: F16 (2-byte
-   aligned, as dn_f16_mat_vec's uint16_t weights must be) or a block format
-   dn_mat_vec reads with whole 32-element activation blocks. */
+   aligned, as dn_f16_mat_vec's uint16_t weights must be; in host byte
+   order) or a block format dn_mat_vec reads with whole 32-element
+   activation blocks (little-endian on every host). */
 static int matrix(binder *b, int layer, const char *name, size_t rows, size_t cols, dd_matrix *out)
 {
     const gf_tensor *t = tensor(b, layer, name);
@@ -80,7 +115,9 @@ static int matrix(binder *b, int layer, const char *name, size_t rows, size_t co
         return fail(b, "tensor %.*s: type %u is not one the engine multiplies", (int)t->name.n,
                     t->name.p, (unsigned)type);
     }
-    *out = (dd_matrix){type, t->data, rows, cols};
+    const uint8_t *data = type == DN_TYPE_F16 ? host_f16(b, t, rows * cols) : t->data;
+    if (!data) return -1;
+    *out = (dd_matrix){type, data, rows, cols};
     return 0;
 }
 
@@ -98,17 +135,13 @@ static int array(binder *b, int layer, const char *name, size_t n, size_t rows, 
     if (t->type != DN_TYPE_F32 && t->type != DN_TYPE_F16)
         return fail(b, "tensor %.*s: vectors must be F32 or F16", (int)t->name.n, t->name.p);
     n *= rows;
-    float *v = malloc(n * sizeof *v);
-    float **grown = realloc(b->m->owned, (b->m->n_owned + 1) * sizeof *grown);
-    if (!v || !grown) {
-        free(v);
-        if (grown) b->m->owned = grown;
-        return fail(b, "out of memory");
-    }
-    b->m->owned = grown;
-    b->m->owned[b->m->n_owned++] = v;
+    float *v = own(b, n * sizeof *v);
+    if (!v) return -1;
     if (t->type == DN_TYPE_F32)
-        memcpy(v, t->data, n * sizeof *v);
+        for (size_t i = 0; i < n; i++) { /* little-endian on every host */
+            uint32_t u = (uint32_t)gf_load_le(t->data + 4 * i, 4);
+            memcpy(&v[i], &u, 4);
+        }
     else if (dn_f16_dequantize_row(t->data, v, n) != DN_OK)
         return fail(b, "tensor %.*s unreadable", (int)t->name.n, t->name.p);
     *out = v;
@@ -233,10 +266,12 @@ static int hparams(binder *b)
     if (hd == 0 || hd > DN_ATTN_MAX_HEAD_DIM || rot > hd || rot % 2 != 0)
         return fail(b, "head size %llu (rotary %llu) is not usable", (unsigned long long)hd,
                     (unsigned long long)rot);
+    if (!(m->theta > 0.0f && m->theta <= 3.4e38f) || !(m->eps >= 0.0f && m->eps <= 3.4e38f))
+        return fail(b, "rope.freq_base %g or layer_norm_rms_epsilon %g is not a usable value",
+                    (double)m->theta, (double)m->eps);
     m->n_embd = embd, m->n_layer = nl, m->n_head = nh, m->n_head_kv = nkv, m->head_dim = hd;
     m->n_ff = nff, m->n_rot = rot;
     return m->arch == DD_HYBRID ? gdn_hparams(b) : 0;
-    return 0;
 }
 
 static int vocabulary(binder *b)

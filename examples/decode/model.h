@@ -54,7 +54,8 @@ typedef struct dd_model {
     const float *output_norm;
     dd_layer *layers;
     gf_str *vocab; /* n_vocab strings, or NULL */
-    float **owned; /* copied vectors, freed with the model */
+    void *
+        *owned; /* copied vectors (and, on big-endian hosts, F16 matrices), freed with the model */
     size_t n_owned;
 } dd_model;
 

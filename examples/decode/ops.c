@@ -39,8 +39,8 @@ int op_embed(dd_state *s, uint32_t token)
     const uint8_t *row = e->data + (size_t)token * row_bytes;
     double t0 = dd_now();
     dn_status st;
-    if (e->type == DN_TYPE_F16) {
-        st = dn_f16_dequantize_row(row, s->x, n);
+    if (e->type == DN_TYPE_F16) { /* host order (model.c), as the products take it */
+        st = dn_f16_widen((const uint16_t *)(const void *)row, s->x, n);
     } else {
         dn_coded_row cr = {s->coef, s->offs, s->segs, n, 0};
         st = dn_read_row(e->type, row, n, &cr, NULL);
@@ -131,6 +131,10 @@ static void sincos_fixed(double a, float *sn, float *cs)
     static const double PIO2_HI = 1.57079632673412561417e+00; /* 33 bits */
     static const double PIO2_LO = 6.07710050650619224932e-11;
     static const double TWO_OVER_PI = 6.36619772367581382433e-01;
+    if (!isfinite(a) || a < 0.0) { /* a file's non-finite theta: no quadrant to take */
+        *sn = *cs = NAN;
+        return;
+    }
     double k = floor(a * TWO_OVER_PI + 0.5);
     double r = (a - k * PIO2_HI) - k * PIO2_LO, r2 = r * r;
     double ps = 0.0, pc = 0.0;

@@ -263,6 +263,11 @@ static void put_tensor(out *o, uint64_t *s, const tdesc *t)
     }
 }
 
+/* SPM's byte tokens <0x00>..<0xFF> at ids 3..258 when the vocabulary has
+   room: llama.cpp's tokenizer falls back to them for any text, and aborts
+   on a vocabulary without them. */
+static int is_byte_token(size_t i, size_t n_vocab) { return n_vocab >= 259 && i >= 3 && i < 259; }
+
 static void put_vocab(out *o, size_t n_vocab)
 {
     char tok[32];
@@ -273,12 +278,12 @@ static void put_vocab(out *o, size_t n_vocab)
     put_le(o, 8, 4);
     put_le(o, n_vocab, 8);
     for (size_t i = 0; i < n_vocab; i++) {
-        snprintf(tok, sizeof tok,
-                 i < 3 ? (i == 0   ? "<unk>"
-                          : i == 1 ? "<s>"
-                                   : "</s>")
-                       : "<t%zu>",
-                 i);
+        if (i < 3)
+            snprintf(tok, sizeof tok, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+        else if (is_byte_token(i, n_vocab))
+            snprintf(tok, sizeof tok, "<0x%02zX>", i - 3);
+        else
+            snprintf(tok, sizeof tok, "<t%zu>", i);
         put_str(o, tok);
     }
     put_str(o, "tokenizer.ggml.scores");
@@ -290,7 +295,8 @@ static void put_vocab(out *o, size_t n_vocab)
     put_le(o, 9, 4);
     put_le(o, 5, 4);
     put_le(o, n_vocab, 8);
-    for (size_t i = 0; i < n_vocab; i++) put_le(o, i < 3 ? (i == 0 ? 2 : 3) : 1, 4);
+    for (size_t i = 0; i < n_vocab; i++) /* unknown 2, control 3, byte 6, normal 1 */
+        put_le(o, i < 3 ? (i == 0 ? 2 : 3) : is_byte_token(i, n_vocab) ? 6 : 1, 4);
     kv_u32(o, NULL, "tokenizer.ggml.bos_token_id", 1);
     kv_u32(o, NULL, "tokenizer.ggml.eos_token_id", 2);
 }
@@ -298,7 +304,9 @@ static void put_vocab(out *o, size_t n_vocab)
 static void put_metadata(out *o, const dd_synth *sp)
 {
     static const uint32_t ftype[DD_W_COUNT] = {1, 7, 14, 16, 18, 15};
-    const char *A = sp->arch;
+    /* a Mistral model is written as llama, as llama.cpp's converter writes
+       Mistral 7B (the same layer; llama.cpp has no "mistral" architecture) */
+    const char *A = strcmp(sp->arch, "mistral") == 0 ? "llama" : sp->arch;
     size_t hd = sp->n_embd / sp->n_head;
     kv_str(o, "general.architecture", A);
     kv_str(o, "general.name", "decodenum-synthetic");

@@ -345,9 +345,12 @@ static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan 
                 if (g > 0 || k == &dn_math_scalar) break;
                 regime = -1;
             }
+            /* the spread walks all 2^32 patterns in blocks of n; a regime's
+               length (0 included) is one pass */
             const unsigned sh = spread_shift(plan);
-            for (uint64_t base = 0; base < (regime < 0 ? (UINT64_C(1) << 32) : 1);
-                 base += (uint64_t)n << sh) {
+            const uint64_t span = regime < 0 ? UINT64_C(1) << 32 : 1;
+            const uint64_t step = regime < 0 ? (uint64_t)n << sh : 1;
+            for (uint64_t base = 0; base < span; base += step) {
                 if (regime < 0)
                     for (size_t i = 0; i < n; i++) {
                         uint32_t u = (uint32_t)(base + ((uint64_t)i << sh)) +

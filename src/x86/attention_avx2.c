@@ -261,23 +261,30 @@ static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n,
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
 }
 
+/* Chunk c (32 codes) of a key row widened to int16 in k[0], k[1]; a tail
+   chunk is read through a zero-padded copy, so nothing past the row is read. */
+static inline void key_chunk(const int8_t *key, size_t c, size_t full, size_t d, __m256i k[2])
+{
+    const int8_t *p = key + 32 * c;
+    int8_t tmp[32];
+    if (c >= full) {
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, p, d - 32 * c);
+        p = tmp;
+    }
+    k[0] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p));
+    k[1] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p + 16)));
+}
+
 /* Chunk c of a query's codes against the key row's int8 codes: eight lanes
-   of pair sums (a tail chunk read through a zero-padded copy, so nothing
-   past the row is read). |q * k| <= 32767 * 128, a pair below 2^24, eight
-   pairs below 2^27. */
+   of pair sums. |q * k| <= 32767 * 128, a pair below 2^24, eight pairs
+   below 2^27. */
 static inline __m256i chunk_pairs(const int16_t *codes, const int8_t *key, size_t c, size_t full,
                                   size_t d)
 {
-    __m256i k0, k1;
-    if (c < full) {
-        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c)));
-        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(key + 32 * c + 16)));
-    } else {
-        int8_t tmp[32] = {0};
-        memcpy(tmp, key + 32 * c, d - 32 * c);
-        k0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)tmp));
-        k1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(tmp + 16)));
-    }
+    __m256i k[2];
+    key_chunk(key, c, full, d, k);
+    __m256i k0 = k[0], k1 = k[1];
     __m256i q0 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c));
     __m256i q1 = _mm256_loadu_si256((const __m256i *)(codes + 32 * c + 16));
     return _mm256_add_epi32(_mm256_madd_epi16(q0, k0), _mm256_madd_epi16(q1, k1));
@@ -364,6 +371,82 @@ static double pow2(int32_t e)
     return p;
 }
 
+/* ---- four narrow heads at once ---------------------------------------------------------- */
+
+/* The four heads' int32 totals: lane g = the sum of a[g]'s eight lanes. */
+static inline __m128i hsum4(__m256i a0, __m256i a1, __m256i a2, __m256i a3)
+{
+    __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+    return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+}
+
+/* dn_result of four lanes: a denormal flushed to its sign's zero, a NaN made 0x7FC00000. */
+static inline __m128 result4(__m128 x)
+{
+    __m128i u = _mm_castps_si128(x), mag = _mm_and_si128(u, _mm_set1_epi32(0x7FFFFFFF));
+    __m128i tiny =
+        _mm_cmpeq_epi32(_mm_and_si128(u, _mm_set1_epi32(0x7F800000)), _mm_setzero_si128());
+    __m128i nan = _mm_cmpgt_epi32(mag, _mm_set1_epi32(0x7F800000));
+    u = _mm_andnot_si128(_mm_and_si128(tiny, mag), u);
+    return _mm_castsi128_ps(_mm_blendv_epi8(u, _mm_set1_epi32(0x7FC00000), nan));
+}
+
+/* finish() of four heads' totals t against one key: (t * key) * 2^emin in
+   binary64 (exact), rounded once to f32, +0 for an exact zero, then times
+   scale, each result as dn_result makes it: the scalar steps lane by lane. */
+static inline __m128 finish4(__m128i t, double key, __m256d pow_emin, float scale)
+{
+    __m256d v = _mm256_mul_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(t), _mm256_set1_pd(key)), pow_emin);
+    __m256i zero64 = _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
+    __m128i zero = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(zero64, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    __m128 r = _mm_andnot_ps(_mm_castsi128_ps(zero), result4(_mm256_cvtpd_ps(v)));
+    return result4(_mm_mul_ps(r, _mm_set1_ps(scale)));
+}
+
+/* The scores of four heads whose plans are narrow (hn <= 4 of them real;
+   the others' factors are 0), each key row's codes widened once for all
+   of them; the int32 totals are those of int8_dot32 (integer sums, in any
+   order the same), finished as finish() does. */
+static void narrow_group(const dn_act_row *q, size_t hn,
+                         const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32], size_t chunks,
+                         const double *pe, size_t d, const int8_t *k, size_t stride,
+                         const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
+{
+    const int16_t *codes[HEADS];
+    double pes[HEADS];
+    for (size_t g = 0; g < HEADS; g++) {
+        codes[g] = q[g < hn ? g : 0].codes;
+        pes[g] = pe[g < hn ? g : 0];
+    }
+    __m256d pe4 = _mm256_loadu_pd(pes);
+    size_t full = d / 32;
+    for (size_t j = 0; j < n; j++) {
+        const int8_t *row = k + j * stride;
+        if (j + 8 < n)
+            for (size_t b = 0; b < d; b += 64)
+                _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
+        __m256i acc[HEADS] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+                              _mm256_setzero_si256(), _mm256_setzero_si256()};
+        for (size_t c = 0; c < chunks; c++) {
+            __m256i kc[2];
+            key_chunk(row, c, full, d, kc);
+            for (size_t g = 0; g < HEADS; g++) {
+                const int16_t *qc = codes[g] + 32 * c;
+                __m256i sum = _mm256_add_epi32(
+                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)qc), kc[0]),
+                    _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(qc + 16)), kc[1]));
+                acc[g] =
+                    _mm256_add_epi32(acc[g], _mm256_mullo_epi32(sum, _mm256_set1_epi32(fi[g][c])));
+            }
+        }
+        float out[4];
+        _mm_storeu_ps(out, finish4(hsum4(acc[0], acc[1], acc[2], acc[3]),
+                                   key_scale(ks[j * scale_stride]), pe4, sc));
+        for (size_t g = 0; g < hn; g++) s[g * n + j] = out[g];
+    }
+}
+
 static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
                              size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
                              float scale, float *s)
@@ -379,6 +462,15 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
             dn_attn_plan_of(&q[g0 + g], d, &plans[g]);
             narrow[g] = plans[g].fast && int32_factors(&plans[g], q[g0 + g].codes, fi[g]);
             pe[g] = plans[g].fast ? pow2(plans[g].emin) : 0.0;
+        }
+        int all_narrow = 1;
+        for (size_t g = 0; g < hn; g++) all_narrow &= narrow[g];
+        if (all_narrow) {
+            for (size_t g = hn; g < HEADS; g++)
+                memset(fi[g], 0, sizeof fi[g]); /* the missing heads add nothing */
+            narrow_group(q + g0, hn, fi, plans[0].chunks, pe, d, k, stride, ks, scale_stride, n, sc,
+                         s + g0 * n);
+            continue;
         }
         for (size_t j = 0; j < n; j++) {
             const int8_t *row = k + j * stride;
