@@ -24,6 +24,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 #endif
 #if defined(DN_HAVE_AVX512)
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
+                       .math = &dn_math_avx512,
                        .attention = &dn_attention_avx512,
                        .gdn = &dn_gdn_avx512},
 #endif
