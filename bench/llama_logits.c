@@ -37,7 +37,8 @@ typedef struct options {
     int threads, n_predict;
 } options;
 
-static uint64_t digest_logits(uint64_t d, const float *x, int n) {
+static uint64_t digest_logits(uint64_t d, const float *x, int n)
+{
     for (int i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, &x[i], 4);
@@ -49,33 +50,43 @@ static uint64_t digest_logits(uint64_t d, const float *x, int n) {
     return d;
 }
 
-static int first_argmax(const float *x, int n) {
+static int first_argmax(const float *x, int n)
+{
     int best = 0;
     for (int i = 1; i < n; i++)
         if (x[i] > x[best]) best = i;
     return best;
 }
 
-static void quiet_log(enum ggml_log_level level, const char *text, void *ud) {
+static void quiet_log(enum ggml_log_level level, const char *text, void *ud)
+{
     (void)ud;
     if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static int parse(int argc, char **argv, options *o) {
+static int parse(int argc, char **argv, options *o)
+{
     *o = (options){NULL, "1", "auto", 1, 16};
     for (int i = 1; i < argc; i++) {
         int more = i + 1 < argc;
-        if (!strcmp(argv[i], "-t") && more) o->threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-p") && more) o->prompt = argv[++i];
-        else if (!strcmp(argv[i], "-n") && more) o->n_predict = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--fa") && more) o->fa = argv[++i];
-        else if (!o->path && argv[i][0] != '-') o->path = argv[i];
-        else return 0;
+        if (!strcmp(argv[i], "-t") && more)
+            o->threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-p") && more)
+            o->prompt = argv[++i];
+        else if (!strcmp(argv[i], "-n") && more)
+            o->n_predict = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--fa") && more)
+            o->fa = argv[++i];
+        else if (!o->path && argv[i][0] != '-')
+            o->path = argv[i];
+        else
+            return 0;
     }
     return o->path && o->threads >= 1 && o->n_predict >= 1;
 }
 
-static int parse_ids(const char *s, llama_token *ids) {
+static int parse_ids(const char *s, llama_token *ids)
+{
     int n = 0;
     while (*s && n < MAX_PROMPT) {
         char *end;
@@ -86,7 +97,8 @@ static int parse_ids(const char *s, llama_token *ids) {
     return n;
 }
 
-static struct llama_context *make_context(struct llama_model *m, const options *o, int n_prompt) {
+static struct llama_context *make_context(struct llama_model *m, const options *o, int n_prompt)
+{
     struct llama_context_params cp = llama_context_default_params();
     uint32_t n_ctx = (uint32_t)((n_prompt + o->n_predict + 255) / 256 * 256);
     cp.n_ctx = cp.n_batch = cp.n_ubatch = n_ctx;
@@ -100,7 +112,8 @@ static struct llama_context *make_context(struct llama_model *m, const options *
 
 /* Greedy decoding from the prompt's logits; the digest of every step's. */
 static int run(struct llama_context *ctx, int n_vocab, llama_token *ids, int n_prompt, int n,
-               llama_token *out, uint64_t *digest) {
+               llama_token *out, uint64_t *digest)
+{
     if (llama_decode(ctx, llama_batch_get_one(ids, n_prompt))) return 0;
     uint64_t d = 0xCBF29CE484222325ull;
     for (int k = 0; k < n; k++) {
@@ -114,7 +127,8 @@ static int run(struct llama_context *ctx, int n_vocab, llama_token *ids, int n_p
     return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     static llama_token ids[MAX_PROMPT];
     options o;
     int n_prompt;
@@ -140,7 +154,9 @@ int main(int argc, char **argv) {
         printf("\ndigest %016llx\n", (unsigned long long)digest);
     } else {
         fprintf(stderr, "llama-logits: %s: %s failed\n", o.path,
-                !model ? "loading" : !ctx ? "making a context" : "decoding");
+                !model ? "loading"
+                : !ctx ? "making a context"
+                       : "decoding");
     }
     free(out);
     if (ctx) llama_free(ctx);
