@@ -182,9 +182,12 @@ int main(int argc, char **argv)
     }
     printf("\nclock read as dependent integer adds per ns of thread time (best of %d x 3):\n", n);
     printf("  scalar alone                          %6.3f GHz\n", alone);
-    printf("  beside 256-bit FMA chains (thread 2)  %6.3f GHz  %.3f of alone\n", b256, b256 / alone);
-    printf("  beside 512-bit FMA chains (thread 2)  %6.3f GHz  %.3f of alone\n", b512, b512 / alone);
-    printf("  after 2 ms of 256-bit FMA, same thread %5.3f GHz  %.3f of alone\n", a256, a256 / alone);
+    printf("  beside 256-bit FMA chains (thread 2)  %6.3f GHz  %.3f of alone\n", b256,
+           b256 / alone);
+    printf("  beside 512-bit FMA chains (thread 2)  %6.3f GHz  %.3f of alone\n", b512,
+           b512 / alone);
+    printf("  after 2 ms of 256-bit FMA, same thread %5.3f GHz  %.3f of alone\n", a256,
+           a256 / alone);
     printf("  after 2 ms of 512-bit FMA, same thread %5.3f GHz  %.3f of alone, %.3f of after "
            "256-bit\n",
            a512, a512 / alone, a512 / a256);

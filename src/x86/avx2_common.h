@@ -80,7 +80,7 @@ static inline float dn_avx2_tree32(__m256 l0, __m256 l1, __m256 l2, __m256 l3)
    p + 64 alone left the third to a demand miss on every row (int8 scores
    over 32768 key rows 1 KiB apart, malloc'd: 2x the time of 64-byte
    aligned rows, and the AVX-512 kernel slower than the AVX2 one). */
-static inline void dn_prefetch_span(const void *p, size_t bytes)
+static inline __attribute__((always_inline)) void dn_prefetch_span(const void *p, size_t bytes)
 {
     const char *c = (const char *)p;
     for (size_t b = 0; b < bytes; b += 64) _mm_prefetch(c + b, _MM_HINT_T0);
