@@ -466,45 +466,6 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
     for (size_t g = 0; g < hn; g++) add_pieces(s0[g], s1[g], e[g], out[g] + i);
 }
 
-/* dn_attn_value_block's step with the same results: w_j by the engine's
-   fmul (F16C widens the scale exactly), the codes as the nearest integers of
-   w_j * 2^-e, exact in binary64 (ties to even in the default rounding), in
-   place of dn_rne_div's integer division. A non-finite weight takes the
-   shared step, which reports it. */
-static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride, size_t m,
-                            int16_t c[DN_VALUE_BLOCK], int32_t *e)
-{
-    float w[DN_VALUE_BLOCK];
-    uint32_t amax = 0;
-    for (size_t j = 0; j < m; j++) {
-        w[j] = dn_result(dn_flush(p[j]) * _cvtsh_ss(vs[j * scale_stride]));
-        uint32_t u = dn_bits(w[j]) & 0x7FFFFFFFu;
-        if (u >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
-        if (u > amax) amax = u;
-    }
-    *e = 0;
-    if (amax) {
-        uint32_t M = (amax & DN_FRAC_BITS) | 0x00800000u;
-        *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
-    }
-    double inv = pow2(-*e);
-    for (size_t j = 0; j < DN_VALUE_BLOCK; j++)
-        c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
-    return 0;
-}
-
-/* One head's block by the reference's order, element by element: a block
-   whose pieces may leave binary32's normal range, or a head's tail. */
-static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e,
-                         size_t i0, size_t d, float *o)
-{
-    for (size_t i = i0; i < d; i++) {
-        int32_t sum = 0;
-        for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
-        o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
-    }
-}
-
 static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v,
                               size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
                               float *out)
@@ -519,36 +480,14 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             /* the next block's rows: the value rows stream at the cache's stride */
             for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
                 dn_prefetch_span(v + j * stride, d);
-            int16_t c[HEADS][DN_VALUE_BLOCK + 1];
-            int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
-            float *vec_out[HEADS];
-            size_t nv = 0;
-            for (size_t g = 0; g < hn; g++) {
-                float *o = out + (g0 + g) * d;
-                c[g][DN_VALUE_BLOCK] = 0;
-                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m,
-                                     c[g], &e[g])) {
-                    bad = 1;
-                    for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
-                    continue;
-                }
-                /* the pieces are exact unless they leave binary32's normal range */
-                if (e[g] <= -100 || e[g] >= 100 || d < 16) {
-                    block_scalar(vb, stride, m, c[g], e[g], 0, d, o);
-                    continue;
-                }
-                for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
-                    pairs[nv][j / 2] =
-                        (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
-                e[nv] = e[g];
-                if (nv != g) memcpy(c[nv], c[g], sizeof c[g]);
-                vec_out[nv++] = o;
-            }
-            if (!nv) continue;
+            value_heads vh;
+            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 16,
+                                  out + g0 * d, &vh);
             size_t i = 0;
-            for (; i + 16 <= d; i += 16) block16(vb, stride, m, nv, pairs, e, i, vec_out);
-            for (size_t g = 0; g < nv && i < d; g++)
-                block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
+            for (; vh.nv && i + 16 <= d; i += 16)
+                block16(vb, stride, m, vh.nv, vh.pairs, vh.e, i, vh.out);
+            for (size_t g = 0; g < vh.nv && i < d; g++)
+                block_scalar(vb, stride, m, vh.c[g], vh.e[g], i, d, vh.out[g]);
         }
     }
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);

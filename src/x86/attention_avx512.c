@@ -23,8 +23,10 @@
  *   it finishes them (attention_int8.h). A head outside that (wide factors,
  *   a query the fast plan refuses), a head size not a multiple of 32 or
  *   past 512 runs the AVX2 kernel for its group of four.
- * Head sizes that are not a multiple of 32 run the AVX2 kernels; so does the
- * int8 weighted sum.
+ * - weighted_int8: the AVX2 kernel's block step (attention_int8.h), then
+ *   32 elements of two value rows per pair of zmm registers, the pair
+ *   sums by _mm512_madd_epi16 as the AVX2 kernel forms them 16 at a time.
+ * Head sizes that are not a multiple of 32 run the AVX2 kernels.
  */
 #include "../attention_kernels.h"
 #include "../bits.h"
@@ -283,8 +285,86 @@ static void scores_int8_avx512(const dn_act_row *q, size_t heads, size_t d, cons
     }
 }
 
+/* ---- the int8 weighted sum ------------------------------------------------- */
+
+/* dn_avx2_flush on 16 lanes: a denormal made its sign's zero. */
+INLINE __m512 flush16(__m512 x)
+{
+    __mmask16 tiny = _mm512_testn_epi32_mask(_mm512_castps_si512(x), _mm512_set1_epi32(0x7F800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(
+        _mm512_castps_si512(x), tiny, _mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000)));
+}
+
+/* out[0..16) = fadd(out, S * 2^e), S the 16 block sums in element order. */
+INLINE void add_pieces16(__m512i sums, __m512d p2, float *out)
+{
+    __m256 lo =
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(sums)), p2));
+    __m256 hi =
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(sums, 1)), p2));
+    __m512 piece = flush16(_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+    _mm512_storeu_ps(out, flush16(_mm512_add_ps(_mm512_loadu_ps(out), piece)));
+}
+
+/* Elements i..i+32 of a block's m rows for the heads of vh: block16 of the
+   AVX2 kernel on 32 elements. Per 128-bit lane L, unpack leaves elements
+   8L..8L+3 in s0 and 8L+4..8L+7 in s1; two permutes restore the order. */
+INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads *vh, size_t i)
+{
+    __m512i s0[INT8_HEADS], s1[INT8_HEADS];
+    for (size_t g = 0; g < INT8_HEADS; g++) s0[g] = s1[g] = _mm512_setzero_si512();
+    for (size_t j = 0; j < m; j += 2) {
+        __m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(v + j * stride + i)));
+        __m512i b = j + 1 < m ? _mm512_cvtepi8_epi16(
+                                    _mm256_loadu_si256((const __m256i *)(v + (j + 1) * stride + i)))
+                              : _mm512_setzero_si512();
+        __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+#pragma GCC unroll 4
+        for (size_t g = 0; g < INT8_HEADS; g++) {
+            if (g >= vh->nv) break;
+            __m512i cc = _mm512_set1_epi32(vh->pairs[g][j / 2]);
+            s0[g] = _mm512_add_epi32(s0[g], _mm512_madd_epi16(lo, cc));
+            s1[g] = _mm512_add_epi32(s1[g], _mm512_madd_epi16(hi, cc));
+        }
+    }
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i second =
+        _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (size_t g = 0; g < vh->nv; g++) {
+        __m512d p2 = _mm512_set1_pd(pow2(vh->e[g]));
+        add_pieces16(_mm512_permutex2var_epi32(s0[g], first, s1[g]), p2, vh->out[g] + i);
+        add_pieces16(_mm512_permutex2var_epi32(s0[g], second, s1[g]), p2, vh->out[g] + i + 16);
+    }
+}
+
+static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const int8_t *v,
+                                size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
+                                float *out)
+{
+    if (d % 32 != 0)
+        return dn_attention_avx2.weighted_int8(p, heads, n, v, stride, vs, scale_stride, d, out);
+    int bad = 0;
+    memset(out, 0, heads * d * sizeof(float));
+    for (size_t g0 = 0; g0 < heads; g0 += INT8_HEADS) {
+        size_t hn = heads - g0 < INT8_HEADS ? heads - g0 : INT8_HEADS;
+        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
+            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
+            const int8_t *vb = v + j0 * stride;
+            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
+                dn_prefetch_span(v + j * stride, d);
+            value_heads vh;
+            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 32,
+                                  out + g0 * d, &vh);
+            for (size_t i = 0; vh.nv && i < d; i += 32) block32(vb, stride, m, &vh, i);
+        }
+    }
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+    return bad;
+}
+
 const dn_attention_kernels dn_attention_avx512 = {
     .scores = scores_avx512,
     .weighted = weighted_avx512,
     .scores_int8 = scores_int8_avx512,
+    .weighted_int8 = weighted_int8_avx512,
 };
