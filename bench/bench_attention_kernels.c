@@ -110,8 +110,7 @@ static void run(data *x, const dn_isa *isas, int count, int samples, const char 
                 if (s == 0 && i > 0) same &= memcmp(first, x->out, bytes) == 0;
             }
         printf("  %-6zu %-14s %-13s", x->n, place, kernel_names[w]);
-        for (int i = 0; i < count; i++)
-            printf(" %8.3f ms", median(t[i], samples) * 1e3);
+        for (int i = 0; i < count; i++) printf(" %8.3f ms", median(t[i], samples) * 1e3);
         if (count > 1) printf("  %.2fx", median(t[0], samples) / median(t[count - 1], samples));
         printf("  bits %s\n", same ? "equal" : "DIFFER");
     }
@@ -148,7 +147,8 @@ int main(int argc, char **argv)
             data x;
             memset(&x, 0, sizeof x);
             int ok = fill(&x, lengths[l], offset) == 0;
-            if (ok) run(&x, isas, count, quick ? 7 : 21, offset ? "16 past a line" : "line-aligned");
+            if (ok)
+                run(&x, isas, count, quick ? 7 : 21, offset ? "16 past a line" : "line-aligned");
             free_data(&x);
             if (!ok) {
                 fprintf(stderr, "decodenum-bench-attention-kernels: out of memory\n");
