@@ -46,8 +46,8 @@ AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
    in *need for the reference); -1 when a block is unreadable, else 0.
    dot_avx2.c's big_group and big_group_narrow with the chunk sums from
    k_factored4 / q6_k_chunks. */
-AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], size_t g,
-                   __m128 *p, int *need)
+AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], size_t g, __m128 *p,
+                   int *need)
 {
     const size_t gi = g / DN_GROUP;
     const double *S = a->S + g / 32;
@@ -73,17 +73,18 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
         return 0;
     }
     if (a->fok[gi]) { /* big_group_factored */
-        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
+        __m512i mb;
+        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
         const __m256d s = _mm256_set1_pd(a->g2e[gi]);
         __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
-        __m256d B = _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        __m256d B = _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s));
         *p = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, need);
         return 0;
     }
     /* scales too far apart to factor: the AVX2 chunk sums, the mins alone
        in O (the products P hold bs32 S) */
-    for (int r = 0; r < 4; r++) big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0,
-                                           C + r, O + r);
+    for (int r = 0; r < 4; r++)
+        big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0, C + r, O + r);
     __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
     __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
     __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
@@ -101,7 +102,15 @@ AIV int q8_0_group4(const dn_dot_act *a, size_t bb, const uint8_t *const blk[4],
     __m256 d[4], m[4];
     __m256i C[4];
     int bad = 0;
-    for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    if (G == 8) {
+        for (int r = 0; r < 4; r += 2) {
+            const __m512 s = q8_0_scales2(blk[r], blk[r + 1], &bad);
+            d[r] = _mm512_castps512_ps256(s);
+            d[r + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
+        }
+    } else {
+        for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    }
     if (bad) return -1;
     if (!a->gok[gi]) {
         *p = _mm_setzero_ps();
@@ -158,8 +167,7 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
 }
 
 /* dot_avx2.c's mv_rows for the narrow Sub32 case. */
-AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out,
-                       size_t *bad)
+AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
 {
     for (size_t r = r0; r < r1;) {
         float v[4];
@@ -207,8 +215,8 @@ static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
    side is usable, Sub32 and narrow; the AVX2 table (complete) otherwise. */
 static VNNI dn_status mat_vec_rows_act_avx512(dn_type type, const uint8_t *w, size_t rows, size_t n,
                                               const dn_act_row *act, dn_act_scaling scaling,
-                                              const dn_dot_act *a, size_t r0, size_t r1,
-                                              float *out, size_t *bad)
+                                              const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                              size_t *bad)
 {
     const int ours = a->usable && a->narrow && scaling == DN_ACT_SUB32;
     const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
@@ -226,8 +234,8 @@ static dn_status mat_vec_rows_avx512(dn_type type, const uint8_t *w, size_t rows
                                      const dn_act_row *act, dn_act_scaling scaling, size_t r0,
                                      size_t r1, float *out, size_t *bad)
 {
-    return dn_dot_rows_own_act(mat_vec_rows_act_avx512, type, w, rows, n, act, scaling, r0, r1,
-                               out, bad);
+    return dn_dot_rows_own_act(mat_vec_rows_act_avx512, type, w, rows, n, act, scaling, r0, r1, out,
+                               bad);
 }
 
 static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_type type,

@@ -38,12 +38,11 @@ AIV __m512i load2x32(const void *a, const void *b)
    of each chunk are added. */
 AIV __m256i reduce4x16(const __m512i V[4], int split)
 {
-    __m512i e01 = _mm512_add_epi32(_mm512_unpacklo_epi32(V[0], V[1]),
-                                   _mm512_unpackhi_epi32(V[0], V[1]));
-    __m512i e23 = _mm512_add_epi32(_mm512_unpacklo_epi32(V[2], V[3]),
-                                   _mm512_unpackhi_epi32(V[2], V[3]));
-    __m512i f =
-        _mm512_add_epi32(_mm512_unpacklo_epi64(e01, e23), _mm512_unpackhi_epi64(e01, e23));
+    __m512i e01 =
+        _mm512_add_epi32(_mm512_unpacklo_epi32(V[0], V[1]), _mm512_unpackhi_epi32(V[0], V[1]));
+    __m512i e23 =
+        _mm512_add_epi32(_mm512_unpacklo_epi32(V[2], V[3]), _mm512_unpackhi_epi32(V[2], V[3]));
+    __m512i f = _mm512_add_epi32(_mm512_unpacklo_epi64(e01, e23), _mm512_unpackhi_epi64(e01, e23));
     f = _mm512_shuffle_i64x2(f, f, _MM_SHUFFLE(3, 1, 2, 0)); /* L0 L2 L1 L3 */
     __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(f), _mm512_extracti64x4_epi64(f, 1));
     if (split) return s; /* [c0 c1 c2 c3 | c4 c5 c6 c7] */
@@ -59,8 +58,8 @@ AIV __m256i reduce4x16(const __m512i V[4], int split)
    32 * 255 * 127 < 2^20, and C_k = raw - 128 bs32_k (|C_k| <= 32 * 128 *
    127). Chunk pairs (k, k + 4): each pair's codes loaded once for the four
    rows. */
-AIV void q8_0_chunks4(const uint8_t *const blk[4], size_t bb, const int8_t *c8,
-                      const int32_t *bs32, __m256i C[4])
+AIV void q8_0_chunks4(const uint8_t *const blk[4], size_t bb, const int8_t *c8, const int32_t *bs32,
+                      __m256i C[4])
 {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512i V[4][4];
@@ -68,12 +67,37 @@ AIV void q8_0_chunks4(const uint8_t *const blk[4], size_t bb, const int8_t *c8,
         const __m512i c = load2x32(c8 + 32 * k, c8 + 32 * (k + 4));
         for (int r = 0; r < 4; r++) {
             __m512i q = load2x32(blk[r] + k * bb + 2, blk[r] + (k + 4) * bb + 2);
-            V[r][k] =
-                _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_xor_si512(q, flip), c);
+            V[r][k] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_xor_si512(q, flip), c);
         }
     }
     const __m256i z = _mm256_slli_epi32(load32(bs32), 7);
     for (int r = 0; r < 4; r++) C[r] = _mm256_sub_epi32(reduce4x16(V[r], 1), z);
+}
+
+/* Q8_0: the binary16 scales of two rows' groups of eight blocks (at 34 k
+   from a and from b), as [a's eight | b's eight] floats; 1 in *bad when one
+   is an infinity or a NaN. Each group's first 256 bytes (of its 272) in
+   four vectors, the scales picked out by word permutes: a gather of the
+   eight 34-byte-strided words cost about 5 ns of an 11 ns row-group
+   (Q8_0, 32 rows of 16384 in cache, this host). */
+AIV __m512 q8_0_scales2(const uint8_t *a, const uint8_t *b, int *bad)
+{
+    /* words 0, 17, 34, 51 of the first 128 bytes, 4, 21, 38, 55 of the next */
+    const int w0 = 0 | 17 << 16, w1 = 34 | 51 << 16, w2 = 4 | 21 << 16, w3 = 38 | 55 << 16;
+    const __m512i lo = _mm512_setr_epi32(w0, w1, 0, 0, w0, w1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i hi = _mm512_setr_epi32(0, 0, w2, w3, 0, 0, w2, w3, 0, 0, 0, 0, 0, 0, 0, 0);
+    const uint8_t *p[2] = {a, b};
+    __m512i w = _mm512_setzero_si512();
+    for (int r = 0; r < 2; r++) {
+        const __m512i x0 = _mm512_loadu_si512(p[r]), x1 = _mm512_loadu_si512(p[r] + 64);
+        const __m512i x2 = _mm512_loadu_si512(p[r] + 128), x3 = _mm512_loadu_si512(p[r] + 192);
+        const __mmask32 at = r ? 0xF00 : 0xF;
+        w = _mm512_mask_mov_epi16(w, at, _mm512_permutex2var_epi16(x0, lo, x1));
+        w = _mm512_mask_mov_epi16(w, at << 4, _mm512_permutex2var_epi16(x2, hi, x3));
+    }
+    const __m256i h = _mm512_castsi512_si256(w), e = _mm256_set1_epi16(0x7C00);
+    *bad |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, e), e) != 0;
+    return _mm512_cvtph_ps(h);
 }
 
 /* Q4_K, Q5_K: the digits of chunks 2j (low half) and 2j + 1 (high half) of
@@ -81,8 +105,7 @@ AIV void q8_0_chunks4(const uint8_t *const blk[4], size_t bb, const int8_t *c8,
    2j + 1 of the 32 high-bit bytes at 16 as 16. */
 AIV __m512i k_digits_pair(dn_type t, const uint8_t *blk, int j)
 {
-    const __m512i x =
-        _mm512_broadcast_i64x4(load32(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * j));
+    const __m512i x = _mm512_broadcast_i64x4(load32(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * j));
     const __m512i sh = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
     __m512i q = _mm512_and_si512(_mm512_srlv_epi16(x, sh), _mm512_set1_epi8(15));
     if (t == DN_TYPE_Q4_K) return q;
@@ -93,25 +116,54 @@ AIV __m512i k_digits_pair(dn_type t, const uint8_t *blk, int j)
     return _mm512_mask_add_epi8(q, _mm512_test_epi8_mask(h, bit), q, _mm512_set1_epi8(16));
 }
 
-/* big_k_factored (dot_avx2_decode.h) 64 elements at a time: the pair sums
-   of chunks 2j, 2j + 1 (maddubs: unsigned digits <= 31 times codes within
-   +-127, |pair| <= 2 * 31 * 127 < 2^15) weighted by M_k = sc_k f_k < 2^15
-   with vpdpwssd into sixteen int32 lanes, the low eight taking the even
-   chunks and the high eight the odd ones: a lane takes two pairs of four
-   chunks, half of big_k_factored's bound, and the two halves added give
-   eight lanes within it (dn_dot_factor_max). C[r]'s lanes add up to
-   A / 2^emin; mb[r] as big_k_factored's. */
-AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8,
-                     const int16_t *f16, const int32_t *fbs, __m256i C[4], __m256i mb[4])
+/* k_scales_mins (dot_avx2_decode.h) of four rows' blocks at once, row r in
+   128-bit lane r: [sc_0..sc_7 | m_0..m_7] (bytes). */
+AIV __m512i k_scales_mins4(const uint8_t *const blk[4])
 {
-    const __m128i f = _mm_loadu_si128((const __m128i *)f16);
+    __m512i s12 = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(blk[0] + 4)));
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[1] + 4)), 1);
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[2] + 4)), 2);
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[3] + 4)), 3);
+    __m512i A = _mm512_shuffle_epi8(s12, _mm512_broadcast_i32x4(_mm_setr_epi8(
+                                             0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11)));
+    __m512i B =
+        _mm512_shuffle_epi8(s12, _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3,
+                                                                      -1, -1, -1, -1, 4, 5, 6, 7)));
+    __m512i A4 = _mm512_and_si512(_mm512_srli_epi16(A, 4), _mm512_set1_epi8(15));
+    A = _mm512_mask_blend_epi8((__mmask64)0xF000F000F000F000ull, A, A4);
+    const __m512i keep = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    return _mm512_or_si512(_mm512_and_si512(A, keep),
+                           _mm512_and_si512(_mm512_srli_epi16(B, 2), _mm512_set1_epi8(0x30)));
+}
+
+/* big_k_factored (dot_avx2_decode.h) 64 elements at a time, four rows'
+   scales decoded together. The pair sums of chunks 2j, 2j + 1 (maddubs:
+   unsigned digits <= 31 times codes within +-127, |pair| <= 2 * 31 * 127 <
+   2^15) weighted by M_k = sc_k f_k < 2^15 with vpdpwssd into sixteen int32
+   lanes, the low eight taking the even chunks and the high eight the odd
+   ones: a lane takes two pairs of four chunks, half of big_k_factored's
+   bound, and the two halves added give eight lanes within it
+   (dn_dot_factor_max). C[r]'s lanes add up to A / 2^emin. *mb: in 128-bit
+   lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k) bs32_k
+   (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 < 2^15,
+   eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
+AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
+                     const int32_t *bs32, __m256i C[4], __m512i *mb)
+{
+    const __m512i sm = k_scales_mins4(blk), z = _mm512_setzero_si512();
+    const __m512i f = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)f16));
+    const __m512i M = _mm512_mullo_epi16(_mm512_unpacklo_epi8(sm, z), f);
+    const __m512i bs = _mm512_broadcast_i32x4(
+        _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
+                        _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
+    *mb = _mm512_dpwssd_epi32(z, _mm512_mullo_epi16(_mm512_unpackhi_epi8(sm, z), f), bs);
     __m512i M4[4], acc[4];
-    for (int r = 0; r < 4; r++) {
-        __m128i sm = k_scales_mins(blk[r]);
-        M4[r] = _mm512_broadcast_i32x4(_mm_mullo_epi16(_mm_cvtepu8_epi16(sm), f));
-        mb[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8)), load32(fbs));
-        acc[r] = _mm512_setzero_si512();
-    }
+    M4[0] = _mm512_shuffle_i32x4(M, M, 0x00);
+    M4[1] = _mm512_shuffle_i32x4(M, M, 0x55);
+    M4[2] = _mm512_shuffle_i32x4(M, M, 0xAA);
+    M4[3] = _mm512_shuffle_i32x4(M, M, 0xFF);
+    for (int r = 0; r < 4; r++) acc[r] = z;
 #pragma GCC unroll 4
     for (int j = 0; j < 4; j++) {
         /* M_2j on the low half, M_2j+1 on the high */
@@ -125,7 +177,18 @@ AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8,
         }
     }
     for (int r = 0; r < 4; r++)
-        C[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
+        C[r] =
+            _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
+}
+
+/* [sum of 128-bit lane r's four int32, r = 0..3] as doubles (|sums| < 2^31). */
+AIV __m256d lane_sums_pd(__m512i x)
+{
+    x = _mm512_add_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_BADC));
+    x = _mm512_add_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_CDAB));
+    __m512i g = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), x);
+    return _mm256_cvtepi32_pd(_mm512_castsi512_si128(g));
 }
 
 /* Q6_K: the digits (6 bits, unsigned) of chunks 4h + k, 4h + k + 1 for k =
@@ -164,10 +227,10 @@ AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs1
         /* int16 lanes 0-7, 8-15, 16-23, 24-31: scales 4p .. 4p + 3 */
         const __m512i idx = _mm512_add_epi16(
             _mm512_set1_epi16((short)(4 * p)),
-            _mm512_inserti64x4(
-                _mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
-                                                         1, 1)),
-                _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3), 1));
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                                                        1, 1, 1, 1, 1, 1, 1)),
+                               _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+                               1));
         __m512i q = q6_digits_pair(blk, p / 2, 2 * (p % 2));
         __m512i pr = _mm512_maddubs_epi16(q, _mm512_loadu_si512(c8 + 64 * p));
         V[p] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), pr, _mm512_permutexvar_epi16(idx, scz));
