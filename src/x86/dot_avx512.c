@@ -81,10 +81,9 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
         *p = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, need);
         return 0;
     }
-    /* scales too far apart to factor: the AVX2 chunk sums, the mins alone
-       in O (the products P hold bs32 S) */
-    for (int r = 0; r < 4; r++)
-        big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0, C + r, O + r);
+    /* scales too far apart to factor: chunk sums, the mins alone in O (the
+       products P hold bs32 S) */
+    for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
     __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
     __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
     __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));

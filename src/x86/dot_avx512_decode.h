@@ -181,6 +181,27 @@ AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, c
             _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
 }
 
+/* Q4_K, Q5_K, one row's block where the group's scales do not factor:
+   C = [C_0..C_7] with C_k = sc_k raw_k (the pairs weighted by sc_k <= 63
+   with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23) and *mins = [m_0..m_7]
+   (big_narrow with bs32 NULL). */
+AIV __m256i k_chunks(dn_type t, const uint8_t *blk, const int8_t *c8, __m256i *mins)
+{
+    const __m128i sm = k_scales_mins(blk);
+    *mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    const __m512i sc = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(sm)); /* sc_0..sc_7 as int16 */
+    __m512i V[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        const __m512i sel =
+            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
+                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
+        __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
+        V[j] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), p, _mm512_shuffle_epi8(sc, sel));
+    }
+    return reduce4x16(V, 0);
+}
+
 /* [sum of 128-bit lane r's four int32, r = 0..3] as doubles (|sums| < 2^31). */
 AIV __m256d lane_sums_pd(__m512i x)
 {
