@@ -3,8 +3,10 @@
  * decodenum-bench-math: ns per element of the transcendentals' array forms
  * and softmax over 4096 floats, on every ISA this CPU runs, with SLEEF's
  * Sleef_expf8_u10 / Sleef_logf8_u10 / Sleef_tanhf8_u10 (and the GELUs around
- * Sleef_tanhf8_u10 and Sleef_erff8_u10) and glibc libmvec's AVX2 expf / logf
- * measured in the same run, and the ratios (ours / peer: below 1 is faster).
+ * Sleef_tanhf8_u10 and Sleef_erff8_u10), on an AVX-512 CPU SLEEF's
+ * Sleef_expf16_u10 / Sleef_logf16_u10 (bench/math_sleef512.c), and glibc
+ * libmvec's AVX2 expf / logf measured in the same run, and the ratios
+ * (ours / peer: below 1 is faster).
  *
  *   ./bench/decodenum-bench-math [--quick] [--cpu]
  *
@@ -22,12 +24,17 @@
 
 #include "decodenum.h"
 #include "dispatch.h"
+#include "isa.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 #if defined(DN_BENCH_SLEEF)
 #include <sleef.h>
+#endif
+#if defined(DN_BENCH_SLEEF512)
+void dn_bench_sleef_expf16(const float *x, float *y, size_t n);
+void dn_bench_sleef_logf16(const float *x, float *y, size_t n);
 #endif
 #if defined(DN_BENCH_MVEC)
 __m256 _ZGVdN8v_expf(__m256 x);
@@ -104,6 +111,10 @@ static void run_sleef_gelu(bcase *c)
         _mm256_storeu_ps(yout + i, _mm256_mul_ps(_mm256_mul_ps(half, x), _mm256_add_ps(one, e)));
     }
 }
+#endif
+#if defined(DN_BENCH_SLEEF512)
+static void run_sleef512_exp(bcase *c) { dn_bench_sleef_expf16(c->in, yout, N); }
+static void run_sleef512_log(bcase *c) { dn_bench_sleef_logf16(c->in, yout, N); }
 #endif
 #if defined(DN_BENCH_MVEC)
 static void run_mvec_exp(bcase *c)
@@ -182,6 +193,25 @@ static void add_trig_cases(void)
 
 static void ratio(const char *ours, const char *peer);
 
+/* The AVX-512 array forms against SLEEF's 16-lane u10 functions and
+   against the AVX2 kernels of the same run. */
+static void avx512_ratios(void)
+{
+    static const char *const fs[] = {"exp_v",     "ln_v",   "ln1p_v",     "recip_v", "rsqrt_v",
+                                     "sigmoid_v", "silu_v", "softplus_v", "softmax"};
+    ratio("avx512 exp_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 ln_v", "sleef Sleef_logf16_u10");
+    ratio("avx512 sigmoid_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 silu_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 softmax", "sleef Sleef_expf16_u10");
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
+        char ours[48], peer[48];
+        snprintf(ours, sizeof ours, "avx512 %s", fs[i]);
+        snprintf(peer, sizeof peer, "avx2 %s", fs[i]);
+        ratio(ours, peer);
+    }
+}
+
 static void trig_ratios(void)
 {
     ratio("avx2 sin_v", "sleef Sleef_sinf8_u10");
@@ -233,7 +263,7 @@ static void add_cases(void)
     static const char *const names[] = {"exp_v",   "ln_v",      "ln1p_v",      "recip_v",
                                         "rsqrt_v", "sigmoid_v", "silu_v",      "softplus_v",
                                         "softmax", "tanh_v",    "gelu_tanh_v", "gelu_v"};
-    for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
+    for (int isa = DN_ISA_SCALAR; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
         if (!registered) continue;
         const dn_math_kernels *t = registered->math;
@@ -258,6 +288,12 @@ static void add_cases(void)
     add_case("sleef gelu (erff8_u10)", run_sleef_gelu, NULL, NULL, xact);
 #else
     printf("sleef: not found (install libsleef-dev)\n");
+#endif
+#if defined(DN_BENCH_SLEEF512)
+    if (dn_kernels_for(DN_ISA_AVX512)) {
+        add_case("sleef Sleef_expf16_u10", run_sleef512_exp, NULL, NULL, xin);
+        add_case("sleef Sleef_logf16_u10", run_sleef512_log, NULL, NULL, xpos);
+    }
 #endif
 #if defined(DN_BENCH_MVEC)
     add_case("libmvec expf (AVX2)", run_mvec_exp, NULL, NULL, xin);
@@ -321,6 +357,7 @@ int main(int argc, char **argv)
     ratio("avx2 tanh_v", "sleef Sleef_tanhf8_u10");
     ratio("avx2 gelu_tanh_v", "sleef gelu_tanh (tanhf8_u10)");
     ratio("avx2 gelu_v", "sleef gelu (erff8_u10)");
+    avx512_ratios();
     trig_ratios();
     return 0;
 }

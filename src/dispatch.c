@@ -24,7 +24,9 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 #endif
 #if defined(DN_HAVE_AVX512)
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
+                       .math = &dn_math_avx512,
                        .f16 = &dn_f16_avx512,
+                       .dot = &dn_dot_avx512,
                        .attention = &dn_attention_avx512,
                        .gdn = &dn_gdn_avx512},
 #endif
@@ -190,7 +192,11 @@ static void resolve_all(void)
     dn_kernels_resolve(&registered[DN_ISA_SCALAR], &registered[DN_ISA_SCALAR],
                        &slots[DN_ISA_SCALAR]);
     for (int isa = 1; isa < DN_ISA_COUNT; isa++) {
-        const dn_kernels *r = &registered[isa];
+        dn_kernels own = registered[isa];
+        const dn_kernels *r = &own;
+        /* the dot kernels of AVX-512 use VNNI, a feature of its own: without
+           it the dot module is the ISA below's */
+        if (isa == DN_ISA_AVX512 && !dn_cpu()->avx512vnni) own.dot = NULL;
         if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn ||
             r->vec || r->fp8)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);

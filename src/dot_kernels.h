@@ -4,7 +4,8 @@
  * kernels share.
  *
  * dn_dot_scalar holds the reference: src/dot.c's row-by-row read + dot (the
- * definition). dn_dot_avx2 and dn_dot_neon reproduce it bit for bit. The
+ * definition). dn_dot_avx2, dn_dot_avx512 and dn_dot_neon reproduce it bit
+ * for bit. The
  * public functions (src/dot_api.c) validate their arguments, then call the
  * table of dn_isa_active(); a kernel may assume arguments the public
  * function accepted (see each entry). The activation quantizer's table is
@@ -79,6 +80,11 @@ dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type typ
 extern const dn_dot_kernels dn_dot_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_dot_kernels dn_dot_avx2;
+#endif
+#if defined(DN_HAVE_AVX512)
+/* AVX-512 F/BW/VL/DQ and VNNI: the dispatcher registers it only where the
+   CPU has VNNI too. */
+extern const dn_dot_kernels dn_dot_avx512;
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_dot_kernels dn_dot_neon;

@@ -27,11 +27,17 @@ size_t dn_gdn_store_bytes(dn_gdn_store store)
     return 0;
 }
 
+/* No early exit, so the compiler vectorizes it: an 8192-channel check took
+   8.7% of a conv call with isfinite per element. */
 static int all_finite(const float *x, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i])) return 0;
-    return 1;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], sizeof u);
+        bad |= (u & 0x7F800000u) == 0x7F800000u;
+    }
+    return !bad;
 }
 
 /* ---- conv ------------------------------------------------------------------ */

@@ -4,8 +4,9 @@
  *
  * One table per ISA, registered in src/dispatch.c. dn_math_scalar holds the
  * references (src/math.c, the definitions); dn_math_avx2
- * (src/x86/math_avx2.c) and dn_math_neon (src/neon/math_neon.c) hold kernels
- * that reproduce them bit for bit. An entry an ISA leaves NULL runs the ISA
+ * (src/x86/math_avx2.c), dn_math_avx512 (src/x86/math_avx512.c) and
+ * dn_math_neon (src/neon/math_neon.c) hold kernels that reproduce them bit
+ * for bit. An entry an ISA leaves NULL runs the ISA
  * below it. n = 0 is valid for every entry; arguments are already validated
  * by the public functions (src/math_api.c).
  */
@@ -77,6 +78,9 @@ float dn_math_l2_scale(float ss, float eps);
 extern const dn_math_kernels dn_math_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_math_kernels dn_math_avx2;
+#endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_math_kernels dn_math_avx512;
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_math_kernels dn_math_neon;

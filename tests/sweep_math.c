@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals' sweep: for each unary function, the active ISA's
- * kernel (AVX2 or NEON where the CPU has it) against the scalar reference,
- * every bit, and the largest error in ULPs against the correctly rounded
- * result, over every binary32 input (or, with --sample K, 2^K inputs spread
- * over the whole range). Two threads.
+ * kernel (AVX2 or NEON where the CPU has it; DECODENUM_ISA picks another)
+ * against the scalar reference, every bit, and the largest error in ULPs
+ * against the correctly rounded result, over every binary32 input (or, with
+ * --sample K, 2^K inputs spread over the whole range). Two threads.
  *
- *   sweep_math [--sample K] [function...]
+ *   sweep_math [--sample K] [--isa NAME] [--bits-only] [function...]
+ *
+ * --isa NAME sweeps that ISA's kernels (scalar, avx2, avx512, neon) whatever
+ * is active; where the CPU or the build cannot run it the sweep says so and
+ * exits with 77 (ctest's SKIP_RETURN_CODE). --bits-only compares kernel and
+ * reference alone, without the error against the exact value (which does
+ * not depend on the ISA: the reference's error, measured by the default run).
  *
  * The exact value: glibc's double exp/log/log1p/sqrt (errors below 1 ulp
  * of double, 2^-29 of a binary32 ulp); the reported worst case of each
@@ -26,6 +32,7 @@
 
 #include "decodenum.h"
 #include "dispatch.h"
+#include "isa.h"
 #include "testutil.h"
 
 #if defined(DN_SWEEP_MPFR)
@@ -79,7 +86,7 @@ static double ulp_err(float ours, double exact)
 }
 
 typedef struct job {
-    int f;
+    int f, bits_only;
     uint64_t start, count, stride; /* inputs start + i*stride (+ jitter) */
     const dn_math_kernels *k;
     uint64_t compared, mismatched;
@@ -120,7 +127,7 @@ static void *work(void *arg)
                     j->first_bad = tbits(x[i]);
             j->compared += n;
         }
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && !j->bits_only; i++) {
             uint32_t u = tbits(x[i]);
             double d = (u & 0x7F800000u) == 0 ? (u >> 31 ? -0.0 : 0.0) : (double)x[i];
             double err = ulp_err(yr[i], exact_of(j->f, d));
@@ -222,25 +229,54 @@ static double mpfr_err(int f, uint32_t u, float ours)
 }
 #endif
 
+/* The ISA to sweep: --isa's (name NULL: the active one) into *isa; 0, or
+   the exit status: 2 for a name that is no ISA, 77 (skipped) for one this
+   CPU or build cannot run. */
+static int choose_isa(const char *name, dn_isa *isa)
+{
+    *isa = dn_isa_active();
+    if (!name) return 0;
+    int i = 0;
+    while (i < DN_ISA_COUNT && strcmp(name, dn_isa_name((dn_isa)i)) != 0) i++;
+    if (i == DN_ISA_COUNT) {
+        fprintf(stderr, "sweep_math: --isa %s names no ISA\n", name);
+        return 2;
+    }
+    *isa = (dn_isa)i;
+    if (!dn_kernels_for(*isa)) {
+        printf("sweep_math: %s kernels not available here (%s); skipped\n", name,
+               dn_isa_available(*isa) ? "not built" : "this CPU or build lacks them");
+        return 77;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int sample_bits = 32, want[COUNT] = {0}, any = 0;
+    int sample_bits = 32, want[COUNT] = {0}, any = 0, bits_only = 0;
+    const char *isa_arg = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc)
             sample_bits = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc)
+            isa_arg = argv[++i];
+        else if (strcmp(argv[i], "--bits-only") == 0)
+            bits_only = 1;
         else
             for (int f = 0; f < COUNT; f++)
                 if (strcmp(argv[i], names[f]) == 0) want[f] = any = 1;
     }
     if (sample_bits < 8 || sample_bits > 32) sample_bits = 32;
     const dn_math_kernels *k = NULL;
-    dn_isa isa = dn_isa_active();
+    dn_isa isa;
+    int status = choose_isa(isa_arg, &isa);
+    if (status) return status;
     if (isa != DN_ISA_SCALAR) k = dn_kernels_for(isa)->math;
     uint64_t total = UINT64_C(1) << sample_bits, stride = (UINT64_C(1) << 32) / total;
-    printf("sweep_math: %s inputs (%llu), %s kernels vs the scalar reference; ULPs vs the "
-           "correctly rounded value\n",
+    printf("sweep_math: %s inputs (%llu), %s kernels vs the scalar reference%s\n",
            sample_bits == 32 ? "every binary32" : "sampled", (unsigned long long)total,
-           k ? dn_isa_name(isa) : "no SIMD");
+           k ? dn_isa_name(isa) : "no SIMD",
+           bits_only ? " (bits only)" : "; ULPs vs the correctly rounded value");
     int bad = 0;
     for (int f = 0; f < COUNT; f++) {
         if (any && !want[f]) continue;
@@ -249,6 +285,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < 2; t++) {
             memset(&jobs[t], 0, sizeof jobs[t]);
             jobs[t].f = f;
+            jobs[t].bits_only = bits_only;
             jobs[t].k = k;
             jobs[t].count = total / 2;
             jobs[t].stride = stride;
@@ -274,6 +311,11 @@ int main(int argc, char **argv)
                (unsigned long long)total, (unsigned long long)compared,
                (unsigned long long)mismatched);
         if (mismatched) printf(" (first at input 0x%08X)", first_bad);
+        if (bits_only) {
+            printf("; error not measured (--bits-only)\n");
+            if (mismatched || !k) bad = 1;
+            continue;
+        }
         printf("; max error %.4f ULP at x = %a (0x%08X) -> %a", worst, xw, at, yw);
 #if defined(DN_SWEEP_MPFR)
         printf(" [MPFR: %.4f]", mpfr_err(f, at, yw));

@@ -11,6 +11,7 @@
 #include "decodenum.h"
 #include "check/check.h"
 #include "dispatch.h"
+#include "isa.h"
 #include "testutil.h"
 
 static const dn_isa all_isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON, DN_ISA_AVX512};
@@ -136,12 +137,32 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.dot->mat_mul_rows, below->dot->mat_mul_rows);
 }
 
+/* The AVX-512 dot kernels use VNNI, a feature of its own: the AVX-512
+   table holds them only on a CPU with it, else the AVX2 ones. */
+static void avx512_dot_needs_vnni(void **state)
+{
+    (void)state;
+    const dn_kernels *k5 = dn_kernels_for(DN_ISA_AVX512), *k2 = dn_kernels_for(DN_ISA_AVX2);
+    if (!k5 || !k2) {
+        print_message("no AVX-512 on this CPU or build\n");
+        skip();
+    }
+    if (dn_cpu()->avx512vnni) {
+        assert_ptr_not_equal(k5->dot->mat_vec_rows, k2->dot->mat_vec_rows);
+        assert_ptr_not_equal(k5->dot->mat_vec_rows_act, k2->dot->mat_vec_rows_act);
+    } else {
+        assert_ptr_equal(k5->dot->mat_vec_rows, k2->dot->mat_vec_rows);
+        assert_ptr_equal(k5->dot->mat_vec_rows_act, k2->dot->mat_vec_rows_act);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_slot_filled),
         cmocka_unit_test(missing_entry_runs_the_reference),
         cmocka_unit_test(new_isa_with_one_kernel),
+        cmocka_unit_test(avx512_dot_needs_vnni),
     };
     return cmocka_run_group_tests_name("dispatch", tests, NULL, NULL);
 }

@@ -18,6 +18,11 @@
 #                                AVX2/FMA/F16C build by default, -march=native with
 #                                `native`) and run the F16, BF16, dot, attention and GDN
 #                                benches and decodenum-accuracy-ggml against it
+#   LLAMA_SRC=<dir> sh tools/build.sh bench-llama [avx2|native|both]
+#                                build llama.cpp from a source tree (its AVX2 build by
+#                                default; `both` adds -march=native) and run the decode
+#                                example beside it: tokens/s on the same GGUF files and
+#                                the logits digest at 1-3 threads (tools/llama_compare.sh)
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #   sh tools/build.sh lint       the tree formatted as .clang-format says (tools/format.sh
@@ -175,6 +180,34 @@ bench-ggml)
     echo "== decodenum-bench-f16 --bf16 against ggml ($variant)"
     "./build/bench-ggml-$variant/bench/decodenum-bench-f16" --bf16
     ;;
+bench-llama)
+    # llama.cpp as the decode example's peer (docs/decode.md, "Against
+    # llama.cpp"): its own CMake, CPU only, the tools the comparison runs.
+    : "${LLAMA_SRC:?set LLAMA_SRC to a llama.cpp source tree (github.com/ggml-org/llama.cpp)}"
+    variants=${2:-avx2}
+    [ "$variants" = both ] && variants="avx2 native"
+    apt_install $base g++ ninja-build
+    cmake --preset release -DDECODENUM_BUILD_TESTS=OFF
+    cmake --build --preset release --target decodenum_cli -j "$jobs"
+    dirs=""
+    for variant in $variants; do
+        case "$variant" in
+        avx2) isa="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
+        native) isa="-DGGML_NATIVE=ON" ;;
+        *) echo "bench-llama: variant avx2, native or both" >&2; exit 2 ;;
+        esac
+        dir="$PWD/build/llama-$variant"
+        cmake -S "$LLAMA_SRC" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF \
+            -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON \
+            -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DGGML_CCACHE=OFF $isa
+        cmake --build "$dir" --target llama-bench llama-quantize -j "$jobs"
+        cc -O2 -std=c11 -I"$LLAMA_SRC/include" -I"$LLAMA_SRC/ggml/include" bench/llama_logits.c \
+            -o "$dir/llama-logits" -L"$dir/bin" -lllama -lggml -lggml-base -Wl,-rpath,"$dir/bin"
+        dirs="$dirs $dir"
+    done
+    # shellcheck disable=SC2086
+    sh tools/llama_compare.sh $dirs
+    ;;
 fuzz)
     # tests/fuzz/README.md: every reader and the quantized matrix-vector
     # product under ASan+UBSan, from random bytes. Each harness grows its
@@ -244,7 +277,7 @@ deb)
     sh tools/deb.sh --autopkgtest
     ;;
 *)
-    echo "usage: sh tools/build.sh lint|selftest|test|aarch64|cross ARCH|sanitize|bench|bench-ggml|fuzz|werror|abi|deb" >&2
+    echo "usage: sh tools/build.sh lint|selftest|test|aarch64|cross ARCH|sanitize|bench|bench-ggml|bench-llama|fuzz|werror|abi|deb" >&2
     exit 2
     ;;
 esac

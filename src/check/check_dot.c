@@ -535,6 +535,54 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
         }
 }
 
+/* Q8_0 under Sub32, a group whose piece is an f32 tie plus a term far
+   below the tie's last double place: block 0 gives d_0 C_0 S_0 = (1346 /
+   1024) * 24929 * 8 = 2^28 + 16, halfway between two floats (1346 * 24929
+   = 2 (2^24 + 1)); block 1 gives +-2^-24 * 8 * 2^-20, 2^-41, which no
+   double sum beside 2^28 keeps. The exact piece rounds away from the tie,
+   the double sum would round to even: the kernel must send the group to
+   the reference (its Sub32 exactness check). Rows: both signs of either
+   term. */
+static void check_tie_q8_0(const dn_dot_kernels *kern, mv_bufs *b, dn_check_result *res)
+{
+    const size_t n = 256, rows = 4, bb = 34, row_bytes = n / 32 * bb;
+    memset(b->w, 0, rows * row_bytes);
+    for (size_t i = 0; i < n; i++) b->codes[i] = 0;
+    b->codes[0] = b->codes[1] = 127;
+    b->codes[2] = b->codes[32] = 1;
+    for (size_t k = 0; k < n / 32; k++) b->scales[k] = (dn_act_scale){8, k == 1 ? -20 : 0};
+    for (size_t r = 0; r < rows; r++) {
+        uint8_t *row = b->w + r * row_bytes;
+        const int s0 = r & 2 ? -1 : 1, s1 = r & 1 ? -1 : 1;
+        for (size_t k = 0; k < n / 32; k++) { /* d = 1 */
+            row[k * bb] = 0x00;
+            row[k * bb + 1] = 0x3C;
+        }
+        row[0] = 0x42; /* 0x3D42: 1346 / 1024 */
+        row[1] = 0x3D;
+        row[2] = (uint8_t)(int8_t)(127 * s0); /* 127 * 127 + 69 * 127 + 37 * 1 = 24929 */
+        row[3] = (uint8_t)(int8_t)(69 * s0);
+        row[4] = (uint8_t)(int8_t)(37 * s0);
+        row[bb] = 0x01; /* 0x0001: 2^-24 */
+        row[bb + 1] = 0x00;
+        row[bb + 2] = (uint8_t)(int8_t)s1;
+    }
+    dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
+    size_t bad_ref = 0, bad_k = 0;
+    dn_status st_ref = dn_dot_scalar.mat_vec_rows(DN_TYPE_Q8_0, b->w, rows, n, &act, DN_ACT_SUB32,
+                                                  0, rows, b->o_ref, &bad_ref);
+    dn_status st_k = kern->mat_vec_rows(DN_TYPE_Q8_0, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows,
+                                        b->o_k, &bad_k);
+    for (size_t r = 0; r < rows; r++) {
+        res->compared++;
+        if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
+            dn_check_mismatch(res,
+                              "Q8_0 tie row %zu: reference 0x%08" PRIx32 " (status %d), kernel "
+                              "0x%08" PRIx32 " (status %d)",
+                              r, dn_bits(b->o_ref[r]), (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
+    }
+}
+
 /* The product over prepared columns (mat_mul_rows): the kernel's table
    against the reference's on random matrices (now and then an unreadable
    block), columns of every regime (spread exponents, zeros, outliers), 1
@@ -649,6 +697,7 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
             check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
             if (types[ti] == DN_TYPE_Q4_K || types[ti] == DN_TYPE_Q5_K)
                 check_extreme_k(kern, types[ti], &b, &m);
+            if (types[ti] == DN_TYPE_Q8_0) check_tie_q8_0(kern, &b, &m);
         }
         if (m.mismatched) failed++;
         if (sink) sink(&m, ctx);

@@ -18,6 +18,7 @@
 #include "../attention_kernels.h"
 #include "../bits.h"
 #include "decodenum/fp32.h"
+#include "attention_int8.h"
 #include "avx2_common.h"
 
 #include <string.h>
@@ -132,9 +133,7 @@ static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, 
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
         const void *row = (const char *)k + j * stride * es;
-        if (j + 8 < n)
-            for (size_t b = 0; b < d * es; b += 64)
-                _mm_prefetch((const char *)k + (j + 8) * stride * es + b, _MM_HINT_T0);
+        if (j + 8 < n) dn_prefetch_span((const char *)k + (j + 8) * stride * es, d * es);
         /* DAZ reads a denormal tree result as the zero the reference
            stores; the product is flushed afterwards as fmul's is. */
         size_t g = 0;
@@ -201,9 +200,7 @@ static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, cons
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
         const char *row = (const char *)v + j * stride * es;
-        if (j + 8 < n)
-            for (size_t b = 0; b < w * es; b += 64)
-                _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
+        if (j + 8 < n) dn_prefetch_span(row + 8 * stride * es + i0 * es, w * es);
         __m256 x[TILE / 8];
         load_tile(type, row, i0, w, x);
         size_t l = j % DN_LANES;
@@ -309,24 +306,6 @@ static inline double int8_dot(const dn_attn_plan *plan, const int16_t *codes, co
     return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
 }
 
-/* When every chunk factor and the whole sum fit int32 (Gaussian-like
-   queries: the block exponents lie within a few places), the chunk sums are
-   scaled by their factors in int32 lanes and totalled once: fi[c] = f[c],
-   and sum_c f[c] * 128 * sum |codes of c| < 2^31 bounds every partial sum. */
-static int int32_factors(const dn_attn_plan *plan, const int16_t *codes, int32_t *fi)
-{
-    double bound = 0.0;
-    for (size_t c = 0; c < plan->chunks; c++) {
-        if (plan->f[c] > 0x1p30) return 0;
-        fi[c] = (int32_t)plan->f[c];
-        int32_t mag = 0;
-        for (size_t i = 0; i < 32; i++)
-            mag += codes[32 * c + i] < 0 ? -codes[32 * c + i] : codes[32 * c + i];
-        bound += plan->f[c] * 128.0 * (double)mag;
-    }
-    return bound < 0x1p31;
-}
-
 static inline double int8_dot32(const dn_attn_plan *plan, const int32_t *fi, const int16_t *codes,
                                 const int8_t *key, size_t d)
 {
@@ -343,16 +322,6 @@ static inline double int8_dot32(const dn_attn_plan *plan, const int32_t *fi, con
     return (double)_mm_cvtsi128_si32(h);
 }
 
-/* A key's binary16 scale as the exact double sig * 2^exp; NaN for an
-   infinite or NaN scale (its scores are NaN). */
-static inline double key_scale(uint16_t h)
-{
-    uint32_t e = (h >> 10) & 31u, f = h & 1023u;
-    if (e == 31) return __builtin_nan("");
-    double v = e ? (double)(1024 + f) * (double)(1u << e) * 0x1p-25 : (double)f * 0x1p-24;
-    return (h & 0x8000u) ? -v : v;
-}
-
 /* fmul(RN32(t * key * 2^emin), scale) for an exact integer t (|t * sig| <
    2^53): every binary64 step is exact, the conversion rounds once, and an
    exact zero is +0 as dn_exact_sum gives. scale is already flushed. */
@@ -363,46 +332,7 @@ static inline float finish(double t, double key, double pow_emin, float scale)
     return dn_result(r * scale);
 }
 
-static double pow2(int32_t e)
-{
-    uint64_t b = (uint64_t)(1023 + e) << 52;
-    double p;
-    memcpy(&p, &b, 8);
-    return p;
-}
-
 /* ---- four narrow heads at once ---------------------------------------------------------- */
-
-/* The four heads' int32 totals: lane g = the sum of a[g]'s eight lanes. */
-static inline __m128i hsum4(__m256i a0, __m256i a1, __m256i a2, __m256i a3)
-{
-    __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
-    return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
-}
-
-/* dn_result of four lanes: a denormal flushed to its sign's zero, a NaN made 0x7FC00000. */
-static inline __m128 result4(__m128 x)
-{
-    __m128i u = _mm_castps_si128(x), mag = _mm_and_si128(u, _mm_set1_epi32(0x7FFFFFFF));
-    __m128i tiny =
-        _mm_cmpeq_epi32(_mm_and_si128(u, _mm_set1_epi32(0x7F800000)), _mm_setzero_si128());
-    __m128i nan = _mm_cmpgt_epi32(mag, _mm_set1_epi32(0x7F800000));
-    u = _mm_andnot_si128(_mm_and_si128(tiny, mag), u);
-    return _mm_castsi128_ps(_mm_blendv_epi8(u, _mm_set1_epi32(0x7FC00000), nan));
-}
-
-/* finish() of four heads' totals t against one key: (t * key) * 2^emin in
-   binary64 (exact), rounded once to f32, +0 for an exact zero, then times
-   scale, each result as dn_result makes it: the scalar steps lane by lane. */
-static inline __m128 finish4(__m128i t, double key, __m256d pow_emin, float scale)
-{
-    __m256d v = _mm256_mul_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(t), _mm256_set1_pd(key)), pow_emin);
-    __m256i zero64 = _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
-    __m128i zero = _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(zero64, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-    __m128 r = _mm_andnot_ps(_mm_castsi128_ps(zero), result4(_mm256_cvtpd_ps(v)));
-    return result4(_mm_mul_ps(r, _mm_set1_ps(scale)));
-}
 
 /* The scores of four heads whose plans are narrow (hn <= 4 of them real;
    the others' factors are 0), each key row's codes widened once for all
@@ -423,9 +353,7 @@ static void narrow_group(const dn_act_row *q, size_t hn,
     size_t full = d / 32;
     for (size_t j = 0; j < n; j++) {
         const int8_t *row = k + j * stride;
-        if (j + 8 < n)
-            for (size_t b = 0; b < d; b += 64)
-                _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
+        if (j + 8 < n) dn_prefetch_span(k + (j + 8) * stride, d);
         __m256i acc[HEADS] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
                               _mm256_setzero_si256(), _mm256_setzero_si256()};
         for (size_t c = 0; c < chunks; c++) {
@@ -474,9 +402,7 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
         }
         for (size_t j = 0; j < n; j++) {
             const int8_t *row = k + j * stride;
-            if (j + 8 < n)
-                for (size_t b = 0; b < d; b += 64)
-                    _mm_prefetch((const char *)(k + (j + 8) * stride + b), _MM_HINT_T0);
+            if (j + 8 < n) dn_prefetch_span(k + (j + 8) * stride, d);
             double key = key_scale(ks[j * scale_stride]);
             for (size_t g = 0; g < hn; g++) {
                 const dn_act_row *qg = &q[g0 + g];
@@ -540,45 +466,6 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
     for (size_t g = 0; g < hn; g++) add_pieces(s0[g], s1[g], e[g], out[g] + i);
 }
 
-/* dn_attn_value_block's step with the same results: w_j by the engine's
-   fmul (F16C widens the scale exactly), the codes as the nearest integers of
-   w_j * 2^-e, exact in binary64 (ties to even in the default rounding), in
-   place of dn_rne_div's integer division. A non-finite weight takes the
-   shared step, which reports it. */
-static int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride, size_t m,
-                            int16_t c[DN_VALUE_BLOCK], int32_t *e)
-{
-    float w[DN_VALUE_BLOCK];
-    uint32_t amax = 0;
-    for (size_t j = 0; j < m; j++) {
-        w[j] = dn_result(dn_flush(p[j]) * _cvtsh_ss(vs[j * scale_stride]));
-        uint32_t u = dn_bits(w[j]) & 0x7FFFFFFFu;
-        if (u >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
-        if (u > amax) amax = u;
-    }
-    *e = 0;
-    if (amax) {
-        uint32_t M = (amax & DN_FRAC_BITS) | 0x00800000u;
-        *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
-    }
-    double inv = pow2(-*e);
-    for (size_t j = 0; j < DN_VALUE_BLOCK; j++)
-        c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
-    return 0;
-}
-
-/* One head's block by the reference's order, element by element: a block
-   whose pieces may leave binary32's normal range, or a head's tail. */
-static void block_scalar(const int8_t *vb, size_t stride, size_t m, const int16_t *c, int32_t e,
-                         size_t i0, size_t d, float *o)
-{
-    for (size_t i = i0; i < d; i++) {
-        int32_t sum = 0;
-        for (size_t j = 0; j < m; j++) sum += c[j] * vb[j * stride + i];
-        o[i] = dn_fadd(o[i], dn_attn_piece(sum, e));
-    }
-}
-
 static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v,
                               size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
                               float *out)
@@ -592,38 +479,15 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
             const int8_t *vb = v + j0 * stride;
             /* the next block's rows: the value rows stream at the cache's stride */
             for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
-                for (size_t b = 0; b < d; b += 64)
-                    _mm_prefetch((const char *)(v + j * stride + b), _MM_HINT_T0);
-            int16_t c[HEADS][DN_VALUE_BLOCK + 1];
-            int32_t pairs[HEADS][DN_VALUE_BLOCK / 2], e[HEADS];
-            float *vec_out[HEADS];
-            size_t nv = 0;
-            for (size_t g = 0; g < hn; g++) {
-                float *o = out + (g0 + g) * d;
-                c[g][DN_VALUE_BLOCK] = 0;
-                if (value_block_avx2(p + (g0 + g) * n + j0, vs + j0 * scale_stride, scale_stride, m,
-                                     c[g], &e[g])) {
-                    bad = 1;
-                    for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
-                    continue;
-                }
-                /* the pieces are exact unless they leave binary32's normal range */
-                if (e[g] <= -100 || e[g] >= 100 || d < 16) {
-                    block_scalar(vb, stride, m, c[g], e[g], 0, d, o);
-                    continue;
-                }
-                for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
-                    pairs[nv][j / 2] =
-                        (int32_t)(((uint32_t)(uint16_t)c[g][j + 1] << 16) | (uint16_t)c[g][j]);
-                e[nv] = e[g];
-                if (nv != g) memcpy(c[nv], c[g], sizeof c[g]);
-                vec_out[nv++] = o;
-            }
-            if (!nv) continue;
+                dn_prefetch_span(v + j * stride, d);
+            value_heads vh;
+            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 16,
+                                  out + g0 * d, &vh);
             size_t i = 0;
-            for (; i + 16 <= d; i += 16) block16(vb, stride, m, nv, pairs, e, i, vec_out);
-            for (size_t g = 0; g < nv && i < d; g++)
-                block_scalar(vb, stride, m, c[g], e[g], i, d, vec_out[g]);
+            for (; vh.nv && i + 16 <= d; i += 16)
+                block16(vb, stride, m, vh.nv, vh.pairs, vh.e, i, vh.out);
+            for (size_t g = 0; g < vh.nv && i < d; g++)
+                block_scalar(vb, stride, m, vh.c[g], vh.e[g], i, d, vh.out[g]);
         }
     }
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);

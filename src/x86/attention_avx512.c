@@ -14,11 +14,23 @@
  * - weighted: the AVX2 tiling (32 lane accumulators per element, a tile of
  *   32 elements, four heads sharing each value row's load) with a tile row as
  *   two ZMM registers.
- * Head sizes that are not a multiple of 32 run the AVX2 kernels; so do the
- * int8 kernels.
+ * - scores_int8: four query heads per pass over a key row, each head's
+ *   codes multiplied by its chunk factors once per call (int16, where every
+ *   product fits: always for one-word codes and factors up to 258), so a
+ *   key chunk of 32 codes costs one widening and, per head, one
+ *   _mm512_madd_epi16 and one add; the int32 totals are the AVX2 kernel's
+ *   (integer sums: exact in any order under the plan's bound), finished as
+ *   it finishes them (attention_int8.h). A head outside that (wide factors,
+ *   a query the fast plan refuses), a head size not a multiple of 32 or
+ *   past 512 runs the AVX2 kernel for its group of four.
+ * - weighted_int8: the AVX2 kernel's block step (attention_int8.h), then
+ *   32 elements of two value rows per pair of zmm registers, the pair
+ *   sums by _mm512_madd_epi16 as the AVX2 kernel forms them 16 at a time.
+ * Head sizes that are not a multiple of 32 run the AVX2 kernels.
  */
 #include "../attention_kernels.h"
 #include "../bits.h"
+#include "attention_int8.h"
 #include "avx2_common.h"
 #include "decodenum/fp32.h"
 
@@ -96,9 +108,7 @@ INLINE void scores_of_type(uint32_t type, const float *q, size_t heads, size_t d
         for (size_t h = 0; h < GROUP; h++) qs[h] = q + (g + (h < hn ? h : 0)) * d;
         for (size_t j = 0; j < n; j++) {
             const char *row = (const char *)k + j * stride * es;
-            if (j + 8 < n)
-                for (size_t b = 0; b < d * es; b += 64)
-                    _mm_prefetch(row + 8 * stride * es + b, _MM_HINT_T0);
+            if (j + 8 < n) dn_prefetch_span(row + 8 * stride * es, d * es);
             float r[GROUP];
             _mm_storeu_ps(r, _mm_mul_ps(row_scores(type, qs, row, d), sc));
             for (size_t h = 0; h < hn; h++) s[(g + h) * n + j] = r[h];
@@ -138,9 +148,7 @@ INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const
     size_t es = type == DN_KV_F32 ? 4 : 2;
     for (size_t j = 0; j < n; j++) {
         const char *row = (const char *)v + j * stride * es;
-        if (j + 8 < n)
-            for (size_t b = 0; b < TILE * es; b += 64)
-                _mm_prefetch(row + 8 * stride * es + i0 * es + b, _MM_HINT_T0);
+        if (j + 8 < n) dn_prefetch_span(row + 8 * stride * es + i0 * es, TILE * es);
         __m512 x0 = load16(type, row, i0), x1 = load16(type, row, i0 + 16);
         size_t l = j % DN_LANES;
         for (size_t h = 0; h < hn; h++) {
@@ -191,7 +199,172 @@ static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t 
     for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
 }
 
+/* ---- int8 scores ----------------------------------------------------------- */
+
+#define PRESCALED_MAX_D 512 /* the prescaled query codes live on the stack */
+
+/* qs[i] = fi[i / 32] * codes[i] for the d codes of a head, when every
+   product fits int16; 0 when one does not. */
+static int prescale(const int16_t *codes, const int32_t *fi, size_t d, int16_t *qs)
+{
+    for (size_t i = 0; i < d; i++) {
+        int64_t v = (int64_t)fi[i / 32] * codes[i];
+        if (v > 32767 || v < -32767) return 0;
+        qs[i] = (int16_t)v;
+    }
+    return 1;
+}
+
+/* The 16 int32 lanes of a as 8 (sums of its halves). */
+INLINE __m256i halves(__m512i a)
+{
+    return _mm256_add_epi32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
+}
+
+/* The scores of a group of four prescaled heads (hn of them real; the
+   others' codes are 0) over n key rows. */
+static void prescaled_rows(const int16_t *qs, size_t hn, const double *pe, size_t d,
+                           const int8_t *k, size_t stride, const uint16_t *ks, size_t scale_stride,
+                           size_t n, float sc, float *s)
+{
+    __m256d pe4 = _mm256_loadu_pd(pe);
+    for (size_t j = 0; j < n; j++) {
+        const int8_t *row = k + j * stride;
+        if (j + 8 < n) dn_prefetch_span(k + (j + 8) * stride, d);
+        __m512i acc[GROUP];
+        for (int g = 0; g < GROUP; g++) acc[g] = _mm512_setzero_si512();
+        for (size_t i = 0; i < d; i += 32) {
+            __m512i kc = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(row + i)));
+            for (int g = 0; g < GROUP; g++)
+                acc[g] = _mm512_add_epi32(
+                    acc[g],
+                    _mm512_madd_epi16(_mm512_load_si512((const void *)(qs + g * d + i)), kc));
+        }
+        float out[GROUP];
+        __m128i t = hsum4(halves(acc[0]), halves(acc[1]), halves(acc[2]), halves(acc[3]));
+        _mm_storeu_ps(out, finish4(t, key_scale(ks[j * scale_stride]), pe4, sc));
+        for (size_t g = 0; g < hn; g++) s[g * n + j] = out[g];
+    }
+}
+
+/* Group g0's heads prescaled into qs and their 2^emin into pe; 0 when one
+   of them cannot be. */
+static int prescale_group(const dn_act_row *q, size_t hn, size_t d, int16_t *qs, double pe[GROUP])
+{
+    int32_t fi[DN_ATTN_MAX_HEAD_DIM / 32];
+    for (size_t g = 0; g < GROUP; g++) {
+        if (g >= hn) {
+            memset(qs + g * d, 0, d * sizeof *qs);
+            pe[g] = pe[0];
+            continue;
+        }
+        dn_attn_plan plan;
+        dn_attn_plan_of(&q[g], d, &plan);
+        if (!plan.fast || !int32_factors(&plan, q[g].codes, fi) ||
+            !prescale(q[g].codes, fi, d, qs + g * d))
+            return 0;
+        pe[g] = pow2(plan.emin);
+    }
+    return 1;
+}
+
+static void scores_int8_avx512(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
+                               size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
+                               float scale, float *s)
+{
+    int16_t qs[GROUP * PRESCALED_MAX_D] __attribute__((aligned(64)));
+    double pe[GROUP];
+    for (size_t g0 = 0; g0 < heads; g0 += GROUP) {
+        size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
+        if (d % 32 == 0 && d <= PRESCALED_MAX_D && prescale_group(q + g0, hn, d, qs, pe))
+            prescaled_rows(qs, hn, pe, d, k, stride, ks, scale_stride, n, dn_flush(scale),
+                           s + g0 * n);
+        else
+            dn_attention_avx2.scores_int8(q + g0, hn, d, k, stride, ks, scale_stride, n, scale,
+                                          s + g0 * n);
+    }
+}
+
+/* ---- the int8 weighted sum ------------------------------------------------- */
+
+/* dn_avx2_flush on 16 lanes: a denormal made its sign's zero. */
+INLINE __m512 flush16(__m512 x)
+{
+    __mmask16 tiny = _mm512_testn_epi32_mask(_mm512_castps_si512(x), _mm512_set1_epi32(0x7F800000));
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(
+        _mm512_castps_si512(x), tiny, _mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000)));
+}
+
+/* out[0..16) = fadd(out, S * 2^e), S the 16 block sums in element order. */
+INLINE void add_pieces16(__m512i sums, __m512d p2, float *out)
+{
+    __m256 lo =
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(sums)), p2));
+    __m256 hi =
+        _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(sums, 1)), p2));
+    __m512 piece = flush16(_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+    _mm512_storeu_ps(out, flush16(_mm512_add_ps(_mm512_loadu_ps(out), piece)));
+}
+
+/* Elements i..i+32 of a block's m rows for the heads of vh: block16 of the
+   AVX2 kernel on 32 elements. Per 128-bit lane L, unpack leaves elements
+   8L..8L+3 in s0 and 8L+4..8L+7 in s1; two permutes restore the order. */
+INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads *vh, size_t i)
+{
+    __m512i s0[INT8_HEADS], s1[INT8_HEADS];
+    for (size_t g = 0; g < INT8_HEADS; g++) s0[g] = s1[g] = _mm512_setzero_si512();
+    for (size_t j = 0; j < m; j += 2) {
+        __m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(v + j * stride + i)));
+        __m512i b = j + 1 < m ? _mm512_cvtepi8_epi16(
+                                    _mm256_loadu_si256((const __m256i *)(v + (j + 1) * stride + i)))
+                              : _mm512_setzero_si512();
+        __m512i lo = _mm512_unpacklo_epi16(a, b), hi = _mm512_unpackhi_epi16(a, b);
+#pragma GCC unroll 4
+        for (size_t g = 0; g < INT8_HEADS; g++) {
+            if (g >= vh->nv) break;
+            __m512i cc = _mm512_set1_epi32(vh->pairs[g][j / 2]);
+            s0[g] = _mm512_add_epi32(s0[g], _mm512_madd_epi16(lo, cc));
+            s1[g] = _mm512_add_epi32(s1[g], _mm512_madd_epi16(hi, cc));
+        }
+    }
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i second =
+        _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (size_t g = 0; g < vh->nv; g++) {
+        __m512d p2 = _mm512_set1_pd(pow2(vh->e[g]));
+        add_pieces16(_mm512_permutex2var_epi32(s0[g], first, s1[g]), p2, vh->out[g] + i);
+        add_pieces16(_mm512_permutex2var_epi32(s0[g], second, s1[g]), p2, vh->out[g] + i + 16);
+    }
+}
+
+static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const int8_t *v,
+                                size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
+                                float *out)
+{
+    if (d % 32 != 0)
+        return dn_attention_avx2.weighted_int8(p, heads, n, v, stride, vs, scale_stride, d, out);
+    int bad = 0;
+    memset(out, 0, heads * d * sizeof(float));
+    for (size_t g0 = 0; g0 < heads; g0 += INT8_HEADS) {
+        size_t hn = heads - g0 < INT8_HEADS ? heads - g0 : INT8_HEADS;
+        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
+            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
+            const int8_t *vb = v + j0 * stride;
+            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
+                dn_prefetch_span(v + j * stride, d);
+            value_heads vh;
+            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 32,
+                                  out + g0 * d, &vh);
+            for (size_t i = 0; vh.nv && i < d; i += 32) block32(vb, stride, m, &vh, i);
+        }
+    }
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
+    return bad;
+}
+
 const dn_attention_kernels dn_attention_avx512 = {
     .scores = scores_avx512,
     .weighted = weighted_avx512,
+    .scores_int8 = scores_int8_avx512,
+    .weighted_int8 = weighted_int8_avx512,
 };

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quantized matrix-vector product on AVX-512 with VNNI: bit for bit the
+ * reference of src/dot.c, as the AVX2 kernels (dot_avx2.c says how,
+ * docs/dot.md "Design notes" says why).
+ *
+ * What is new here is the integer half alone (dot_avx512_decode.h): a
+ * group's exact chunk sums with 64 elements per instruction, vpdpbusd /
+ * vpdpwssd in place of maddubs + madd + add. The floating-point half (the
+ * chunk sums times the scales, rounded where that is provably the
+ * reference's rounding, four rows in the lanes of a double vector) is the
+ * AVX2 kernels' own (dot_avx2_pieces.h), so the pieces are the same
+ * functions of the same integers.
+ *
+ * Covered: Q8_0, Q4_K, Q5_K and Q6_K under Sub32 scaling with narrow codes
+ * (every code within +-127: one word), what a Q8_0 or Q4_K_M model's
+ * decode runs. Every other case (other formats, per-block scaling, two
+ * words, an activation side that is not usable) runs the AVX2 table, so the
+ * table has every entry.
+ */
+#include "../dot_kernels.h"
+#include "../dot_shared.h"
+#include "dot_avx2_decode.h"
+#include "dot_avx2_pieces.h"
+#include "dot_avx512_decode.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+#ifndef DN_DOT_PREFETCH
+#define DN_DOT_PREFETCH 512 /* bytes ahead in each row's stream (as dot_avx2.c) */
+#endif
+
+/* dot_avx2.c's prefetch: each row stream ahead into L1, the next batch's
+   rows into L2. */
+AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
+{
+    for (int r = 0; r < 4; r++)
+        for (size_t o = 0; o < (dn_big(t) ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
+            _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
+}
+
+/* Q4_K, Q5_K, Q6_K: the four rows' pieces of a Sub32 group into *p (lanes
+   in *need for the reference); -1 when a block is unreadable, else 0.
+   dot_avx2.c's big_group and big_group_narrow with the chunk sums from
+   k_factored4 / q6_k_chunks. */
+AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], size_t g, __m128 *p,
+                   int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    const double *S = a->S + g / 32;
+    int bad = 0;
+    __m256d d, dm = _mm256_setzero_pd();
+    if (t == DN_TYPE_Q6_K)
+        d = scales4(blk, dn_d_at(t), &bad);
+    else
+        scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+    if (bad) return -1;
+    if (!a->gok[gi]) {
+        *p = _mm_setzero_ps();
+        *need = 15;
+        return 0;
+    }
+    __m256i C[4], O[4];
+    if (t == DN_TYPE_Q6_K) {
+        for (int r = 0; r < 4; r++) {
+            C[r] = q6_k_chunks(blk[r], a->c8 + g, a->bs16n + g / 16);
+            O[r] = _mm256_setzero_si256();
+        }
+        *p = big_sub32_4(C, O, 0, S, a->glim[gi], d, dm, need);
+        return 0;
+    }
+    if (a->fok[gi]) { /* big_group_factored */
+        __m512i mb;
+        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
+        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+        __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
+        __m256d B = _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        *p = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, need);
+        return 0;
+    }
+    /* scales too far apart to factor: chunk sums, the mins alone in O (the
+       products P hold bs32 S) */
+    for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
+    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+    *p = big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[gi], d, dm, need);
+    return 0;
+}
+
+/* small_sub32_4 (dot_avx2_pieces.h) for formats without offsets, two
+   chunks per instruction: lanes [rows 0-3 of chunk k | rows 0-3 of chunk k +
+   4]. The sum of a row's terms is exact where the check passes (any order:
+   every partial sum is a multiple of the least term's unit below 2^52 of
+   it), and the check is sound in any order (rounding is monotonic and the
+   bound ymin gfac is a double), so the pieces are small_sub32_4's. */
+AIV __m128 small_sub32_z(const __m256i C[4], const __m256 d[4], const double *S, const double *Sinf,
+                         double gfac, int *need)
+{
+    __m256i t0 = _mm256_unpacklo_epi32(C[0], C[1]), t1 = _mm256_unpackhi_epi32(C[0], C[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(C[2], C[3]), t3 = _mm256_unpackhi_epi32(C[2], C[3]);
+    const __m256i ci[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
+                           _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
+    __m256 f0 = _mm256_unpacklo_ps(d[0], d[1]), f1 = _mm256_unpackhi_ps(d[0], d[1]);
+    __m256 f2 = _mm256_unpacklo_ps(d[2], d[3]), f3 = _mm256_unpackhi_ps(d[2], d[3]);
+    const __m256d g0 = _mm256_castps_pd(f0), g1 = _mm256_castps_pd(f1);
+    const __m256d g2 = _mm256_castps_pd(f2), g3 = _mm256_castps_pd(f3);
+    const __m256 df[4] = {
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g0, g2)), _mm256_castpd_ps(_mm256_unpackhi_pd(g0, g2)),
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g1, g3)), _mm256_castpd_ps(_mm256_unpackhi_pd(g1, g3))};
+    const __m512d Sv = _mm512_loadu_pd(S), Iv = _mm512_loadu_pd(Sinf);
+    const __m512d sign = _mm512_set1_pd(-0.0);
+    __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
+    for (int k = 0; k < 4; k++) {
+        const __m512i idx = _mm512_setr_epi64(k, k, k, k, k + 4, k + 4, k + 4, k + 4);
+        const __m512d dz = _mm512_cvtps_pd(df[k]);
+        const __m512d t = _mm512_mul_pd(_mm512_cvtepi32_pd(ci[k]),
+                                        _mm512_mul_pd(dz, _mm512_permutexvar_pd(idx, Sv)));
+        s = _mm512_add_pd(s, t);
+        ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
+        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
+        ym = _mm512_min_pd(
+            _mm512_mul_pd(_mm512_andnot_pd(sign, dz), _mm512_permutexvar_pd(idx, Iv)), ym);
+    }
+    const __m256d s4 = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+    const __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(ab), _mm512_extractf64x4_pd(ab, 1));
+    const __m256d y4 = _mm256_min_pd(_mm512_castpd512_pd256(ym), _mm512_extractf64x4_pd(ym, 1));
+    __m256d ok = _mm256_cmp_pd(a4, _mm256_mul_pd(y4, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
+    *need = ~_mm256_movemask_pd(ok) & 15;
+    return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
+}
+
+/* Q8_0: the four rows' pieces of a Sub32 group of G blocks (dot_avx2.c's
+   small_group); -1 when a block is unreadable, else 0. */
+AIV int q8_0_group4(const dn_dot_act *a, size_t bb, const uint8_t *const blk[4], size_t g, int G,
+                    __m128 *p, int *need)
+{
+    const dn_type t = DN_TYPE_Q8_0;
+    const size_t gi = g / DN_GROUP;
+    __m256 d[4], m[4];
+    __m256i C[4];
+    int bad = 0;
+    if (G == 8) {
+        for (int r = 0; r < 4; r += 2) {
+            const __m512 s = q8_0_scales2(blk[r], blk[r + 1], &bad);
+            d[r] = _mm512_castps512_ps256(s);
+            d[r + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
+        }
+    } else {
+        for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    }
+    if (bad) return -1;
+    if (!a->gok[gi]) {
+        *p = _mm_setzero_ps();
+        *need = 15;
+        return 0;
+    }
+    if (G == 8)
+        q8_0_chunks4(blk, bb, a->c8 + g, a->bs32 + g / 32, C);
+    else /* the row's last, partial group */
+        for (int r = 0; r < 4; r++) C[r] = small_narrow(t, blk[r], bb, G, a->c8 + g, NULL, 0);
+    *p = small_sub32_z(C, d, a->S + g / 32, a->Sinf + g / 32, a->gfac[gi], need);
+    return 0;
+}
+
+/* The lanes of p in `need`: the reference's own pieces of [g, to). */
+AIV __m128 reference_pieces4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], size_t g,
+                             size_t to, __m128 p, int need)
+{
+    float f[4];
+    _mm_storeu_ps(f, p);
+    for (int r = 0; r < 4; r++)
+        if (need >> r & 1) f[r] = dn_dot_piece_of_bytes(t, blk[r], c->act, c->scaling, g, to);
+    return _mm_loadu_ps(f);
+}
+
+/* Four rows (pointers may repeat for a short batch): the row values into
+   v[4]. Returns -1 when a block is unreadable, else the mask of rows that
+   met a tiny piece (their chain must be redone). */
+AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4])
+{
+    const dn_dot_act *a = c->a;
+    const int big = dn_big(t);
+    const size_t n = c->n, bb = c->bb;
+    __m128 acc = _mm_setzero_ps();
+    int tiny = 0;
+    for (size_t g = 0; g < n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
+        const uint8_t *blk[4];
+        for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
+        prefetch4(c, t, blk);
+        __m128 p;
+        int need = 0;
+        if ((big ? big_group4(a, t, blk, g, &p, &need) : q8_0_group4(a, bb, blk, g, G, &p, &need)) <
+            0)
+            return -1;
+        if (need) p = reference_pieces4(c, t, blk, g, big ? g + 256 : g + 32 * (size_t)G, p, need);
+        tiny |= _mm256_movemask_ps(_mm256_castsi256_ps(tiny8(_mm256_castps128_ps256(p)))) & 15;
+        acc = _mm_add_ps(acc, p);
+    }
+    _mm_storeu_ps(v, acc);
+    return tiny;
+}
+
+/* dot_avx2.c's mv_rows for the narrow Sub32 case. */
+AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    for (size_t r = r0; r < r1;) {
+        float v[4];
+        const uint8_t *rp[4];
+        const size_t count = r1 - r < 4 ? r1 - r : 4;
+        for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
+        const int tiny = batch4(c, t, rp, v);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
+        for (size_t k = 0; k < count; k++) {
+            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
+                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
+                                                  r + k + 1, out, bad);
+                if (st != DN_OK) return st;
+            } else {
+                out[r + k] = dn_chain_result(v[k]);
+            }
+        }
+        r += count;
+    }
+    return DN_OK;
+}
+
+/* One function per format, the format a constant (as dot_avx2.c). */
+#define NOINLINE __attribute__((noinline, target("avx512vnni")))
+
+static NOINLINE dn_status mv_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows4(c, DN_TYPE_Q8_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows4(c, DN_TYPE_Q4_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows4(c, DN_TYPE_Q5_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows4(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+}
+
+/* The table's entries: the four formats' row loops where the activation
+   side is usable, Sub32 and narrow; the AVX2 table (complete) otherwise. */
+static VNNI dn_status mat_vec_rows_act_avx512(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                              const dn_act_row *act, dn_act_scaling scaling,
+                                              const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                              size_t *bad)
+{
+    const int ours = a->usable && a->narrow && scaling == DN_ACT_SUB32;
+    const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
+    switch (ours ? type : DN_TYPE_LIMIT) {
+    case DN_TYPE_Q8_0: return mv_q8_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q4_K: return mv_q4_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_K: return mv_q5_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q6_K: return mv_q6_k(&c, r0, r1, out, bad);
+    default:
+        return dn_dot_avx2.mat_vec_rows_act(type, w, rows, n, act, scaling, a, r0, r1, out, bad);
+    }
+}
+
+static dn_status mat_vec_rows_avx512(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                     const dn_act_row *act, dn_act_scaling scaling, size_t r0,
+                                     size_t r1, float *out, size_t *bad)
+{
+    return dn_dot_rows_own_act(mat_vec_rows_act_avx512, type, w, rows, n, act, scaling, r0, r1, out,
+                               bad);
+}
+
+static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_type type,
+                                     const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                                     float *out, size_t ldo, size_t *bad)
+{
+    return dn_dot_mm_tiled(mat_vec_rows_act_avx512, x, c0, c1, type, w, rows, r0, r1, out, ldo,
+                           bad);
+}
+
+/* Registered for DN_ISA_AVX512 only on a CPU with AVX512-VNNI (dispatch.c). */
+const dn_dot_kernels dn_dot_avx512 = {
+    .mat_vec_rows = mat_vec_rows_avx512,
+    .mat_vec_rows_act = mat_vec_rows_act_avx512,
+    .mat_mul_rows = mat_mul_rows_avx512,
+};

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dot_avx512_decode.h: the AVX-512 (+VNNI) dot kernels' integer half,
+ * included by src/x86/dot_avx512.c alone: the exact chunk sums of four rows'
+ * Q8_0 groups, Q4_K / Q5_K groups (factored) and Q6_K blocks with 64
+ * elements per instruction. Every sum is the integer the AVX2 kernels
+ * compute (dot_avx2_decode.h), the bound at each use; only the instructions
+ * differ: vpdpbusd (u8 x s8, four products into an int32 lane) and
+ * vpdpwssd (s16 x s16, two products into an int32 lane) in place of
+ * maddubs + madd + add, and a 512-bit reduction tree in place of the hadds.
+ *
+ * Every function carries VNNI (target avx512vnni): the file is compiled
+ * with the AVX-512 F/BW/VL/DQ flags of DN_AVX512_FLAGS, and the dispatcher
+ * registers this table only on a CPU that also has AVX512-VNNI
+ * (src/dispatch.c).
+ */
+#ifndef DN_DOT_AVX512_DECODE_H
+#define DN_DOT_AVX512_DECODE_H
+
+#include "dot_avx2_decode.h"
+
+#include <immintrin.h>
+
+#define VNNI __attribute__((target("avx512vnni")))
+#define AIV static inline __attribute__((always_inline, target("avx512vnni")))
+
+/* Two 32-byte pieces as one vector: a in the low half, b in the high. */
+AIV __m512i load2x32(const void *a, const void *b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(load32(a)), load32(b), 1);
+}
+
+/* [C_0..C_7] from four vectors of int32 partial sums, V[j] holding chunk
+   lo(j) in its low 256 bits and chunk hi(j) in its high: (lo, hi) = (j, j +
+   4) when `split`, else (2j, 2j + 1). Exact: every lane sum is below the
+   caller's bound. Per 128-bit lane L, the unpack steps leave [V0_L, V1_L,
+   V2_L, V3_L] (each the sum of that lane's four int32), then the two lanes
+   of each chunk are added. */
+AIV __m256i reduce4x16(const __m512i V[4], int split)
+{
+    __m512i e01 =
+        _mm512_add_epi32(_mm512_unpacklo_epi32(V[0], V[1]), _mm512_unpackhi_epi32(V[0], V[1]));
+    __m512i e23 =
+        _mm512_add_epi32(_mm512_unpacklo_epi32(V[2], V[3]), _mm512_unpackhi_epi32(V[2], V[3]));
+    __m512i f = _mm512_add_epi32(_mm512_unpacklo_epi64(e01, e23), _mm512_unpackhi_epi64(e01, e23));
+    f = _mm512_shuffle_i64x2(f, f, _MM_SHUFFLE(3, 1, 2, 0)); /* L0 L2 L1 L3 */
+    __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(f), _mm512_extracti64x4_epi64(f, 1));
+    if (split) return s; /* [c0 c1 c2 c3 | c4 c5 c6 c7] */
+    /* [c0 c2 c4 c6 | c1 c3 c5 c7] */
+    return _mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Q8_0, four rows' groups of eight blocks, narrow codes: C[r] =
+   [C_0..C_7]. Signed digits q against signed codes c through vpdpbusd's
+   unsigned operand: q + 128 (q ^ 0x80, 0..255) times c gives
+   sum q c + 128 sum c, and sum c over a block is bs32. Each int32 lane
+   takes four products, |.| <= 4 * 255 * 127; a chunk's raw sum is below
+   32 * 255 * 127 < 2^20, and C_k = raw - 128 bs32_k (|C_k| <= 32 * 128 *
+   127). Chunk pairs (k, k + 4): each pair's codes loaded once for the four
+   rows. */
+AIV void q8_0_chunks4(const uint8_t *const blk[4], size_t bb, const int8_t *c8, const int32_t *bs32,
+                      __m256i C[4])
+{
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512i V[4][4];
+    for (int k = 0; k < 4; k++) {
+        const __m512i c = load2x32(c8 + 32 * k, c8 + 32 * (k + 4));
+        for (int r = 0; r < 4; r++) {
+            __m512i q = load2x32(blk[r] + k * bb + 2, blk[r] + (k + 4) * bb + 2);
+            V[r][k] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_xor_si512(q, flip), c);
+        }
+    }
+    const __m256i z = _mm256_slli_epi32(load32(bs32), 7);
+    for (int r = 0; r < 4; r++) C[r] = _mm256_sub_epi32(reduce4x16(V[r], 1), z);
+}
+
+/* Q8_0: the binary16 scales of two rows' groups of eight blocks (at 34 k
+   from a and from b), as [a's eight | b's eight] floats; 1 in *bad when one
+   is an infinity or a NaN. Each group's first 256 bytes (of its 272) in
+   four vectors, the scales picked out by word permutes: a gather of the
+   eight 34-byte-strided words cost about 5 ns of an 11 ns row-group
+   (Q8_0, 32 rows of 16384 in cache, this host). */
+AIV __m512 q8_0_scales2(const uint8_t *a, const uint8_t *b, int *bad)
+{
+    /* words 0, 17, 34, 51 of the first 128 bytes, 4, 21, 38, 55 of the next */
+    const int w0 = 0 | 17 << 16, w1 = 34 | 51 << 16, w2 = 4 | 21 << 16, w3 = 38 | 55 << 16;
+    const __m512i lo = _mm512_setr_epi32(w0, w1, 0, 0, w0, w1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i hi = _mm512_setr_epi32(0, 0, w2, w3, 0, 0, w2, w3, 0, 0, 0, 0, 0, 0, 0, 0);
+    const uint8_t *p[2] = {a, b};
+    __m512i w = _mm512_setzero_si512();
+    for (int r = 0; r < 2; r++) {
+        const __m512i x0 = _mm512_loadu_si512(p[r]), x1 = _mm512_loadu_si512(p[r] + 64);
+        const __m512i x2 = _mm512_loadu_si512(p[r] + 128), x3 = _mm512_loadu_si512(p[r] + 192);
+        const __mmask32 at = r ? 0xF00 : 0xF;
+        w = _mm512_mask_mov_epi16(w, at, _mm512_permutex2var_epi16(x0, lo, x1));
+        w = _mm512_mask_mov_epi16(w, at << 4, _mm512_permutex2var_epi16(x2, hi, x3));
+    }
+    const __m256i h = _mm512_castsi512_si256(w), e = _mm256_set1_epi16(0x7C00);
+    *bad |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, e), e) != 0;
+    return _mm512_cvtph_ps(h);
+}
+
+/* Q4_K, Q5_K: the digits of chunks 2j (low half) and 2j + 1 (high half) of
+   the block at blk: nibbles of the same 32 bytes, and for Q5_K bit 2j or
+   2j + 1 of the 32 high-bit bytes at 16 as 16. */
+AIV __m512i k_digits_pair(dn_type t, const uint8_t *blk, int j)
+{
+    const __m512i x = _mm512_broadcast_i64x4(load32(blk + (t == DN_TYPE_Q4_K ? 16 : 48) + 32 * j));
+    const __m512i sh = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
+    __m512i q = _mm512_and_si512(_mm512_srlv_epi16(x, sh), _mm512_set1_epi8(15));
+    if (t == DN_TYPE_Q4_K) return q;
+    const __m512i h = _mm512_broadcast_i64x4(load32(blk + 16));
+    const __m512i bit = _mm512_inserti64x4(_mm512_set1_epi8((char)(1 << 2 * j)),
+                                           _mm256_set1_epi8((char)(1 << (2 * j + 1))), 1);
+    /* q's bit 4 is clear: + 16 sets it */
+    return _mm512_mask_add_epi8(q, _mm512_test_epi8_mask(h, bit), q, _mm512_set1_epi8(16));
+}
+
+/* k_scales_mins (dot_avx2_decode.h) of four rows' blocks at once, row r in
+   128-bit lane r: [sc_0..sc_7 | m_0..m_7] (bytes). */
+AIV __m512i k_scales_mins4(const uint8_t *const blk[4])
+{
+    __m512i s12 = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(blk[0] + 4)));
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[1] + 4)), 1);
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[2] + 4)), 2);
+    s12 = _mm512_inserti32x4(s12, _mm_loadu_si128((const __m128i *)(blk[3] + 4)), 3);
+    __m512i A = _mm512_shuffle_epi8(s12, _mm512_broadcast_i32x4(_mm_setr_epi8(
+                                             0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11)));
+    __m512i B =
+        _mm512_shuffle_epi8(s12, _mm512_broadcast_i32x4(_mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3,
+                                                                      -1, -1, -1, -1, 4, 5, 6, 7)));
+    __m512i A4 = _mm512_and_si512(_mm512_srli_epi16(A, 4), _mm512_set1_epi8(15));
+    A = _mm512_mask_blend_epi8((__mmask64)0xF000F000F000F000ull, A, A4);
+    const __m512i keep = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15));
+    return _mm512_or_si512(_mm512_and_si512(A, keep),
+                           _mm512_and_si512(_mm512_srli_epi16(B, 2), _mm512_set1_epi8(0x30)));
+}
+
+/* big_k_factored (dot_avx2_decode.h) 64 elements at a time, four rows'
+   scales decoded together. The pair sums of chunks 2j, 2j + 1 (maddubs:
+   unsigned digits <= 31 times codes within +-127, |pair| <= 2 * 31 * 127 <
+   2^15) weighted by M_k = sc_k f_k < 2^15 with vpdpwssd into sixteen int32
+   lanes, the low eight taking the even chunks and the high eight the odd
+   ones: a lane takes two pairs of four chunks, half of big_k_factored's
+   bound, and the two halves added give eight lanes within it
+   (dn_dot_factor_max). C[r]'s lanes add up to A / 2^emin. *mb: in 128-bit
+   lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k) bs32_k
+   (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 < 2^15,
+   eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
+AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
+                     const int32_t *bs32, __m256i C[4], __m512i *mb)
+{
+    const __m512i sm = k_scales_mins4(blk), z = _mm512_setzero_si512();
+    const __m512i f = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)f16));
+    const __m512i M = _mm512_mullo_epi16(_mm512_unpacklo_epi8(sm, z), f);
+    const __m512i bs = _mm512_broadcast_i32x4(
+        _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
+                        _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
+    *mb = _mm512_dpwssd_epi32(z, _mm512_mullo_epi16(_mm512_unpackhi_epi8(sm, z), f), bs);
+    __m512i M4[4], acc[4];
+    M4[0] = _mm512_shuffle_i32x4(M, M, 0x00);
+    M4[1] = _mm512_shuffle_i32x4(M, M, 0x55);
+    M4[2] = _mm512_shuffle_i32x4(M, M, 0xAA);
+    M4[3] = _mm512_shuffle_i32x4(M, M, 0xFF);
+    for (int r = 0; r < 4; r++) acc[r] = z;
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        /* M_2j on the low half, M_2j+1 on the high */
+        const __m512i sel =
+            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
+                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
+        const __m512i c = _mm512_loadu_si512(c8 + 64 * j);
+        for (int r = 0; r < 4; r++) {
+            __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk[r], j), c);
+            acc[r] = _mm512_dpwssd_epi32(acc[r], p, _mm512_shuffle_epi8(M4[r], sel));
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        C[r] =
+            _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
+}
+
+/* Q4_K, Q5_K, one row's block where the group's scales do not factor:
+   C = [C_0..C_7] with C_k = sc_k raw_k (the pairs weighted by sc_k <= 63
+   with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23) and *mins = [m_0..m_7]
+   (big_narrow with bs32 NULL). */
+AIV __m256i k_chunks(dn_type t, const uint8_t *blk, const int8_t *c8, __m256i *mins)
+{
+    const __m128i sm = k_scales_mins(blk);
+    *mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    const __m512i sc = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(sm)); /* sc_0..sc_7 as int16 */
+    __m512i V[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+        const __m512i sel =
+            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
+                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
+        __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
+        V[j] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), p, _mm512_shuffle_epi8(sc, sel));
+    }
+    return reduce4x16(V, 0);
+}
+
+/* [sum of 128-bit lane r's four int32, r = 0..3] as doubles (|sums| < 2^31). */
+AIV __m256d lane_sums_pd(__m512i x)
+{
+    x = _mm512_add_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_BADC));
+    x = _mm512_add_epi32(x, _mm512_shuffle_epi32(x, _MM_PERM_CDAB));
+    __m512i g = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), x);
+    return _mm256_cvtepi32_pd(_mm512_castsi512_si128(g));
+}
+
+/* Q6_K: the digits (6 bits, unsigned) of chunks 4h + k, 4h + k + 1 for k =
+   0 or 2 (dot_avx2_decode.h's digits: low or high nibbles of the 64 bytes
+   at 64h, two bits of the 32 bytes at 128 + 32h as bits 4-5). */
+AIV __m512i q6_digits_pair(const uint8_t *blk, int h, int k)
+{
+    const __m512i ql = _mm512_loadu_si512(blk + 64 * h);
+    const __m512i qh = _mm512_broadcast_i64x4(load32(blk + 128 + 32 * h));
+    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
+    /* the high bits of chunk k at bits 4-5: qh << 4 - 2k (k < 2) or
+       qh >> 2k - 4 (k >= 2) */
+    if (k == 0) {
+        const __m512i sh = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+        return _mm512_ternarylogic_epi32(_mm512_and_si512(ql, m4), _mm512_sllv_epi16(qh, sh), m30,
+                                         0xF8); /* a | (b & c) */
+    }
+    const __m512i sh = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
+    return _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(ql, 4), m4),
+                                     _mm512_srlv_epi16(qh, sh), m30, 0xF8);
+}
+
+/* Q6_K, one row's block, narrow codes: C = [C_0..C_7] with the zero point
+   (32) taken off through the codes' sums per 16 (as big_narrow). Pairs
+   (maddubs: digits <= 63, codes within +-127: |pair| <= 2 * 63 * 127 <
+   2^15) weighted by the per-16 scales (int8) with vpdpwssd: |C_k| <= 32 *
+   63 * 127 * 128 < 2^28 before the zero point, |32 sum sc bs16| <= 32 * 128
+   * 32 * 127 after. */
+AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs16n)
+{
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk + 192)));
+    const __m512i scz = _mm512_castsi256_si512(sc16);
+    __m512i V[4];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; p++) { /* chunks 2p, 2p + 1: h = p / 2, k = 2 (p % 2) */
+        /* int16 lanes 0-7, 8-15, 16-23, 24-31: scales 4p .. 4p + 3 */
+        const __m512i idx = _mm512_add_epi16(
+            _mm512_set1_epi16((short)(4 * p)),
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                                                        1, 1, 1, 1, 1, 1, 1)),
+                               _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+                               1));
+        __m512i q = q6_digits_pair(blk, p / 2, 2 * (p % 2));
+        __m512i pr = _mm512_maddubs_epi16(q, _mm512_loadu_si512(c8 + 64 * p));
+        V[p] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), pr, _mm512_permutexvar_epi16(idx, scz));
+    }
+    __m256i raw = reduce4x16(V, 0);
+    __m256i zs = _mm256_madd_epi16(sc16, load32(bs16n));
+    return _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, 5));
+}
+
+#endif

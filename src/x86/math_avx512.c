@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transcendentals on AVX-512 (F, BW, VL, DQ): each kernel is its
+ * reference in src/math.c, sixteen lanes at a time, in the reference's order,
+ * under the rules of the AVX2 kernels (src/x86/math_avx2.c): no FMA (the
+ * build passes -ffp-contract=off and no fused intrinsic is used), MXCSR =
+ * DAZ only (avx2_common.h), so a denormal operand of an arithmetic
+ * operation or a compare reads as the zero the engine would have stored;
+ * an input whose bits are kept (the signed zero ln1p and silu return for
+ * a denormal) is flushed first, a lane whose bits are read for an index
+ * or an exponent (ln, recip, rsqrt) is one the special cases overwrite, and
+ * every stored result is flushed and its NaN made DN_NAN_BITS.
+ *
+ * What is not a copy of the AVX2 kernels, and why:
+ * - Tables are read from registers, not gathered: vpermt2ps picks from 32
+ *   entries, so the 64-entry exp table is two permutes and a mask select on
+ *   bit 5 of the index, a 128-entry table four permutes and two levels of
+ *   mask selects. With 16-lane gathers instead (same bits, one process,
+ *   the AMD EPYC host of docs/math.md) exp_v took 2.7x, ln_v 3.0x,
+ *   recip_v 2.4x and sigmoid_v 1.8x the time.
+ * - scale(y, k) is one vscalefps: y * 2^k rounded once. That is the
+ *   reference's two multiplies' value: the first is exact wherever the
+ *   result is normal (docs/numerics.md 8, notation), and where it is not,
+ *   both are below 2^-126 and read as zero by the next operation (DAZ) or
+ *   flushed at the store; an overflow is infinity in both.
+ * - The exponent field is added to as an integer where every lane's result
+ *   is known to be normal (exp's and recip's fast paths, rsqrt always):
+ *   the power-of-two multiplies are exact there.
+ * - Special inputs are fixed with mask moves; ln and rsqrt test the vector
+ *   once and skip the fixes where no lane needs one.
+ */
+#include "../math_kernels.h"
+#include "../math_tables.h"
+#include "../fp32_kernels.h"
+#include "../bits.h"
+#include "avx2_common.h"
+
+#include <math.h>
+
+typedef __m512 V;
+typedef __m512i VI;
+typedef __mmask16 M;
+
+#define INLINE static inline __attribute__((always_inline))
+#define ADD _mm512_add_ps
+#define SUB _mm512_sub_ps
+#define MUL _mm512_mul_ps
+#define F(c) _mm512_set1_ps(c)
+#define I(c) _mm512_set1_epi32((int)(c))
+#define AS_I _mm512_castps_si512
+#define AS_F _mm512_castsi512_ps
+#define C dn_math_c
+
+static inline void leave(unsigned old) { __asm__ volatile("vldmxcsr %0" : : "m"(old) : "memory"); }
+
+INLINE M lt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+INLINE M gt(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+INLINE M ge(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
+INLINE M eq(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+INLINE M isnan_(V a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+INLINE V neg(V a) { return _mm512_xor_ps(a, F(-0.0f)); }
+INLINE V sign_of(V a) { return _mm512_and_ps(a, F(-0.0f)); }
+INLINE V put(V v, M m, V a) { return _mm512_mask_mov_ps(v, m, a); } /* m ? a : v */
+INLINE V nan_where(M m, V v) { return put(v, m, AS_F(I(DN_NAN_BITS))); }
+
+/* A denormal becomes a zero of its sign. */
+INLINE V flush(V x)
+{
+    VI u = AS_I(x);
+    M tiny = _mm512_testn_epi32_mask(u, I(DN_EXP_BITS));
+    return AS_F(_mm512_mask_and_epi32(u, tiny, u, I(DN_SIGN_BIT)));
+}
+
+/* scale(y, k) for k an integer-valued float (see the top of the file). */
+INLINE V scale(V y, V k) { return _mm512_scalef_ps(y, k); }
+
+INLINE V hi12(V v) { return _mm512_and_ps(v, AS_F(I(0xFFFFF000u))); }
+
+/* (a & b) | c, one vpternlogd */
+INLINE VI and_or(VI a, uint32_t b, uint32_t c)
+{
+    return _mm512_ternarylogic_epi32(a, I(b), I(c), 0xEA);
+}
+
+/* The significand 1.f of a normal v, sign dropped (X: kept), and its exponent as a float. */
+INLINE V mant(V v) { return AS_F(and_or(AS_I(v), DN_FRAC_BITS, 0x3F800000u)); }
+INLINE V smant(V v) { return AS_F(and_or(AS_I(v), DN_SIGN_BIT | DN_FRAC_BITS, 0x3F800000u)); }
+INLINE V expo(V v) { return _mm512_getexp_ps(v); }
+
+/* math.c's one_minus_split, lane by lane. */
+INLINE V one_minus_split(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = SUB(F(1.0f), MUL(a_hi, b_hi));
+    r = SUB(r, MUL(a_hi, b_lo));
+    r = SUB(r, MUL(a_lo, b_hi));
+    return SUB(r, MUL(a_lo, b_lo));
+}
+
+/* ---- tables in registers ---------------------------------------------------- */
+
+/* t[j & 63] of a 64-word table: the permutes read bits 0-4 of j. */
+INLINE VI lut64(const uint32_t *t, VI j)
+{
+    VI lo = _mm512_permutex2var_epi32(_mm512_loadu_si512(t), j, _mm512_loadu_si512(t + 16));
+    VI hi = _mm512_permutex2var_epi32(_mm512_loadu_si512(t + 32), j, _mm512_loadu_si512(t + 48));
+    return _mm512_mask_blend_epi32(_mm512_test_epi32_mask(j, I(32)), lo, hi);
+}
+
+/* t[j & 127] of a 128-entry table, upper = the lanes whose bit 6 is set
+   (given, so rsqrt can put its parity there). */
+INLINE V lut128(const float *t, VI j, M upper)
+{
+    M b5 = _mm512_test_epi32_mask(j, I(32));
+    V a = _mm512_permutex2var_ps(_mm512_loadu_ps(t), j, _mm512_loadu_ps(t + 16));
+    V b = _mm512_permutex2var_ps(_mm512_loadu_ps(t + 32), j, _mm512_loadu_ps(t + 48));
+    V c = _mm512_permutex2var_ps(_mm512_loadu_ps(t + 64), j, _mm512_loadu_ps(t + 80));
+    V d = _mm512_permutex2var_ps(_mm512_loadu_ps(t + 96), j, _mm512_loadu_ps(t + 112));
+    return _mm512_mask_blend_ps(upper, _mm512_mask_blend_ps(b5, a, b),
+                                _mm512_mask_blend_ps(b5, c, d));
+}
+
+INLINE M bit6(VI j) { return _mm512_test_epi32_mask(j, I(64)); }
+
+/* ---- exp ------------------------------------------------------------------ */
+
+typedef struct {
+    V hi, lo;
+    VI k;
+} vexp_parts;
+
+/* exp_split() of x in [-95, 95]; lo only when want_lo. */
+INLINE vexp_parts exp_split(V x, int want_lo)
+{
+    const V shifter = F(0x1.8p23f);
+    V z = MUL(x, F(C.exp_inv_ln2_64));
+    V t = ADD(z, shifter);
+    VI n = _mm512_sub_epi32(AS_I(t), AS_I(shifter));
+    V nf = SUB(t, shifter);
+    V r = SUB(SUB(x, MUL(nf, F(C.exp_ln2_64_hi))), MUL(nf, F(C.exp_ln2_64_lo)));
+    V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
+    VI w = lut64(dn_exp_table, n);
+    V t_hi = AS_F(and_or(w, 0x7FFFFFu, 0x3F800000u));
+    V t_lo = MUL(_mm512_cvtepi32_ps(_mm512_srai_epi32(w, 23)), F(0x1p-32f));
+    V lo = ADD(t_lo, MUL(t_hi, q));
+    vexp_parts p;
+    p.hi = ADD(t_hi, lo);
+    p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
+    p.k = _mm512_srai_epi32(n, 6);
+    return p;
+}
+
+INLINE V kf(vexp_parts p) { return _mm512_cvtepi32_ps(p.k); }
+
+/* max(-95, min(95, x)) with a NaN kept (max/min return their second operand
+   when either is a NaN) */
+INLINE V clamp95(V x) { return _mm512_min_ps(F(95.0f), _mm512_max_ps(F(-95.0f), x)); }
+
+INLINE V v_exp(V x)
+{
+    vexp_parts p = exp_split(clamp95(x), 0);
+    return nan_where(isnan_(x), flush(scale(p.hi, kf(p))));
+}
+
+/* Where every lane has |x| <= 86 (k within [-125, 124]) the clamp, the NaN
+   rule and the flush change nothing and the power of two is exact: one
+   integer add to the exponent field. (Measured against Sleef_expf16_u10 in
+   one process: 1.01x its time; 1.09x with vscalefps for the power of two
+   here, 1.43x without this path, 1.02x with the loop unrolled by two.) */
+INLINE V v_exp_fast(V x)
+{
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), F(86.0f), _CMP_NLE_UQ)) return v_exp(x);
+    vexp_parts p = exp_split(x, 0);
+    return AS_F(_mm512_add_epi32(AS_I(p.hi), _mm512_slli_epi32(p.k, 23)));
+}
+
+/* ---- ln ------------------------------------------------------------------- */
+
+/* ln_core(x, c, c2) for positive normal finite lanes of x. Without c and
+   c2 (ln's +0, +0: has_c 0) their four adds are left out: they change no
+   value but the sign of a zero, and the only zero they could reach is
+   ln 1's = +0 + (+0 + (+0 + -0)) either way. */
+INLINE V ln_core(V x, V c, V c2, int has_c)
+{
+    VI u = AS_I(x);
+    VI E = _mm512_srai_epi32(_mm512_sub_epi32(u, I(0x3F400000u)), 23);
+    VI mb = _mm512_sub_epi32(u, _mm512_slli_epi32(E, 23));
+    V m = AS_F(mb);
+    VI j = _mm512_srli_epi32(mb, 16);
+    M up = bit6(j);
+    V invc = lut128(dn_ln_invc, j, up);
+    V m_hi = _mm512_and_ps(m, AS_F(I(0xFFFFFF00u)));
+    V m_lo = SUB(m, m_hi);
+    V s = ADD(SUB(MUL(m_hi, invc), F(1.0f)), MUL(m_lo, invc));
+    V ef = _mm512_cvtepi32_ps(E);
+    V hi = ADD(MUL(ef, F(C.ln2_hi)), lut128(dn_ln_lhi, j, up));
+    V lo = ADD(MUL(ef, F(C.ln2_lo)), lut128(dn_ln_llo, j, up));
+    V tail = MUL(MUL(s, s), ADD(F(C.ln_a2), MUL(s, ADD(F(C.ln_a3), MUL(s, F(C.ln_a4))))));
+    V S = ADD(hi, s);
+    V e = ADD(SUB(hi, S), s);
+    if (!has_c) return ADD(S, ADD(e, ADD(lo, tail)));
+    V S2 = ADD(S, c);
+    V e2 = ADD(SUB(S, S2), c);
+    return ADD(S2, ADD(ADD(e, e2), ADD(ADD(lo, c2), tail)));
+}
+
+/* Lanes that are not a positive normal finite number: exponent field 0 or
+   255, or the sign set. */
+INLINE M not_pos_normal(V x)
+{
+    VI e1 = _mm512_sub_epi32(AS_I(x), I(0x00800000u));
+    return _mm512_cmp_epu32_mask(e1, I(0x7F000000u), _MM_CMPINT_NLT);
+}
+
+/* The compares read a denormal as a zero of its sign (DAZ), so ln's
+   special cases see the reference's flushed input. */
+INLINE V v_ln(V x)
+{
+    V zero = _mm512_setzero_ps();
+    V r = ln_core(x, zero, zero, 0);
+    if (not_pos_normal(x)) {
+        r = put(r, eq(x, F(INFINITY)), F(INFINITY));
+        r = put(r, eq(x, zero), F(-INFINITY));
+        r = nan_where(_mm512_cmp_ps_mask(x, zero, _CMP_NGE_UQ), r); /* NaN, x < 0 */
+    }
+    return r;
+}
+
+/* ---- recip ---------------------------------------------------------------- */
+
+typedef struct {
+    V y1, r;
+} vrecip_parts;
+
+/* recip_split(m, err); without err (has_err 0) the last step is
+   r - (+0 * y1) = r, left out. */
+INLINE vrecip_parts recip_split(V m, V err, int has_err)
+{
+    VI j = _mm512_srli_epi32(AS_I(m), 16);
+    V y0 = lut128(dn_recip_seed, j, bit6(j));
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V r = one_minus_split(m_hi, m_lo, y_hi, y_lo);
+    if (has_err) r = SUB(r, MUL(err, y1));
+    vrecip_parts p = {y1, r};
+    return p;
+}
+
+/* recip_mant(mant(x), 0) with x's sign */
+INLINE V recip_signed(V x)
+{
+    vrecip_parts p = recip_split(mant(x), F(0.0f), 0);
+    return _mm512_or_ps(ADD(p.y1, MUL(p.y1, p.r)), sign_of(x));
+}
+
+/* recip_core() for normal finite lanes (unflushed result) */
+INLINE V recip_core(V x) { return scale(recip_signed(x), neg(expo(x))); }
+
+/* Exponent fields 1..252: the result y 2^-E (y in [1/2, 1]) is normal, so
+   the scale is an integer subtract of the exponent field, which with x's
+   sign bit in it also sets the sign (-2^31 = +2^31 mod 2^32). Other
+   vectors: zeros, infinities, NaN, results below 2^-126. */
+INLINE V v_recip(V x)
+{
+    VI se = _mm512_and_si512(AS_I(x), I(0xFF800000u));
+    VI e1 = _mm512_sub_epi32(_mm512_and_si512(se, I(DN_EXP_BITS)), I(0x00800000u));
+    if (!_mm512_cmp_epu32_mask(e1, I(0x7E000000u), _MM_CMPINT_NLT)) {
+        vrecip_parts p = recip_split(mant(x), F(0.0f), 0);
+        VI y = AS_I(ADD(p.y1, MUL(p.y1, p.r)));
+        return AS_F(_mm512_sub_epi32(_mm512_add_epi32(y, I(0x3F800000u)), se));
+    }
+    V ax = _mm512_abs_ps(x), sign = sign_of(x);
+    V r = flush(recip_core(x));
+    r = put(r, eq(ax, F(INFINITY)), sign);
+    r = put(r, eq(ax, _mm512_setzero_ps()), _mm512_or_ps(sign, F(INFINITY)));
+    return nan_where(isnan_(x), r);
+}
+
+/* ---- rsqrt ---------------------------------------------------------------- */
+
+/* For a positive normal finite x the result is always normal (|k| <= 63),
+   so scale(y2, -k) is an integer subtract of k from the exponent field. The
+   seed's index 64p + top six fraction bits is u >> 17 with bit 6 (the
+   exponent's lowest bit, the inverse of p) read the other way round. */
+INLINE V v_rsqrt(V x)
+{
+    VI u = AS_I(x);
+    VI E = _mm512_sub_epi32(_mm512_srli_epi32(u, 23), I(127));
+    VI p = _mm512_and_si512(E, I(1));
+    VI k = _mm512_srai_epi32(_mm512_sub_epi32(E, p), 1);
+    V m = AS_F(_mm512_add_epi32(and_or(u, DN_FRAC_BITS, 0x3F800000u), _mm512_slli_epi32(p, 23)));
+    VI j = _mm512_srli_epi32(u, 17);
+    V y0 = lut128(dn_rsqrt_seed, j, _mm512_testn_epi32_mask(u, I(0x00800000u)));
+    V y1 = MUL(y0, SUB(F(1.5f), MUL(F(0.5f), MUL(MUL(m, y0), y0))));
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V g_hi = MUL(y_hi, y_hi);
+    V g_lo = ADD(MUL(ADD(y_hi, y_hi), y_lo), MUL(y_lo, y_lo));
+    V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V r = SUB(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), MUL(m, g_lo));
+    V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
+    V res = AS_F(_mm512_sub_epi32(AS_I(y2), _mm512_slli_epi32(k, 23)));
+    if (not_pos_normal(x)) {
+        V zero = _mm512_setzero_ps();
+        res = put(res, eq(x, F(INFINITY)), zero);
+        res = nan_where(_mm512_cmp_ps_mask(x, zero, _CMP_NGE_UQ), res);
+        res = put(res, eq(x, zero), _mm512_or_ps(sign_of(x), F(INFINITY)));
+    }
+    return res;
+}
+
+/* ---- ln1p ----------------------------------------------------------------- */
+
+INLINE V ln1p_core(V t_hi, V t_lo)
+{
+    V one = F(1.0f);
+    V u = ADD(one, t_hi);
+    V d = SUB(u, one);
+    V err = SUB(_mm512_min_ps(t_hi, one), SUB(u, _mm512_max_ps(t_hi, one)));
+    V y = recip_core(u);
+    V q = MUL(err, y);
+    M near = lt(u, F(2.0f));
+    V ed = _mm512_maskz_mul_ps(near, err, d); /* near ? err*d : +0 */
+    V rest = SUB(MUL(SUB(t_lo, ed), y), MUL(MUL(q, q), F(0.5f)));
+    return ln_core(u, _mm512_mask_blend_ps(near, q, err), rest, 1);
+}
+
+INLINE V v_ln1p(V t)
+{
+    V tf = flush(t);
+    V r = ln1p_core(tf, _mm512_setzero_ps());
+    r = put(r, eq(tf, F(INFINITY)), F(INFINITY));
+    r = put(r, eq(tf, F(-1.0f)), F(-INFINITY));
+    r = put(r, eq(tf, _mm512_setzero_ps()), tf);
+    return nan_where(_mm512_cmp_ps_mask(tf, F(-1.0f), _CMP_NGE_UQ), r);
+}
+
+/* ---- sigmoid, silu -------------------------------------------------------- */
+
+typedef struct {
+    vrecip_parts y;
+    V e;
+} vsig_parts;
+
+/* sig_of_exp(): the sigmoid from e^-x's parts */
+INLINE vsig_parts sig_of_exp(vexp_parts p)
+{
+    V k = kf(p);
+    V t = scale(F(1.0f), neg(k));
+    M hi_big = ge(p.hi, t);
+    V big = _mm512_mask_blend_ps(hi_big, t, p.hi), small = _mm512_mask_blend_ps(hi_big, p.hi, t);
+    V dh = ADD(t, p.hi);
+    V de = ADD(ADD(SUB(big, dh), small), p.lo);
+    V D = expo(dh);
+    vsig_parts s;
+    s.y = recip_split(mant(dh), scale(de, neg(D)), 1);
+    s.e = ADD(D, k);
+    return s;
+}
+
+/* sigmoid_core() of x in [-95, 80] */
+INLINE vsig_parts sigmoid_core(V x) { return sig_of_exp(exp_split(neg(x), 1)); }
+
+INLINE V v_sigmoid(V x)
+{
+    V xc = _mm512_min_ps(F(80.0f), _mm512_max_ps(F(-95.0f), x));
+    vsig_parts s = sigmoid_core(xc);
+    V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
+    return nan_where(isnan_(x), flush(scale(y, neg(s.e))));
+}
+
+/* mul_err(a, b, p) */
+INLINE V mul_err(V a, V b, V p)
+{
+    V a_hi = hi12(a), a_lo = SUB(a, a_hi);
+    V b_hi = hi12(b), b_lo = SUB(b, b_hi);
+    return ADD(ADD(ADD(SUB(MUL(a_hi, b_hi), p), MUL(a_hi, b_lo)), MUL(a_lo, b_hi)),
+               MUL(a_lo, b_lo));
+}
+
+/* times_sigmoid(): xm * sigmoid, unflushed */
+INLINE V times_sigmoid(V xm, vsig_parts s)
+{
+    V X = smant(xm);
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    return scale(scale(v, expo(xm)), neg(s.e));
+}
+
+INLINE V v_silu(V x)
+{
+    V xf = flush(x);
+    V xm = _mm512_max_ps(xf, F(-95.0f));
+    V r = flush(times_sigmoid(xm, sigmoid_core(_mm512_min_ps(xm, F(80.0f)))));
+    r = put(r, eq(xf, _mm512_setzero_ps()), xf);
+    return nan_where(isnan_(xf), r);
+}
+
+/* ---- softplus ------------------------------------------------------------- */
+
+INLINE V v_softplus(V u)
+{
+    V uf = flush(u);
+    M big = gt(uf, F(16.0f));
+    /* u > 16: u + exp(-u) (exp's clamp); else exp_split(max(u, -95)) */
+    V arg = _mm512_max_ps(F(-95.0f), _mm512_mask_blend_ps(big, uf, neg(uf)));
+    vexp_parts p = exp_split(arg, 1);
+    V k = kf(p);
+    V eh = scale(p.hi, k);
+    V r = ADD(uf, eh);
+    if (big != 0xFFFF) r = _mm512_mask_blend_ps(big, ln1p_core(eh, scale(p.lo, k)), r);
+    return nan_where(isnan_(uf), flush(r));
+}
+
+/* ---- array forms ------------------------------------------------------------ */
+
+/* Sixteen at a time; the last n % 16 under a mask (the masked-off lanes
+   compute on zeros and are not stored). Inlined into each entry with `f` a
+   constant, so each is its own loop. */
+INLINE void unary_avx512(const float *x, float *y, size_t n, V (*f)(V))
+{
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+    if (i < n) {
+        M m = (M)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+    leave(csr);
+}
+
+static void exp_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_exp_fast); }
+static void ln_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln); }
+static void ln1p_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln1p); }
+static void recip_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_recip); }
+static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_rsqrt); }
+static void sigmoid_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_sigmoid);
+}
+static void silu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_silu); }
+static void softplus_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_softplus);
+}
+
+/* ---- softmax ---------------------------------------------------------------- */
+
+/* dn_ref_softmax: fmax and fsum are the fp32 core's AVX-512 reductions
+   (the reference's lanes and tree), exp the fast loop above, the reciprocal
+   the scalar one, then y_i * r with the result rule. */
+static float softmax_avx512(const float *x, float *y, size_t n)
+{
+    if (n == 0) return 0.0f;
+    float mx = dn_fp32_avx512.fmax(x, n);
+    unsigned csr = dn_avx2_enter();
+    V vm = F(mx);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, v_exp_fast(SUB(_mm512_loadu_ps(x + i), vm)));
+    if (i < n) {
+        M m = (M)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(y + i, m, v_exp(SUB(_mm512_maskz_loadu_ps(m, x + i), vm)));
+    }
+    leave(csr);
+    float s = dn_fp32_avx512.fsum(y, n);
+    V r = F(dn_recip(s));
+    csr = dn_avx2_enter();
+    for (i = 0; i + 16 <= n; i += 16) {
+        V v = MUL(_mm512_loadu_ps(y + i), r);
+        _mm512_storeu_ps(y + i, nan_where(isnan_(v), flush(v)));
+    }
+    if (i < n) {
+        M m = (M)((1u << (n - i)) - 1u);
+        V v = MUL(_mm512_maskz_loadu_ps(m, y + i), r);
+        _mm512_mask_storeu_ps(y + i, m, nan_where(isnan_(v), flush(v)));
+    }
+    leave(csr);
+    return s;
+}
+
+/* The other entries (the norms, rope, hadamard, the activations, sin and
+   cos) are left NULL: they run the AVX2 kernels (src/dispatch.c). */
+const dn_math_kernels dn_math_avx512 = {
+    .exp_v = exp_v_avx512,
+    .ln_v = ln_v_avx512,
+    .ln1p_v = ln1p_v_avx512,
+    .recip_v = recip_v_avx512,
+    .rsqrt_v = rsqrt_v_avx512,
+    .sigmoid_v = sigmoid_v_avx512,
+    .silu_v = silu_v_avx512,
+    .softplus_v = softplus_v_avx512,
+    .softmax = softmax_avx512,
+};
