@@ -26,7 +26,8 @@
  *    ours, and our speed over ggml's paired round by round.
  *  - per ISA, single thread, the kernel tables called directly
  *    (dn_kernels_for(isa)->f16->fp16.mat_vec_rows / sgemm_rows) on 2048 x 2048:
- *    scalar (the reference) against avx2 or neon, bits checked equal.
+ *    scalar (the reference) against avx2, avx512 or neon, bits checked equal
+ *    (on x86 the avx512 over avx2 ratio of the same run too).
  * Every figure is the median of repeated CLOCK_MONOTONIC samples after a
  * warm-up; cases compared with each other are sampled round-robin, so load
  * from other processes falls on all of them alike. Outputs of 1 and 2
@@ -231,11 +232,12 @@ static void usage(const char *argv0)
            argv0);
 }
 
-static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+#define NISA 4
+static const dn_isa isas[NISA] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_AVX512, DN_ISA_NEON};
 
 static const char *kern_name(const dn_w16_kernels *k)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NISA; i++)
         if (dn_kernels_for(isas[i]) && table_of(dn_kernels_for(isas[i])->f16) == k)
             return dn_isa_name(isas[i]);
     return "?";
@@ -251,11 +253,11 @@ typedef struct f16_run {
     int isa_samples, isa_scalar_samples;
     double isa_target;
     double t_start;
-    const dn_w16_kernels *kt[3]; /* isas[]' tables, NULL where absent */
-    uint16_t *w;                 /* one 8192^2 weight matrix; the 4096^2 and 2048^2
+    const dn_w16_kernels *kt[NISA]; /* isas[]' tables, NULL where absent */
+    uint16_t *w;                    /* one 8192^2 weight matrix; the 4096^2 and 2048^2
                             matrices are its first 32 MiB and 8 MiB */
-    float *act, *act_r;          /* activations; the kernels' rounded ones */
-    float *out, *o;              /* every case's outputs; the next free place */
+    float *act, *act_r;             /* activations; the kernels' rounded ones */
+    float *out, *o;                 /* every case's outputs; the next free place */
     dn_pool *pool1, *pool2;
     bench_team *team2;
 #ifdef DN_BENCH_GGML
@@ -288,7 +290,7 @@ static void print_header(f16_run *r, int argc, char **argv)
     bench_print_load();
     const dn_w16_kernels *active = table_of(dn_kernels_active()->f16);
     printf("%s: the public API runs the %s kernels; tables here:", T->name, kern_name(active));
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NISA; i++) {
         r->kt[i] = dn_kernels_for(isas[i]) ? table_of(dn_kernels_for(isas[i])->f16) : NULL;
         if (r->kt[i]) printf(" %s", dn_isa_name(isas[i]));
     }
@@ -305,8 +307,8 @@ static int setup(f16_run *r)
     r->w = bench_alloc(w_elems * sizeof *r->w);
     r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
-    r->out =
-        bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 6 * ISA_N * ISA_DIM) * sizeof(float));
+    r->out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
+                         sizeof(float));
     if (!r->w || !r->act || !r->act_r || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return -1;
@@ -497,10 +499,10 @@ static void versus_ggml(f16_run *r)
    bits are the scalar reference's. */
 static int per_isa(f16_run *r)
 {
-    product kp[6];
-    static bench_case g3[6];
-    int n3 = 0, isa_of[6];
-    for (int i = 0; i < 3; i++) {
+    product kp[2 * NISA];
+    static bench_case g3[2 * NISA];
+    int n3 = 0, isa_of[2 * NISA];
+    for (int i = 0; i < NISA; i++) {
         if (!r->kt[i]) continue;
         int want = isas[i] == DN_ISA_SCALAR ? r->isa_scalar_samples : r->isa_samples;
         kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, 1, r->act_r, r->o, NULL, r->kt[i]};
@@ -537,6 +539,9 @@ static int per_isa(f16_run *r)
     if (n3 >= 4)
         printf("  speed-up over scalar: mat_vec %.1fx, sgemm n=%zu %.1fx\n",
                g3[0].med / g3[n3 - 2].med, ISA_N, g3[1].med / g3[n3 - 1].med);
+    if (n3 >= 6) /* x86: avx2 then avx512, sampled round-robin */
+        printf("  avx512 over avx2: mat_vec %.2fx, sgemm n=%zu %.2fx\n", g3[2].med / g3[4].med,
+               ISA_N, g3[3].med / g3[5].med);
     return isa_bits_ok;
 }
 

@@ -25,6 +25,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
 #if defined(DN_HAVE_AVX512)
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
                        .math = &dn_math_avx512,
+                       .f16 = &dn_f16_avx512,
                        .dot = &dn_dot_avx512,
                        .attention = &dn_attention_avx512,
                        .gdn = &dn_gdn_avx512},

@@ -82,6 +82,9 @@ extern const dn_f16_kernels dn_f16_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_f16_kernels dn_f16_avx2;
 #endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_f16_kernels dn_f16_avx512;
+#endif
 #if defined(DN_HAVE_NEON)
 extern const dn_f16_kernels dn_f16_neon;
 #endif

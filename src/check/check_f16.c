@@ -183,6 +183,44 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
     }
 }
 
+/* The tinyBLAS rows on blocks larger than run_one's: 8-72 rows (kernels
+   that take rows in blocks of four, six, eight or 48), 1-13 columns
+   (several column groups), k up to 2000, ranges [r0, r1) that start and
+   end inside the matrix; the outputs outside the range must stay as they
+   were. Its own buffers and random stream: run_one's cases do not move. */
+static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, uint64_t seed,
+                       dn_check_result *res)
+{
+    enum { MAXR = 72, MAXN = 13, MAXK = 2000, CASES = 48 };
+    dn_rng r = {seed};
+    uint16_t *w = malloc(MAXR * MAXK * sizeof *w), *h = malloc(MAXN * MAXK * sizeof *h);
+    float *act = malloc(MAXN * MAXK * sizeof *act);
+    float *y_ref = malloc(MAXR * MAXN * sizeof *y_ref), *y_k = malloc(MAXR * MAXN * sizeof *y_k);
+    if (!w || !h || !act || !y_ref || !y_k) {
+        dn_check_mismatch(res, "%s: out of memory", res->kernel);
+        goto out;
+    }
+    for (int i = 0; i < CASES; i++) {
+        size_t rows = 8 + (size_t)dn_rng_below(&r, MAXR - 7),
+               n = 1 + (size_t)dn_rng_below(&r, MAXN);
+        size_t k = 8 * (1 + (size_t)dn_rng_below(&r, MAXK / 8));
+        size_t r0 = (size_t)dn_rng_below(&r, rows / 2), r1 = rows - (size_t)dn_rng_below(&r, 5);
+        fill_w(&r, w, rows * k, (int)dn_rng_below(&r, 3), bf);
+        fill_w(&r, h, n * k, (int)dn_rng_below(&r, 3), bf);
+        ref->widen(h, act, n * k);
+        for (size_t j = 0; j < n * rows; j++) y_ref[j] = y_k[j] = (float)j;
+        ref->sgemm_rows(w, rows, k, act, n, r0, r1, y_ref);
+        kern->sgemm_rows(w, rows, k, act, n, r0, r1, y_k);
+        cmp_f32(res, y_ref, y_k, n * rows, k);
+    }
+out:
+    free(w);
+    free(h);
+    free(act);
+    free(y_ref);
+    free(y_k);
+}
+
 int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -220,6 +258,7 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
                     run_acc(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
             } else if (which >= VEC_DOT) {
                 for (size_t k = 0; k <= dot_max; k++) run_one(rt, kt, bf, which, &b, k, &r, &res);
+                if (which == SGEMM_ROWS) run_blocks(rt, kt, bf, plan->seed * 37 + 200u + bf, &res);
             } else {
                 for (size_t i = 0; i < count; i++)
                     run_one(rt, kt, bf, which, &b, lengths[i], &r, &res);
