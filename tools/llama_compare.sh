@@ -85,7 +85,8 @@ if [ "$rounds" -gt 0 ]; then
             for (i = 1; i <= k; i++) { c = n[order[i]]; m[order[i]] = (c % 2) ? v[order[i], (c + 1) / 2] : (v[order[i], c / 2] + v[order[i], c / 2 + 1]) / 2 }
             printf "%-8s %-8s %-24s %10s %10s\n", "file", "threads", "engine", "tokens/s", "decodenum/it"
             for (i = 1; i <= k; i++) { split(order[i], p, " "); mine = m[p[1] " " p[2] " decodenum"]
-                printf "%-8s %-8s %-24s %10.2f %10s\n", p[1], p[2], p[3], m[order[i]], p[3] == "decodenum" ? "" : sprintf("%.2f", mine / m[order[i]]) }
+                all = ""; for (j = 1; j <= n[order[i]]; j++) all = all " " v[order[i], j]
+                printf "%-8s %-8s %-24s %10.2f %10s   (samples:%s)\n", p[1], p[2], p[3], m[order[i]], p[3] == "decodenum" ? "" : sprintf("%.2f", mine / m[order[i]]), all }
         }'
 fi
 echo
