@@ -466,32 +466,23 @@ static inline void block16(const int8_t *v, size_t stride, size_t m, size_t hn,
     for (size_t g = 0; g < hn; g++) add_pieces(s0[g], s1[g], e[g], out[g] + i);
 }
 
+/* Every element of a block: 16 at a time, the tail (d not a multiple of
+   16) in the reference's order. */
+static inline __attribute__((always_inline)) void
+block_elements(const int8_t *vb, size_t stride, size_t m, const value_heads *vh, size_t d)
+{
+    size_t i = 0;
+    for (; i + 16 <= d; i += 16) block16(vb, stride, m, vh->nv, vh->pairs, vh->e, i, vh->out);
+    for (size_t g = 0; g < vh->nv && i < d; g++)
+        block_scalar(vb, stride, m, vh->c[g], vh->e[g], i, d, vh->out[g]);
+}
+
 static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8_t *v,
                               size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
                               float *out)
 {
-    int bad = 0;
-    memset(out, 0, heads * d * sizeof(float));
-    for (size_t g0 = 0; g0 < heads; g0 += HEADS) {
-        size_t hn = heads - g0 < HEADS ? heads - g0 : HEADS;
-        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
-            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
-            const int8_t *vb = v + j0 * stride;
-            /* the next block's rows: the value rows stream at the cache's stride */
-            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
-                dn_prefetch_span(v + j * stride, d);
-            value_heads vh;
-            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 16,
-                                  out + g0 * d, &vh);
-            size_t i = 0;
-            for (; vh.nv && i + 16 <= d; i += 16)
-                block16(vb, stride, m, vh.nv, vh.pairs, vh.e, i, vh.out);
-            for (size_t g = 0; g < vh.nv && i < d; g++)
-                block_scalar(vb, stride, m, vh.c[g], vh.e[g], i, d, vh.out[g]);
-        }
-    }
-    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
-    return bad;
+    return weighted_int8_blocks(p, heads, n, v, stride, vs, scale_stride, d, 16, block_elements,
+                                out);
 }
 
 const dn_attention_kernels dn_attention_avx2 = {

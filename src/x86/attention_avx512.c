@@ -337,29 +337,20 @@ INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads 
     }
 }
 
+INLINE void block_elements(const int8_t *vb, size_t stride, size_t m, const value_heads *vh,
+                           size_t d)
+{
+    for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i);
+}
+
 static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const int8_t *v,
                                 size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
                                 float *out)
 {
     if (d % 32 != 0)
         return dn_attention_avx2.weighted_int8(p, heads, n, v, stride, vs, scale_stride, d, out);
-    int bad = 0;
-    memset(out, 0, heads * d * sizeof(float));
-    for (size_t g0 = 0; g0 < heads; g0 += INT8_HEADS) {
-        size_t hn = heads - g0 < INT8_HEADS ? heads - g0 : INT8_HEADS;
-        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
-            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
-            const int8_t *vb = v + j0 * stride;
-            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
-                dn_prefetch_span(v + j * stride, d);
-            value_heads vh;
-            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, 32,
-                                  out + g0 * d, &vh);
-            for (size_t i = 0; vh.nv && i < d; i += 32) block32(vb, stride, m, &vh, i);
-        }
-    }
-    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
-    return bad;
+    return weighted_int8_blocks(p, heads, n, v, stride, vs, scale_stride, d, 32, block_elements,
+                                out);
 }
 
 const dn_attention_kernels dn_attention_avx512 = {

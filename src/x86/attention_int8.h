@@ -12,6 +12,7 @@
 
 #include "../attention_kernels.h"
 #include "../bits.h"
+#include "avx2_common.h"
 #include "decodenum/fp32.h"
 
 #include <immintrin.h>
@@ -168,6 +169,42 @@ static inline int value_heads_of(const float *p, size_t hn, size_t n, size_t j0,
         vh->e[vh->nv] = e;
         vh->out[vh->nv++] = o;
     }
+    return bad;
+}
+
+/* The element step of a block: every element of the m rows vb for the
+   heads of vh (adding each head's pieces to its output). */
+typedef void (*value_elements_fn)(const int8_t *vb, size_t stride, size_t m, const value_heads *vh,
+                                  size_t d);
+
+/* The int8 weighted sum's loops around the includer's element step: heads
+   INT8_HEADS at a time (one value row load serves them), blocks of
+   DN_VALUE_BLOCK positions in order, the next block's rows prefetched (the
+   value rows stream at the cache's stride), each block's step by
+   value_heads_of (min_d: the element step's width) and `elements`; then
+   each output as dn_result makes it. Returns 1 when a weight was not
+   finite. */
+static inline __attribute__((always_inline)) int
+weighted_int8_blocks(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
+                     const uint16_t *vs, size_t scale_stride, size_t d, size_t min_d,
+                     value_elements_fn elements, float *out)
+{
+    int bad = 0;
+    memset(out, 0, heads * d * sizeof(float));
+    for (size_t g0 = 0; g0 < heads; g0 += INT8_HEADS) {
+        size_t hn = heads - g0 < INT8_HEADS ? heads - g0 : INT8_HEADS;
+        for (size_t j0 = 0; j0 < n; j0 += DN_VALUE_BLOCK) {
+            size_t m = n - j0 < DN_VALUE_BLOCK ? n - j0 : DN_VALUE_BLOCK;
+            const int8_t *vb = v + j0 * stride;
+            for (size_t j = j0 + DN_VALUE_BLOCK; j < j0 + 2 * DN_VALUE_BLOCK && j < n; j++)
+                dn_prefetch_span(v + j * stride, d);
+            value_heads vh;
+            bad |= value_heads_of(p + g0 * n, hn, n, j0, m, vb, stride, vs, scale_stride, d, min_d,
+                                  out + g0 * d, &vh);
+            if (vh.nv) elements(vb, stride, m, &vh, d);
+        }
+    }
+    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
     return bad;
 }
 
