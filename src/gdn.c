@@ -18,20 +18,29 @@
 
 /* ---- conv ------------------------------------------------------------------ */
 
-void dn_ref_gdn_conv(const float *ring, uint32_t head, size_t channels, size_t taps,
-                     const float *kernel, const float *x, float *y)
+/* The convolution's sums (before the SiLU) of channels c0..channels: the
+   ring's rows oldest first against the channel's first taps, then the
+   token's row against its last, in tap order from +0. */
+void dn_ref_gdn_conv_sums(const float *ring, uint32_t head, size_t channels, size_t taps,
+                          const float *kernel, const float *x, size_t c0, float *y)
 {
     size_t slots = taps - 1;
-    for (size_t c = 0; c < channels; c++) {
+    for (size_t c = c0; c < channels; c++) {
         const float *w = kernel + c * taps;
         float s = 0.0f;
         for (size_t j = 0; j < slots; j++) {
             size_t slot = (head + j) % slots;
             s = dn_fadd(s, dn_fmul(ring[slot * channels + c], w[j]));
         }
-        s = dn_fadd(s, dn_fmul(x[c], w[slots]));
-        y[c] = dn_silu(s);
+        y[c] = dn_fadd(s, dn_fmul(x[c], w[slots]));
     }
+}
+
+void dn_ref_gdn_conv(const float *ring, uint32_t head, size_t channels, size_t taps,
+                     const float *kernel, const float *x, float *y)
+{
+    dn_ref_gdn_conv_sums(ring, head, channels, taps, kernel, x, 0, y);
+    for (size_t c = 0; c < channels; c++) y[c] = dn_silu(y[c]);
 }
 
 /* ---- the store ------------------------------------------------------------- */

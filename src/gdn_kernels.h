@@ -49,6 +49,9 @@ typedef struct dn_gdn_kernels {
 /* The definitions (docs/numerics.md section 14). */
 void dn_ref_gdn_conv(const float *ring, uint32_t head, size_t channels, size_t taps,
                      const float *kernel, const float *x, float *y);
+/* conv's sums before the SiLU, channels c0..channels (the kernels' tails) */
+void dn_ref_gdn_conv_sums(const float *ring, uint32_t head, size_t channels, size_t taps,
+                          const float *kernel, const float *x, size_t c0, float *y);
 float dn_ref_gdn_update(void *row, dn_gdn_store store, const float *k, size_t dk, float v,
                         float decay, float beta);
 float dn_ref_gdn_row(void *row, dn_gdn_store store, const float *k, const float *q, size_t dk,

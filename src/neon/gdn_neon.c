@@ -291,13 +291,7 @@ static void conv_neon(const float *ring, uint32_t head, size_t channels, size_t 
         }
         vst1q_f32(y + c, s);
     }
-    for (; c < channels; c++) {
-        float s = 0.0f;
-        for (size_t j = 0; j < slots; j++)
-            s = dn_gdn_fadd(
-                s, dn_gdn_fmul(ring[((head + j) % slots) * channels + c], kernel[c * taps + j]));
-        y[c] = dn_gdn_fadd(s, dn_gdn_fmul(x[c], kernel[c * taps + slots]));
-    }
+    dn_ref_gdn_conv_sums(ring, head, channels, taps, kernel, x, c, y);
     dn_math_neon.silu_v(y, y, channels);
 }
 

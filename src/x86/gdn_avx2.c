@@ -365,13 +365,7 @@ static void conv_avx2(const float *ring, uint32_t head, size_t channels, size_t 
         __m256 w = _mm256_i32gather_ps(kernel + slots, at, 4);
         _mm256_storeu_ps(y + c, _mm256_add_ps(s, _mm256_mul_ps(_mm256_loadu_ps(x + c), w)));
     }
-    for (; c < channels; c++) {
-        float s = 0.0f;
-        for (size_t j = 0; j < slots; j++)
-            s = dn_gdn_fadd(
-                s, dn_gdn_fmul(ring[((head + j) % slots) * channels + c], kernel[c * taps + j]));
-        y[c] = dn_gdn_fadd(s, dn_gdn_fmul(x[c], kernel[c * taps + slots]));
-    }
+    dn_ref_gdn_conv_sums(ring, head, channels, taps, kernel, x, c, y);
     leave(csr);
     dn_math_avx2.silu_v(y, y, channels);
 }

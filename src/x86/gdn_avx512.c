@@ -173,13 +173,7 @@ static void conv_avx512(const float *ring, uint32_t head, size_t channels, size_
         __m512 w = _mm512_i32gather_ps(at, kernel + slots, 4);
         _mm512_storeu_ps(y + c, _mm512_add_ps(s, _mm512_mul_ps(_mm512_loadu_ps(x + c), w)));
     }
-    for (; c < channels; c++) {
-        float s = 0.0f;
-        for (size_t j = 0; j < slots; j++)
-            s = dn_gdn_fadd(
-                s, dn_gdn_fmul(ring[((head + j) % slots) * channels + c], kernel[c * taps + j]));
-        y[c] = dn_gdn_fadd(s, dn_gdn_fmul(x[c], kernel[c * taps + slots]));
-    }
+    dn_ref_gdn_conv_sums(ring, head, channels, taps, kernel, x, c, y);
     dn_avx2_leave(csr, 0.0f);
     dn_math_avx512.silu_v(y, y, channels);
 }
