@@ -6,16 +6,15 @@
  *
  * It loads the file through llama.cpp's public API (llama.h, CPU only),
  * evaluates a prompt of token ids, greedy-decodes N tokens (argmax, the
- * first of equals), and prints the ids and an FNV-1a 64 digest of the bits
- * of every logit of every step. The definition is decodenum decode's
- * (examples/decode/main.c): offset 0xcbf29ce484222325, prime
- * 0x100000001b3, each binary32 as 4 bytes, low byte first, all vocabulary
+ * first of equals), and prints the ids and the digest of the bits of every
+ * logit of every step: decodenum decode's own function
+ * (examples/decode/logits_digest.h, FNV-1a 64) over all vocabulary
  * entries; the steps hashed are the prompt's last token and each generated
  * token but the last. Equal digests mean bit-identical logits.
  *
  * Built by `tools/build.sh bench-llama` against a llama.cpp build (not by
  * CMake: the library does not depend on llama.cpp):
- *   cc -O2 -I$LLAMA_SRC/include -I$LLAMA_SRC/ggml/include llama_logits.c \
+ *   cc -O2 -I$LLAMA_SRC/include -I$LLAMA_SRC/ggml/include -Iexamples/decode llama_logits.c \
  *      -L$BUILD/bin -lllama -lggml -lggml-base -Wl,-rpath,$BUILD/bin
  * usage: llama-logits MODEL.gguf [-t threads] [-p ids] [-n N] [--fa on|off|auto]
  *   --fa   llama.cpp's flash attention (auto, its default, turns it on for the CPU)
@@ -29,6 +28,7 @@
 
 #include "ggml.h"
 #include "llama.h"
+#include "logits_digest.h"
 
 #define MAX_PROMPT 8192
 
@@ -36,19 +36,6 @@ typedef struct options {
     const char *path, *prompt, *fa;
     int threads, n_predict;
 } options;
-
-static uint64_t digest_logits(uint64_t d, const float *x, int n)
-{
-    for (int i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &x[i], 4);
-        for (int b = 0; b < 4; b++) {
-            d ^= (u >> (8 * b)) & 0xFFu;
-            d *= 0x100000001B3ull;
-        }
-    }
-    return d;
-}
 
 static int first_argmax(const float *x, int n)
 {
@@ -115,11 +102,11 @@ static int run(struct llama_context *ctx, int n_vocab, llama_token *ids, int n_p
                llama_token *out, uint64_t *digest)
 {
     if (llama_decode(ctx, llama_batch_get_one(ids, n_prompt))) return 0;
-    uint64_t d = 0xCBF29CE484222325ull;
+    uint64_t d = DD_DIGEST_START;
     for (int k = 0; k < n; k++) {
         const float *logits = llama_get_logits_ith(ctx, -1);
         if (!logits) return 0;
-        d = digest_logits(d, logits, n_vocab);
+        d = dd_digest_logits(d, logits, (size_t)n_vocab);
         out[k] = first_argmax(logits, n_vocab);
         if (k + 1 < n && llama_decode(ctx, llama_batch_get_one(&out[k], 1))) return 0;
     }

@@ -201,7 +201,8 @@ bench-llama)
             -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON \
             -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DGGML_CCACHE=OFF $isa
         cmake --build "$dir" --target llama-bench llama-quantize -j "$jobs"
-        cc -O2 -std=c11 -I"$LLAMA_SRC/include" -I"$LLAMA_SRC/ggml/include" bench/llama_logits.c \
+        cc -O2 -std=c11 -I"$LLAMA_SRC/include" -I"$LLAMA_SRC/ggml/include" -Iexamples/decode \
+            bench/llama_logits.c \
             -o "$dir/llama-logits" -L"$dir/bin" -lllama -lggml -lggml-base -Wl,-rpath,"$dir/bin"
         dirs="$dirs $dir"
     done

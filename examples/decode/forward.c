@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "logits_digest.h"
 #include "ops.h"
 
 const char *const dd_bucket_names[DD_T_COUNT] = {
@@ -67,20 +68,6 @@ static int step(dd_state *s, uint32_t token, size_t pos, int head)
            op_mat_vec(s, &s->m->output, s->h, s->logits, DD_T_HEAD);
 }
 
-/* FNV-1a 64 over the logits' bits, each as four bytes, low byte first. */
-static uint64_t digest(uint64_t d, const float *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &x[i], 4);
-        for (int b = 0; b < 4; b++) {
-            d ^= (u >> (8 * b)) & 0xFFu;
-            d *= 0x100000001B3ull;
-        }
-    }
-    return d;
-}
-
 static int check_run(const dd_model *m, const dd_run *run, char *err, size_t err_bytes)
 {
     if (!run->prompt || run->n_prompt == 0 || run->n_predict == 0) {
@@ -115,7 +102,7 @@ int dd_generate(const dd_model *m, const dd_run *run, dd_result *res, char *err,
         res->tokens = NULL;
         return -1;
     }
-    uint64_t d = 0xCBF29CE484222325ull;
+    uint64_t d = DD_DIGEST_START;
     double t0 = dd_now(), tg = t0;
     int r = 0;
     size_t total = run->n_prompt + run->n_predict - 1;
@@ -125,7 +112,7 @@ int dd_generate(const dd_model *m, const dd_run *run, dd_result *res, char *err,
         if (pos == run->n_prompt) tg = dd_now();
         r = step(&s, tok, pos, head);
         if (r == 0 && head) {
-            d = digest(d, s.logits, m->n_vocab);
+            d = dd_digest_logits(d, s.logits, m->n_vocab);
             if (run->logits)
                 memcpy(run->logits + res->n_tokens * m->n_vocab, s.logits,
                        m->n_vocab * sizeof *s.logits);
