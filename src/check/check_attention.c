@@ -139,6 +139,15 @@ static void fill_queries(dn_rng *r, const shape *s, bufs *b, dn_act_row *rows)
     }
 }
 
+/* Weights that meet the codes' ties: probabilities k * 2^-10 and value
+   scales that are powers of two, so w * 2^-e is often a half-integer. */
+static void fill_ties(dn_rng *r, float *p, size_t count, uint16_t *scales, size_t scale_count)
+{
+    for (size_t i = 0; i < count; i++) p[i] = (float)dn_rng_below(r, 1024) * 0x1p-10f;
+    for (size_t j = 0; j < scale_count; j++)
+        scales[j] = (uint16_t)(0x3C00 + (dn_rng_below(r, 8) << 10));
+}
+
 static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t n, dn_rng *r,
                     dn_check_result *res)
 {
@@ -183,6 +192,7 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     }
     default: {
         fill_p(r, b->p, s.g * n);
+        if (dn_rng_below(r, 4) == 0) fill_ties(r, b->p, s.g * n, b->scales, n * sstride);
         int fr =
             ref->weighted_int8(b->p, s.g, n, b->rows, s.stride, b->scales, sstride, s.d, b->ref);
         int fk =
