@@ -7,6 +7,12 @@
  * 8192 channels x 4 taps; the bytes of state each reads and writes per token
  * against the read bandwidth over a buffer of the state's size.
  *
+ * A layer's state (2 MiB in f32) stays in the L2/L3 when one layer is run
+ * again and again; a model's do not (36 such layers: 72 MiB in f32), so the
+ * eager layer is also timed through a stack of DEPTH layers' states, one
+ * token through each in turn (the time quoted per layer): there the state
+ * comes from memory, and a 16-bit store halves what a token moves.
+ *
  *   ./bench/decodenum-bench-gdn [--quick]
  */
 #include "common.h"
@@ -17,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { HEADS = 32, KEY_HEADS = 16, S = 128, CH = 8192, TAPS = 4 };
+enum { HEADS = 32, KEY_HEADS = 16, S = 128, CH = 8192, TAPS = 4, DEPTH = 36 };
 
 /* One layer's buffers and the heads' inputs. */
 typedef struct layer {
@@ -94,6 +100,42 @@ static void lazy_call(bench_case *c)
     c->result = L->out[0];
 }
 
+/* DEPTH layers' states (one store) sharing one layer's inputs and pool. */
+typedef struct stack {
+    const layer *in;
+    void *state[DEPTH];
+    dn_pool *pool;
+} stack;
+
+static stack *stack_new(const layer *in, dn_pool *pool)
+{
+    stack *k = calloc(1, sizeof *k);
+    size_t bytes = (size_t)HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)in->shape.store);
+    k->in = in, k->pool = pool;
+    for (int l = 0; l < DEPTH; l++) {
+        k->state[l] = bench_alloc(bytes);
+        if (k->state[l]) memcpy(k->state[l], in->state, bytes);
+    }
+    return k;
+}
+
+static void stack_free(stack *k)
+{
+    for (int l = 0; k && l < DEPTH; l++) free(k->state[l]);
+    free(k);
+}
+
+static void stack_call(bench_case *c)
+{
+    stack *k = c->ctx;
+    const layer *L = k->in;
+    float out[HEADS * S];
+    for (int l = 0; l < DEPTH; l++)
+        dn_gdn_layer(k->state[l], &L->shape, 1, L->q, L->k, L->v, L->g, L->beta, 0.0883883f, out,
+                     k->pool);
+    c->result = out[0];
+}
+
 typedef struct conv_ctx {
     float *ring, *kernel, *x, *y;
     uint32_t head;
@@ -160,10 +202,12 @@ int main(int argc, char **argv)
     bench_print_machine(bench_clock_ghz(0.05));
     bench_print_load();
     static const char *store_name[3] = {"f32", "bf16", "f16"};
-    static const char *impls[11] = {"f32 1t",     "f32 2t",      "bf16 1t",   "bf16 2t",
-                                    "f16 1t",     "f16 2t",      "lazy8 f32", "lazy16 f32",
-                                    "lazy64 f32", "lazy16 bf16", "conv"};
-    bench_case cs[14];
+    static const char *impls[17] = {
+        "f32 1t",      "f32 2t",       "bf16 1t",      "bf16 2t",     "f16 1t",     "f16 2t",
+        "lazy8 f32",   "lazy16 f32",   "lazy64 f32",   "lazy16 bf16", "conv",       "f32 1t deep",
+        "f32 2t deep", "bf16 1t deep", "bf16 2t deep", "f16 1t deep", "f16 2t deep"};
+    bench_case cs[20];
+    stack *deep[6] = {0};
     layer *Ls[10];
     memset(cs, 0, sizeof cs);
     int n = 0;
@@ -187,7 +231,15 @@ int main(int argc, char **argv)
     fill(cc.kernel, CH * TAPS, -0.5f, 0.5f, &s), fill(cc.x, CH, -1, 1, &s);
     cs[n] = (bench_case){.op = "conv", .impl = impls[n], .call = conv_call, .ctx = &cc};
     cs[n].bytes = (double)CH * (2 * TAPS + 1) * 4;
-    n++;
+    int conv_i = n++, first_deep = n;
+    (void)conv_i; /* the ggml peer's conv is compared with it */
+    for (int i = 0; i < 6; i++, n++) {
+        deep[i] = stack_new(Ls[i], Ls[i]->pool);
+        cs[n] =
+            (bench_case){.op = "eager", .impl = impls[11 + i], .call = stack_call, .ctx = deep[i]};
+        cs[n].bytes =
+            DEPTH * 2.0 * HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)Ls[i]->shape.store);
+    }
 #ifdef DN_BENCH_GGML
     ggml_side gs = {0};
     int ours = n;
@@ -206,21 +258,30 @@ int main(int argc, char **argv)
     bench_bw bw = bench_read_best(buf, state_bytes, 1, quick ? 5 : 11);
     printf("read bandwidth over %zu KiB (1 thread, %s): %.1f GB/s median\n", state_bytes / 1024,
            bw.kernel, bw.med_gbps);
-    printf("%-6s %-12s %10s %10s %12s %8s\n", "op", "variant", "us/token", "best", "state bytes",
+    printf("%-6s %-13s %10s %10s %12s %8s\n", "op", "variant", "us/token", "best", "state bytes",
            "GB/s");
-    for (int i = 0; i < n; i++)
-        printf("%-6s %-12s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl, cs[i].med * 1e6,
-               cs[i].best * 1e6, cs[i].bytes, cs[i].bytes / cs[i].med * 1e-9);
+    for (int i = 0; i < n; i++) {
+        double per = i >= first_deep && i < first_deep + 6 ? DEPTH : 1; /* deep: per layer */
+        printf("%-6s %-13s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl,
+               cs[i].med * 1e6 / per, cs[i].best * 1e6 / per, cs[i].bytes / per,
+               cs[i].bytes / cs[i].med * 1e-9);
+    }
+    printf("deep: %d layers' states (%.0f MiB in f32), times per layer\n", DEPTH,
+           DEPTH * 4.0 * HEADS * S * S / (1 << 20));
+    for (int i = 2; i < 6; i += 2)
+        printf("speed of %s over f32, 1 thread: %.2fx (one layer), %.2fx (deep)\n",
+               store_name[i / 2], cs[0].med / cs[i].med,
+               cs[first_deep].med / cs[first_deep + i].med);
 #ifdef DN_BENCH_GGML
     for (int i = ours; i < n; i++) {
-        const bench_case *mine = &cs[strcmp(cs[i].impl, "ggml conv") == 0     ? ours - 1
+        const bench_case *mine = &cs[strcmp(cs[i].impl, "ggml conv") == 0     ? conv_i
                                      : strcmp(cs[i].impl, "ggml f32 2t") == 0 ? 1
                                                                               : 0];
         printf("speed over %s: %s %.2fx\n", cs[i].impl, mine->impl, cs[i].med / mine->med);
     }
     ggml_side_free(&gs);
 #endif
-    (void)store_name;
+    for (int i = 0; i < 6; i++) stack_free(deep[i]);
     for (int i = 0; i < 10; i++) layer_free(Ls[i]);
     free(buf), free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
     return 0;
