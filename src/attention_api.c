@@ -9,6 +9,7 @@
 #include "attention_kernels.h"
 #include "bits.h"
 #include "dispatch.h"
+#include "fp32_kernels.h"
 #include "pool.h"
 #include "sizes.h"
 
@@ -245,20 +246,20 @@ dn_status dn_weighted_int8(const float *p, size_t n, const uint16_t *scales, siz
 
 /* ---- appending a token ------------------------------------------------------------------- */
 
+/* One row into the cache; the 16-bit rows by the fp32 module's conversion
+   kernels (dn_f32_to_f16_v's bits): 0.23 us an append of 4 KV heads of 64
+   in f16 against 1.5 us with a call of dn_f32_to_f16 per element (AVX-512
+   host, thread CPU time, best of 7 x 4096 appends). */
 static int store_row(uint32_t type, const float *x, size_t d, void *row, uint16_t *scale)
 {
-    int bad = 0;
+    const dn_fp32_kernels *f = dn_kernels_active()->fp32;
     switch (type) {
     case DN_KV_INT8: return dn_ref_cache_row(x, d, scale, row);
-    case DN_KV_F16:
-        for (size_t i = 0; i < d; i++) ((uint16_t *)row)[i] = dn_f32_to_f16(x[i]);
-        break;
-    case DN_KV_BF16:
-        for (size_t i = 0; i < d; i++) ((uint16_t *)row)[i] = dn_f32_to_bf16(x[i]);
-        break;
+    case DN_KV_F16: f->f32_to_f16_v(x, row, d); break;
+    case DN_KV_BF16: f->f32_to_bf16_v(x, row, d); break;
     default: memcpy(row, x, d * sizeof(float));
     }
-    return bad || first_non_finite(x, d) < d;
+    return first_non_finite(x, d) < d;
 }
 
 dn_status dn_cache_append(const dn_kv_cache *cache, size_t pos, const float *k, const float *v)

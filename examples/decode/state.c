@@ -30,6 +30,9 @@ static int alloc_cache(dd_state *s)
         s->kc[l] = malloc(elems * eb);
         s->vc[l] = malloc(elems * eb);
         if (!s->kc[l] || !s->vc[l]) return -1;
+        /* touched once here, so the steps' appends do not take its pages' first faults */
+        memset(s->kc[l], 0, elems * eb);
+        memset(s->vc[l], 0, elems * eb);
         if (!s->kv_int8) continue;
         s->ks[l] = malloc(rows * sizeof(uint16_t));
         s->vs[l] = malloc(rows * sizeof(uint16_t));
