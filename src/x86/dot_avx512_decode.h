@@ -138,16 +138,22 @@ AIV __m512i k_scales_mins4(const uint8_t *const blk[4])
 }
 
 /* big_k_factored (dot_avx2_decode.h) 64 elements at a time, four rows'
-   scales decoded together. The pair sums of chunks 2j, 2j + 1 (maddubs:
-   unsigned digits <= 31 times codes within +-127, |pair| <= 2 * 31 * 127 <
-   2^15) weighted by M_k = sc_k f_k < 2^15 with vpdpwssd into sixteen int32
-   lanes, the low eight taking the even chunks and the high eight the odd
-   ones: a lane takes two pairs of four chunks, half of big_k_factored's
-   bound, and the two halves added give eight lanes within it
-   (dn_dot_factor_max). C[r]'s lanes add up to A / 2^emin. *mb: in 128-bit
-   lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k) bs32_k
-   (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 < 2^15,
-   eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
+   scales decoded together. For each j, vpdpbusd gives the digits of chunks
+   2j (low half) and 2j + 1 (high half) times the codes, four products per
+   int32 lane: |.| <= 4 * 31 * 127 < 2^15 (Q5_K's digits reach 31, Q4_K's
+   15), so vpackssdw narrows two j's lanes to int16 exactly (no saturation),
+   and vpdpwssd weights them by M_k = sc_k f_k < 2^15 (two words of one
+   chunk per int32 lane). Per 128-bit lane L of pack(D_0, D_1): words 0-3
+   from D_0 and 4-7 from D_1, i.e. chunks (0, 2) in lanes 0-1 and (1, 3) in
+   lanes 2-3; likewise chunks (4, 6) and (5, 7) for pack(D_2, D_3): the
+   weights W01, W23 are M in that order, picked by one word permute each.
+   An int32 lane of acc takes two such pairs: |.| <= 2 * 2 * (4 * 31 * 127)
+   * 15120 < 2^30 (Q5_K: M <= 63 * 240) and <= 4 * (4 * 15 * 127) * 30240 <
+   2^30 (Q4_K: M <= 63 * 480); the two 256-bit halves added stay below 2^31.
+   C[r]'s lanes add up to A / 2^emin, big_k_factored's terms. *mb: in
+   128-bit lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k)
+   bs32_k (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 <
+   2^15, eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
 AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
                      const int32_t *bs32, __m256i C[4], __m512i *mb)
 {
@@ -158,27 +164,24 @@ AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, c
         _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
                         _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
     *mb = _mm512_dpwssd_epi32(z, _mm512_mullo_epi16(_mm512_unpackhi_epi8(sm, z), f), bs);
-    __m512i M4[4], acc[4];
-    M4[0] = _mm512_shuffle_i32x4(M, M, 0x00);
-    M4[1] = _mm512_shuffle_i32x4(M, M, 0x55);
-    M4[2] = _mm512_shuffle_i32x4(M, M, 0xAA);
-    M4[3] = _mm512_shuffle_i32x4(M, M, 0xFF);
-    for (int r = 0; r < 4; r++) acc[r] = z;
+    /* word 8r + k of M is row r's M_k */
+    const __m512i i01 = _mm512_set_epi16(3, 3, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, /* */
+                                         2, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0);
+    const __m512i i23 = _mm512_add_epi16(i01, _mm512_set1_epi16(4));
+    const __m512i c[4] = {_mm512_loadu_si512(c8), _mm512_loadu_si512(c8 + 64),
+                          _mm512_loadu_si512(c8 + 128), _mm512_loadu_si512(c8 + 192)};
+    for (int r = 0; r < 4; r++) {
+        const __m512i o = _mm512_set1_epi16((short)(8 * r));
+        const __m512i W01 = _mm512_permutexvar_epi16(_mm512_add_epi16(i01, o), M);
+        const __m512i W23 = _mm512_permutexvar_epi16(_mm512_add_epi16(i23, o), M);
+        __m512i D[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        /* M_2j on the low half, M_2j+1 on the high */
-        const __m512i sel =
-            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
-                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
-        const __m512i c = _mm512_loadu_si512(c8 + 64 * j);
-        for (int r = 0; r < 4; r++) {
-            __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk[r], j), c);
-            acc[r] = _mm512_dpwssd_epi32(acc[r], p, _mm512_shuffle_epi8(M4[r], sel));
-        }
+        for (int j = 0; j < 4; j++)
+            D[j] = _mm512_dpbusd_epi32(z, k_digits_pair(t, blk[r], j), c[j]);
+        __m512i acc = _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), W01);
+        acc = _mm512_dpwssd_epi32(acc, _mm512_packs_epi32(D[2], D[3]), W23);
+        C[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
     }
-    for (int r = 0; r < 4; r++)
-        C[r] =
-            _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
 }
 
 /* Q4_K, Q5_K, one row's block where the group's scales do not factor:
