@@ -236,30 +236,43 @@ AIV __m512i q6_digits_pair(const uint8_t *blk, int h, int k)
 }
 
 /* Q6_K, one row's block, narrow codes: C = [C_0..C_7] with the zero point
-   (32) taken off through the codes' sums per 16 (as big_narrow). Pairs
-   (maddubs: digits <= 63, codes within +-127: |pair| <= 2 * 63 * 127 <
-   2^15) weighted by the per-16 scales (int8) with vpdpwssd: |C_k| <= 32 *
-   63 * 127 * 128 < 2^28 before the zero point, |32 sum sc bs16| <= 32 * 128
-   * 32 * 127 after. */
+   (32) taken off through the codes' sums per 16 (as big_narrow). For each
+   pair p of chunks (2p, 2p + 1), vpdpbusd gives the digits (<= 63) times
+   the codes (within +-127) four per int32 lane, |.| <= 4 * 63 * 127 = 32004
+   < 2^15, so vpackssdw narrows two pairs' lanes to int16 exactly; a
+   128-bit lane L of pack(D_p, D_p+1) holds sub-block 4p + L (words 0-3) and
+   4p + 4 + L (words 4-7), weighted by their int8 scales with vpdpwssd
+   (|.| <= 2 * 32004 * 128 per int32 lane). The even and odd lane pairs
+   then add up to the sub-blocks' sums, and a chunk's two sub-blocks give
+   C_k: |C_k| <= 32 * 63 * 127 * 128 < 2^28 before the zero point,
+   |32 sum sc bs16| <= 32 * 128 * 32 * 127 after. */
 AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs16n)
 {
     const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk + 192)));
-    const __m512i scz = _mm512_castsi256_si512(sc16);
-    __m512i V[4];
+    const __m512i scz = _mm512_castsi256_si512(sc16), z = _mm512_setzero_si512();
+    /* in 128-bit lane L: scales L (x4) and 4 + L (x4) */
+    const __m512i i0 = _mm512_set_epi16(7, 7, 7, 7, 3, 3, 3, 3, 6, 6, 6, 6, 2, 2, 2, 2, /* */
+                                        5, 5, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4, 0, 0, 0, 0);
+    __m512i D[4];
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) { /* chunks 2p, 2p + 1: h = p / 2, k = 2 (p % 2) */
-        /* int16 lanes 0-7, 8-15, 16-23, 24-31: scales 4p .. 4p + 3 */
-        const __m512i idx = _mm512_add_epi16(
-            _mm512_set1_epi16((short)(4 * p)),
-            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1,
-                                                                        1, 1, 1, 1, 1, 1, 1)),
-                               _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
-                               1));
-        __m512i q = q6_digits_pair(blk, p / 2, 2 * (p % 2));
-        __m512i pr = _mm512_maddubs_epi16(q, _mm512_loadu_si512(c8 + 64 * p));
-        V[p] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), pr, _mm512_permutexvar_epi16(idx, scz));
-    }
-    __m256i raw = reduce4x16(V, 0);
+    for (int p = 0; p < 4; p++) /* chunks 2p, 2p + 1: h = p / 2, k = 2 (p % 2) */
+        D[p] = _mm512_dpbusd_epi32(z, q6_digits_pair(blk, p / 2, 2 * (p % 2)),
+                                   _mm512_loadu_si512(c8 + 64 * p));
+    const __m512i A0 =
+        _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), _mm512_permutexvar_epi16(i0, scz));
+    const __m512i A2 = _mm512_dpwssd_epi32(
+        z, _mm512_packs_epi32(D[2], D[3]),
+        _mm512_permutexvar_epi16(_mm512_add_epi16(i0, _mm512_set1_epi16(8)), scz));
+    /* per 128-bit lane L: [chunk L/2, L/2 + 2, L/2 + 4, L/2 + 6] (sub-block L's part of each) */
+    const __m512 f0 = _mm512_castsi512_ps(A0), f2 = _mm512_castsi512_ps(A2);
+    const __m512i T =
+        _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(2, 0, 2, 0))),
+                         _mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(3, 1, 3, 1))));
+    const __m512i y = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    const __m512i w = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(4, 12, 5, 13, 6, 14, 7, 15, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    const __m256i raw = _mm256_add_epi32(_mm512_castsi512_si256(y), _mm512_castsi512_si256(w));
     __m256i zs = _mm256_madd_epi16(sc16, load32(bs16n));
     return _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, 5));
 }
