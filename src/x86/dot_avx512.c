@@ -77,9 +77,14 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
         __m512i mb;
         k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
         const __m256d s = _mm256_set1_pd(a->g2e[gi]);
-        __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
+        __m256d A = _mm256_mul_pd(rows_total4_pd(C), s);
         __m256d B = _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s));
-        *p = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, need);
+        /* big_sub32_AB's limits hold without a test: A = Aint 2^emin with
+           |Aint| < 8 2^31 (eight int32 lanes) and B = Bint 2^emin with |Bint|
+           < 2^31, both below glim = 2^(emin + 42) (dot_act.c: g2e and glim
+           of one emin), so d A and dm B are exact and no lane needs the
+           reference. */
+        *p = round_sum(_mm256_mul_pd(d, A), _mm256_mul_pd(dm, B));
         return 0;
     }
     /* scales too far apart to factor: chunk sums, the mins alone in O (the
@@ -187,7 +192,7 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
     const int big = dn_big(t);
     const size_t n = c->n, bb = c->bb;
     __m128 acc = _mm_setzero_ps();
-    int tiny = 0;
+    __m128i tiny = _mm_setzero_si128(); /* lanes that met a tiny piece */
     for (size_t g = 0; g < n; g += DN_GROUP) {
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
@@ -200,11 +205,11 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
             0)
             return -1;
         if (need) p = reference_pieces4(c, t, blk, g, big ? g + 256 : g + 32 * (size_t)G, p, need);
-        tiny |= _mm256_movemask_ps(_mm256_castsi256_ps(tiny8(_mm256_castps128_ps256(p)))) & 15;
+        tiny = _mm_or_si128(tiny, _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(p))));
         acc = _mm_add_ps(acc, p);
     }
     _mm_storeu_ps(v, acc);
-    return tiny;
+    return _mm_movemask_ps(_mm_castsi128_ps(tiny));
 }
 
 /* dot_avx2.c's mv_rows for the narrow Sub32 case. */

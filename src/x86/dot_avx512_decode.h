@@ -205,6 +205,23 @@ AIV __m256i k_chunks(dn_type t, const uint8_t *blk, const int8_t *c8, __m256i *m
     return reduce4x16(V, 0);
 }
 
+/* [sum of x[r]'s eight int32 lanes, r = 0..3] as doubles: rows_total_pd
+   (dot_avx2_pieces.h) with 512-bit steps. Each lane is widened before any
+   addition, and every partial sum (at most eight int32) is exact. */
+AIV __m256d rows_total4_pd(const __m256i x[4])
+{
+    const __m512d v0 = _mm512_cvtepi32_pd(x[0]), v1 = _mm512_cvtepi32_pd(x[1]);
+    const __m512d v2 = _mm512_cvtepi32_pd(x[2]), v3 = _mm512_cvtepi32_pd(x[3]);
+    /* per 128-bit lane: [r0, r1] and [r2, r3] partial sums */
+    const __m512d t01 = _mm512_add_pd(_mm512_unpacklo_pd(v0, v1), _mm512_unpackhi_pd(v0, v1));
+    const __m512d t23 = _mm512_add_pd(_mm512_unpacklo_pd(v2, v3), _mm512_unpackhi_pd(v2, v3));
+    /* 128-bit lanes [t01 x, t01 y, t23 x, t23 y], then [t01 x, t23 x, t01 y, t23 y] */
+    __m512d u = _mm512_add_pd(_mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)),
+                              _mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+    u = _mm512_shuffle_f64x2(u, u, _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_add_pd(_mm512_castpd512_pd256(u), _mm512_extractf64x4_pd(u, 1));
+}
+
 /* [sum of 128-bit lane r's four int32, r = 0..3] as doubles (|sums| < 2^31). */
 AIV __m256d lane_sums_pd(__m512i x)
 {
