@@ -184,25 +184,48 @@ AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, c
     }
 }
 
+/* [C_0..C_7] from A0 and A2 (int32), where 128-bit lane L of A0 holds parts
+   of chunk L/2 in int32 lanes 0-1 and of chunk 2 + L/2 in lanes 2-3, and A2
+   the same of chunks 4 + L/2 and 6 + L/2 (vpdpwssd over pack(D_0, D_1) and
+   pack(D_2, D_3), D_j holding chunk 2j in its low half and 2j + 1 in its
+   high half). Exact: every sum is below the caller's bound. */
+AIV __m256i chunks_of_packed(__m512i A0, __m512i A2)
+{
+    /* per 128-bit lane L: [chunk L/2, L/2 + 2, L/2 + 4, L/2 + 6] (a part of each) */
+    const __m512 f0 = _mm512_castsi512_ps(A0), f2 = _mm512_castsi512_ps(A2);
+    const __m512i T =
+        _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(2, 0, 2, 0))),
+                         _mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(3, 1, 3, 1))));
+    const __m512i y = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    const __m512i w = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(4, 12, 5, 13, 6, 14, 7, 15, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    return _mm256_add_epi32(_mm512_castsi512_si256(y), _mm512_castsi512_si256(w));
+}
+
 /* Q4_K, Q5_K, one row's block where the group's scales do not factor:
-   C = [C_0..C_7] with C_k = sc_k raw_k (the pairs weighted by sc_k <= 63
-   with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23) and *mins = [m_0..m_7]
-   (big_narrow with bs32 NULL). */
+   C = [C_0..C_7] with C_k = sc_k raw_k and *mins = [m_0..m_7] (big_narrow
+   with bs32 NULL). As k_factored4: vpdpbusd four products per int32 lane
+   (|.| <= 4 * 31 * 127 < 2^15), two j's narrowed to int16 exactly, weighted
+   by sc_k <= 63 with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23. */
 AIV __m256i k_chunks(dn_type t, const uint8_t *blk, const int8_t *c8, __m256i *mins)
 {
     const __m128i sm = k_scales_mins(blk);
     *mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
-    const __m512i sc = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(sm)); /* sc_0..sc_7 as int16 */
-    __m512i V[4];
+    const __m512i sc = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm)), z = _mm512_setzero_si512();
+    /* per 128-bit lane: sc_0, sc_2 (lanes 0-1) or sc_1, sc_3 (lanes 2-3), four words each */
+    const __m512i i01 = _mm512_set_epi16(3, 3, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, /* */
+                                         2, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0);
+    __m512i D[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        const __m512i sel =
-            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
-                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
-        __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
-        V[j] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), p, _mm512_shuffle_epi8(sc, sel));
-    }
-    return reduce4x16(V, 0);
+    for (int j = 0; j < 4; j++)
+        D[j] = _mm512_dpbusd_epi32(z, k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
+    const __m512i A0 =
+        _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), _mm512_permutexvar_epi16(i01, sc));
+    const __m512i A2 = _mm512_dpwssd_epi32(
+        z, _mm512_packs_epi32(D[2], D[3]),
+        _mm512_permutexvar_epi16(_mm512_add_epi16(i01, _mm512_set1_epi16(4)), sc));
+    return chunks_of_packed(A0, A2);
 }
 
 /* [sum of x[r]'s eight int32 lanes, r = 0..3] as doubles: rows_total_pd
@@ -280,16 +303,7 @@ AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs1
     const __m512i A2 = _mm512_dpwssd_epi32(
         z, _mm512_packs_epi32(D[2], D[3]),
         _mm512_permutexvar_epi16(_mm512_add_epi16(i0, _mm512_set1_epi16(8)), scz));
-    /* per 128-bit lane L: [chunk L/2, L/2 + 2, L/2 + 4, L/2 + 6] (sub-block L's part of each) */
-    const __m512 f0 = _mm512_castsi512_ps(A0), f2 = _mm512_castsi512_ps(A2);
-    const __m512i T =
-        _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(2, 0, 2, 0))),
-                         _mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(3, 1, 3, 1))));
-    const __m512i y = _mm512_permutexvar_epi32(
-        _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), T);
-    const __m512i w = _mm512_permutexvar_epi32(
-        _mm512_setr_epi32(4, 12, 5, 13, 6, 14, 7, 15, 0, 0, 0, 0, 0, 0, 0, 0), T);
-    const __m256i raw = _mm256_add_epi32(_mm512_castsi512_si256(y), _mm512_castsi512_si256(w));
+    const __m256i raw = chunks_of_packed(A0, A2);
     __m256i zs = _mm256_madd_epi16(sc16, load32(bs16n));
     return _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, 5));
 }
