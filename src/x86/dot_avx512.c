@@ -85,15 +85,20 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
     if (a->fok[gi]) { /* big_group_factored */
         __m512i mb;
         k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
+        /* d (A/2^emin) 2^emin as (A/2^emin) (d 2^emin): the same exact
+           product (a power of two scales exactly, far from the double's
+           range ends), one multiply less on the chain */
         const __m256d s = _mm256_set1_pd(a->g2e[gi]);
-        __m256d A = _mm256_mul_pd(rows_total4_pd(C), s);
-        __m256d B = _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        const __m256d ds = _mm256_mul_pd(d, s), dms = _mm256_mul_pd(dm, s);
+        const __m256d dA = _mm256_mul_pd(rows_total4_pd(C), ds);
+        const __m256d dmB =
+            _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), dms));
         /* big_sub32_AB's limits hold without a test: A = Aint 2^emin with
            |Aint| < 8 2^31 (eight int32 lanes) and B = Bint 2^emin with |Bint|
            < 2^31, both below glim = 2^(emin + 42) (dot_act.c: g2e and glim
            of one emin), so d A and dm B are exact and no lane needs the
            reference. */
-        *p = round_sum(_mm256_mul_pd(d, A), _mm256_mul_pd(dm, B));
+        *p = round_sum(dA, dmB);
         return 0;
     }
     /* scales too far apart to factor: chunk sums, the mins alone in O (the
