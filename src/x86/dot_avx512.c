@@ -4,13 +4,15 @@
  * reference of src/dot.c, as the AVX2 kernels (dot_avx2.c says how,
  * docs/dot.md "Design notes" says why).
  *
- * What is new here is the integer half alone (dot_avx512_decode.h): a
+ * What is new here is mostly the integer half (dot_avx512_decode.h): a
  * group's exact chunk sums with 64 elements per instruction, vpdpbusd /
- * vpdpwssd in place of maddubs + madd + add. The floating-point half (the
- * chunk sums times the scales, rounded where that is provably the
+ * vpackssdw / vpdpwssd in place of maddubs + madd + add. The floating-point
+ * half (the chunk sums times the scales, rounded where that is provably the
  * reference's rounding, four rows in the lanes of a double vector) is the
  * AVX2 kernels' own (dot_avx2_pieces.h), so the pieces are the same
- * functions of the same integers.
+ * functions of the same integers; for Q4_K/Q5_K's factored groups it drops
+ * the limit tests the lane bounds make redundant and runs one group late
+ * (pending4, batch4).
  *
  * Covered: Q8_0, Q4_K, Q5_K and Q6_K under Sub32 scaling with narrow codes
  * (every code within +-127: one word), what a Q8_0 or Q4_K_M model's
