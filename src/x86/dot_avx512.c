@@ -4,13 +4,15 @@
  * reference of src/dot.c, as the AVX2 kernels (dot_avx2.c says how,
  * docs/dot.md "Design notes" says why).
  *
- * What is new here is the integer half alone (dot_avx512_decode.h): a
+ * What is new here is mostly the integer half (dot_avx512_decode.h): a
  * group's exact chunk sums with 64 elements per instruction, vpdpbusd /
- * vpdpwssd in place of maddubs + madd + add. The floating-point half (the
- * chunk sums times the scales, rounded where that is provably the
+ * vpackssdw / vpdpwssd in place of maddubs + madd + add. The floating-point
+ * half (the chunk sums times the scales, rounded where that is provably the
  * reference's rounding, four rows in the lanes of a double vector) is the
  * AVX2 kernels' own (dot_avx2_pieces.h), so the pieces are the same
- * functions of the same integers.
+ * functions of the same integers; for Q4_K/Q5_K's factored groups it drops
+ * the limit tests the lane bounds make redundant and runs one group late
+ * (pending4, batch4).
  *
  * Covered: Q8_0, Q4_K, Q5_K and Q6_K under Sub32 scaling with narrow codes
  * (every code within +-127: one word), what a Q8_0 or Q4_K_M model's
@@ -43,12 +45,46 @@ AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
         }
 }
 
+/* Q4_K, Q5_K: four rows' chunk sums and mins where the group's scales do
+   not factor. Out of line: inlined, its constants held in registers across
+   the row loop slowed the factored path by about 5 % in L2. */
+static __attribute__((noinline, target("avx512vnni"))) void
+k_chunks4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, __m256i C[4], __m256i O[4])
+{
+    for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], c8, &O[r]);
+}
+
+/* A factored Q4_K/Q5_K group whose floating-point half is deferred: the
+   integer totals and the scales it needs. */
+typedef struct {
+    __m256i C[4];
+    __m512i mb;
+    __m256d ds, dms; /* d 2^emin, dm 2^emin */
+    int on;
+} pending4;
+
+/* The four pieces of a pending group. d (A/2^emin) 2^emin as (A/2^emin)
+   (d 2^emin): the same exact product (a power of two scales exactly, far
+   from the double's range ends), one multiply less on the chain.
+   big_sub32_AB's limits hold without a test: A = Aint 2^emin with |Aint| <
+   8 2^31 (eight int32 lanes) and B = Bint 2^emin with |Bint| < 2^31, both
+   below glim = 2^(emin + 42) (dot_act.c: g2e and glim of one emin), so d A
+   and dm B are exact and no lane needs the reference. */
+AIV __m128 pending_pieces(const pending4 *q)
+{
+    const __m256d dA = _mm256_mul_pd(rows_total4_pd(q->C), q->ds);
+    const __m256d dmB =
+        _mm256_mul_pd(lane_sums_pd(q->mb), _mm256_sub_pd(_mm256_setzero_pd(), q->dms));
+    return round_sum(dA, dmB);
+}
+
 /* Q4_K, Q5_K, Q6_K: the four rows' pieces of a Sub32 group into *p (lanes
-   in *need for the reference); -1 when a block is unreadable, else 0.
-   dot_avx2.c's big_group and big_group_narrow with the chunk sums from
-   k_factored4 / q6_k_chunks. */
+   in *need for the reference), or for a factored group its integer half
+   into *q (q->on set), whose pieces pending_pieces gives; -1 when a block
+   is unreadable, else 0. dot_avx2.c's big_group and big_group_narrow with
+   the chunk sums from k_factored4 / q6_k_chunks. */
 AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], size_t g, __m128 *p,
-                   int *need)
+                   int *need, pending4 *q)
 {
     const size_t gi = g / DN_GROUP;
     const double *S = a->S + g / 32;
@@ -73,18 +109,17 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
         *p = big_sub32_4(C, O, 0, S, a->glim[gi], d, dm, need);
         return 0;
     }
-    if (a->fok[gi]) { /* big_group_factored */
-        __m512i mb;
-        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
+    if (a->fok[gi]) { /* big_group_factored: the floating-point half deferred */
+        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, q->C, &q->mb);
         const __m256d s = _mm256_set1_pd(a->g2e[gi]);
-        __m256d A = _mm256_mul_pd(rows_total_pd(C), s);
-        __m256d B = _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s));
-        *p = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, need);
+        q->ds = _mm256_mul_pd(d, s);
+        q->dms = _mm256_mul_pd(dm, s);
+        q->on = 1;
         return 0;
     }
     /* scales too far apart to factor: chunk sums, the mins alone in O (the
        products P hold bs32 S) */
-    for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
+    k_chunks4(t, blk, a->c8 + g, C, O);
     __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
     __m256d P0 = _mm256_loadu_pd(a->P + g / 32), P1 = _mm256_loadu_pd(a->P + g / 32 + 4);
     __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
@@ -187,24 +222,45 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
     const int big = dn_big(t);
     const size_t n = c->n, bb = c->bb;
     __m128 acc = _mm_setzero_ps();
-    int tiny = 0;
+    __m128i tiny = _mm_setzero_si128(); /* lanes that met a tiny piece */
+    /* A factored group's floating-point half runs after the next group's
+       integer half: its inputs are then ready when it issues, and it does
+       not hold the scheduler while the integer work waits behind it. */
+    pending4 q[2];
+    int cur = 0;
+    q[0].on = q[1].on = 0;
     for (size_t g = 0; g < n; g += DN_GROUP) {
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
         for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
         prefetch4(c, t, blk);
-        __m128 p;
+        __m128 p = _mm_setzero_ps(); /* set unless the group is pending */
         int need = 0;
-        if ((big ? big_group4(a, t, blk, g, &p, &need) : q8_0_group4(a, bb, blk, g, G, &p, &need)) <
-            0)
+        if ((big ? big_group4(a, t, blk, g, &p, &need, &q[cur])
+                 : q8_0_group4(a, bb, blk, g, G, &p, &need)) < 0)
             return -1;
+        if (q[cur ^ 1].on) { /* the group before, in order */
+            const __m128 pp = pending_pieces(&q[cur ^ 1]);
+            tiny = _mm_or_si128(tiny, _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(pp))));
+            acc = _mm_add_ps(acc, pp);
+            q[cur ^ 1].on = 0;
+        }
+        if (q[cur].on) {
+            cur ^= 1;
+            continue;
+        }
         if (need) p = reference_pieces4(c, t, blk, g, big ? g + 256 : g + 32 * (size_t)G, p, need);
-        tiny |= _mm256_movemask_ps(_mm256_castsi256_ps(tiny8(_mm256_castps128_ps256(p)))) & 15;
+        tiny = _mm_or_si128(tiny, _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(p))));
         acc = _mm_add_ps(acc, p);
     }
+    if (q[cur ^ 1].on) {
+        const __m128 pp = pending_pieces(&q[cur ^ 1]);
+        tiny = _mm_or_si128(tiny, _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(pp))));
+        acc = _mm_add_ps(acc, pp);
+    }
     _mm_storeu_ps(v, acc);
-    return tiny;
+    return _mm_movemask_ps(_mm_castsi128_ps(tiny));
 }
 
 /* dot_avx2.c's mv_rows for the narrow Sub32 case. */

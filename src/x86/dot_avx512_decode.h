@@ -138,16 +138,22 @@ AIV __m512i k_scales_mins4(const uint8_t *const blk[4])
 }
 
 /* big_k_factored (dot_avx2_decode.h) 64 elements at a time, four rows'
-   scales decoded together. The pair sums of chunks 2j, 2j + 1 (maddubs:
-   unsigned digits <= 31 times codes within +-127, |pair| <= 2 * 31 * 127 <
-   2^15) weighted by M_k = sc_k f_k < 2^15 with vpdpwssd into sixteen int32
-   lanes, the low eight taking the even chunks and the high eight the odd
-   ones: a lane takes two pairs of four chunks, half of big_k_factored's
-   bound, and the two halves added give eight lanes within it
-   (dn_dot_factor_max). C[r]'s lanes add up to A / 2^emin. *mb: in 128-bit
-   lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k) bs32_k
-   (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 < 2^15,
-   eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
+   scales decoded together. For each j, vpdpbusd gives the digits of chunks
+   2j (low half) and 2j + 1 (high half) times the codes, four products per
+   int32 lane: |.| <= 4 * 31 * 127 < 2^15 (Q5_K's digits reach 31, Q4_K's
+   15), so vpackssdw narrows two j's lanes to int16 exactly (no saturation),
+   and vpdpwssd weights them by M_k = sc_k f_k < 2^15 (two words of one
+   chunk per int32 lane). Per 128-bit lane L of pack(D_0, D_1): words 0-3
+   from D_0 and 4-7 from D_1, i.e. chunks (0, 2) in lanes 0-1 and (1, 3) in
+   lanes 2-3; likewise chunks (4, 6) and (5, 7) for pack(D_2, D_3): the
+   weights W01, W23 are M in that order, picked by one word permute each.
+   An int32 lane of acc takes two such pairs: |.| <= 2 * 2 * (4 * 31 * 127)
+   * 15120 < 2^30 (Q5_K: M <= 63 * 240) and <= 4 * (4 * 15 * 127) * 30240 <
+   2^30 (Q4_K: M <= 63 * 480); the two 256-bit halves added stay below 2^31.
+   C[r]'s lanes add up to A / 2^emin, big_k_factored's terms. *mb: in
+   128-bit lane r four int32 adding up to -B / 2^emin = sum_k (m_k f_k)
+   bs32_k (vpdpwssd: m_k f_k <= 63 * 480 < 2^15, |bs32_k| <= 32 * 127 <
+   2^15, eight terms below 8 * 63 * 2^21 < 2^31): big_k_factored's terms. */
 AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, const int16_t *f16,
                      const int32_t *bs32, __m256i C[4], __m512i *mb)
 {
@@ -158,48 +164,85 @@ AIV void k_factored4(dn_type t, const uint8_t *const blk[4], const int8_t *c8, c
         _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
                         _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
     *mb = _mm512_dpwssd_epi32(z, _mm512_mullo_epi16(_mm512_unpackhi_epi8(sm, z), f), bs);
-    __m512i M4[4], acc[4];
-    M4[0] = _mm512_shuffle_i32x4(M, M, 0x00);
-    M4[1] = _mm512_shuffle_i32x4(M, M, 0x55);
-    M4[2] = _mm512_shuffle_i32x4(M, M, 0xAA);
-    M4[3] = _mm512_shuffle_i32x4(M, M, 0xFF);
-    for (int r = 0; r < 4; r++) acc[r] = z;
+    /* word 8r + k of M is row r's M_k */
+    const __m512i i01 = _mm512_set_epi16(3, 3, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, /* */
+                                         2, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0);
+    const __m512i i23 = _mm512_add_epi16(i01, _mm512_set1_epi16(4));
+    const __m512i c[4] = {_mm512_loadu_si512(c8), _mm512_loadu_si512(c8 + 64),
+                          _mm512_loadu_si512(c8 + 128), _mm512_loadu_si512(c8 + 192)};
+    for (int r = 0; r < 4; r++) {
+        const __m512i o = _mm512_set1_epi16((short)(8 * r));
+        const __m512i W01 = _mm512_permutexvar_epi16(_mm512_add_epi16(i01, o), M);
+        const __m512i W23 = _mm512_permutexvar_epi16(_mm512_add_epi16(i23, o), M);
+        __m512i D[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        /* M_2j on the low half, M_2j+1 on the high */
-        const __m512i sel =
-            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
-                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
-        const __m512i c = _mm512_loadu_si512(c8 + 64 * j);
-        for (int r = 0; r < 4; r++) {
-            __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk[r], j), c);
-            acc[r] = _mm512_dpwssd_epi32(acc[r], p, _mm512_shuffle_epi8(M4[r], sel));
-        }
+        for (int j = 0; j < 4; j++)
+            D[j] = _mm512_dpbusd_epi32(z, k_digits_pair(t, blk[r], j), c[j]);
+        __m512i acc = _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), W01);
+        acc = _mm512_dpwssd_epi32(acc, _mm512_packs_epi32(D[2], D[3]), W23);
+        C[r] = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
     }
-    for (int r = 0; r < 4; r++)
-        C[r] =
-            _mm256_add_epi32(_mm512_castsi512_si256(acc[r]), _mm512_extracti64x4_epi64(acc[r], 1));
+}
+
+/* [C_0..C_7] from A0 and A2 (int32), where 128-bit lane L of A0 holds parts
+   of chunk L/2 in int32 lanes 0-1 and of chunk 2 + L/2 in lanes 2-3, and A2
+   the same of chunks 4 + L/2 and 6 + L/2 (vpdpwssd over pack(D_0, D_1) and
+   pack(D_2, D_3), D_j holding chunk 2j in its low half and 2j + 1 in its
+   high half). Exact: every sum is below the caller's bound. */
+AIV __m256i chunks_of_packed(__m512i A0, __m512i A2)
+{
+    /* per 128-bit lane L: [chunk L/2, L/2 + 2, L/2 + 4, L/2 + 6] (a part of each) */
+    const __m512 f0 = _mm512_castsi512_ps(A0), f2 = _mm512_castsi512_ps(A2);
+    const __m512i T =
+        _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(2, 0, 2, 0))),
+                         _mm512_castps_si512(_mm512_shuffle_ps(f0, f2, _MM_SHUFFLE(3, 1, 3, 1))));
+    const __m512i y = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    const __m512i w = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(4, 12, 5, 13, 6, 14, 7, 15, 0, 0, 0, 0, 0, 0, 0, 0), T);
+    return _mm256_add_epi32(_mm512_castsi512_si256(y), _mm512_castsi512_si256(w));
 }
 
 /* Q4_K, Q5_K, one row's block where the group's scales do not factor:
-   C = [C_0..C_7] with C_k = sc_k raw_k (the pairs weighted by sc_k <= 63
-   with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23) and *mins = [m_0..m_7]
-   (big_narrow with bs32 NULL). */
+   C = [C_0..C_7] with C_k = sc_k raw_k and *mins = [m_0..m_7] (big_narrow
+   with bs32 NULL). As k_factored4: vpdpbusd four products per int32 lane
+   (|.| <= 4 * 31 * 127 < 2^15), two j's narrowed to int16 exactly, weighted
+   by sc_k <= 63 with vpdpwssd: |C_k| <= 32 * 31 * 127 * 63 < 2^23. */
 AIV __m256i k_chunks(dn_type t, const uint8_t *blk, const int8_t *c8, __m256i *mins)
 {
     const __m128i sm = k_scales_mins(blk);
     *mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
-    const __m512i sc = _mm512_broadcast_i32x4(_mm_cvtepu8_epi16(sm)); /* sc_0..sc_7 as int16 */
-    __m512i V[4];
+    const __m512i sc = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm)), z = _mm512_setzero_si512();
+    /* per 128-bit lane: sc_0, sc_2 (lanes 0-1) or sc_1, sc_3 (lanes 2-3), four words each */
+    const __m512i i01 = _mm512_set_epi16(3, 3, 3, 3, 1, 1, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, /* */
+                                         2, 2, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0);
+    __m512i D[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-        const __m512i sel =
-            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * j | (4 * j + 1) << 8)),
-                               _mm256_set1_epi16((short)((4 * j + 2) | (4 * j + 3) << 8)), 1);
-        __m512i p = _mm512_maddubs_epi16(k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
-        V[j] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), p, _mm512_shuffle_epi8(sc, sel));
-    }
-    return reduce4x16(V, 0);
+    for (int j = 0; j < 4; j++)
+        D[j] = _mm512_dpbusd_epi32(z, k_digits_pair(t, blk, j), _mm512_loadu_si512(c8 + 64 * j));
+    const __m512i A0 =
+        _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), _mm512_permutexvar_epi16(i01, sc));
+    const __m512i A2 = _mm512_dpwssd_epi32(
+        z, _mm512_packs_epi32(D[2], D[3]),
+        _mm512_permutexvar_epi16(_mm512_add_epi16(i01, _mm512_set1_epi16(4)), sc));
+    return chunks_of_packed(A0, A2);
+}
+
+/* [sum of x[r]'s eight int32 lanes, r = 0..3] as doubles: rows_total_pd
+   (dot_avx2_pieces.h) with 512-bit steps. Each lane is widened before any
+   addition, and every partial sum (at most eight int32) is exact. */
+AIV __m256d rows_total4_pd(const __m256i x[4])
+{
+    const __m512d v0 = _mm512_cvtepi32_pd(x[0]), v1 = _mm512_cvtepi32_pd(x[1]);
+    const __m512d v2 = _mm512_cvtepi32_pd(x[2]), v3 = _mm512_cvtepi32_pd(x[3]);
+    /* per 128-bit lane: [r0, r1] and [r2, r3] partial sums */
+    const __m512d t01 = _mm512_add_pd(_mm512_unpacklo_pd(v0, v1), _mm512_unpackhi_pd(v0, v1));
+    const __m512d t23 = _mm512_add_pd(_mm512_unpacklo_pd(v2, v3), _mm512_unpackhi_pd(v2, v3));
+    /* 128-bit lanes [t01 x, t01 y, t23 x, t23 y], then [t01 x, t23 x, t01 y, t23 y] */
+    __m512d u = _mm512_add_pd(_mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(2, 0, 2, 0)),
+                              _mm512_shuffle_f64x2(t01, t23, _MM_SHUFFLE(3, 1, 3, 1)));
+    u = _mm512_shuffle_f64x2(u, u, _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_add_pd(_mm512_castpd512_pd256(u), _mm512_extractf64x4_pd(u, 1));
 }
 
 /* [sum of 128-bit lane r's four int32, r = 0..3] as doubles (|sums| < 2^31). */
@@ -233,30 +276,34 @@ AIV __m512i q6_digits_pair(const uint8_t *blk, int h, int k)
 }
 
 /* Q6_K, one row's block, narrow codes: C = [C_0..C_7] with the zero point
-   (32) taken off through the codes' sums per 16 (as big_narrow). Pairs
-   (maddubs: digits <= 63, codes within +-127: |pair| <= 2 * 63 * 127 <
-   2^15) weighted by the per-16 scales (int8) with vpdpwssd: |C_k| <= 32 *
-   63 * 127 * 128 < 2^28 before the zero point, |32 sum sc bs16| <= 32 * 128
-   * 32 * 127 after. */
+   (32) taken off through the codes' sums per 16 (as big_narrow). For each
+   pair p of chunks (2p, 2p + 1), vpdpbusd gives the digits (<= 63) times
+   the codes (within +-127) four per int32 lane, |.| <= 4 * 63 * 127 = 32004
+   < 2^15, so vpackssdw narrows two pairs' lanes to int16 exactly; a
+   128-bit lane L of pack(D_p, D_p+1) holds sub-block 4p + L (words 0-3) and
+   4p + 4 + L (words 4-7), weighted by their int8 scales with vpdpwssd
+   (|.| <= 2 * 32004 * 128 per int32 lane). The even and odd lane pairs
+   then add up to the sub-blocks' sums, and a chunk's two sub-blocks give
+   C_k: |C_k| <= 32 * 63 * 127 * 128 < 2^28 before the zero point,
+   |32 sum sc bs16| <= 32 * 128 * 32 * 127 after. */
 AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs16n)
 {
     const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk + 192)));
-    const __m512i scz = _mm512_castsi256_si512(sc16);
-    __m512i V[4];
+    const __m512i scz = _mm512_castsi256_si512(sc16), z = _mm512_setzero_si512();
+    /* in 128-bit lane L: scales L (x4) and 4 + L (x4) */
+    const __m512i i0 = _mm512_set_epi16(7, 7, 7, 7, 3, 3, 3, 3, 6, 6, 6, 6, 2, 2, 2, 2, /* */
+                                        5, 5, 5, 5, 1, 1, 1, 1, 4, 4, 4, 4, 0, 0, 0, 0);
+    __m512i D[4];
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) { /* chunks 2p, 2p + 1: h = p / 2, k = 2 (p % 2) */
-        /* int16 lanes 0-7, 8-15, 16-23, 24-31: scales 4p .. 4p + 3 */
-        const __m512i idx = _mm512_add_epi16(
-            _mm512_set1_epi16((short)(4 * p)),
-            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1,
-                                                                        1, 1, 1, 1, 1, 1, 1)),
-                               _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
-                               1));
-        __m512i q = q6_digits_pair(blk, p / 2, 2 * (p % 2));
-        __m512i pr = _mm512_maddubs_epi16(q, _mm512_loadu_si512(c8 + 64 * p));
-        V[p] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), pr, _mm512_permutexvar_epi16(idx, scz));
-    }
-    __m256i raw = reduce4x16(V, 0);
+    for (int p = 0; p < 4; p++) /* chunks 2p, 2p + 1: h = p / 2, k = 2 (p % 2) */
+        D[p] = _mm512_dpbusd_epi32(z, q6_digits_pair(blk, p / 2, 2 * (p % 2)),
+                                   _mm512_loadu_si512(c8 + 64 * p));
+    const __m512i A0 =
+        _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[0], D[1]), _mm512_permutexvar_epi16(i0, scz));
+    const __m512i A2 = _mm512_dpwssd_epi32(
+        z, _mm512_packs_epi32(D[2], D[3]),
+        _mm512_permutexvar_epi16(_mm512_add_epi16(i0, _mm512_set1_epi16(8)), scz));
+    const __m256i raw = chunks_of_packed(A0, A2);
     __m256i zs = _mm256_madd_epi16(sc16, load32(bs16n));
     return _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, 5));
 }
