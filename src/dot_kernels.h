@@ -319,6 +319,14 @@ dn_status dn_dot_mm_blocked_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c
                                  float *out, size_t ldo, size_t *bad);
 #endif
 
+#if defined(DN_HAVE_AVX512)
+/* The same with the integer sums of the AVX-512 kernels (VNNI):
+   src/x86/dot_mm_avx512.c, for the AVX-512 table alone. */
+dn_status dn_dot_mm_blocked_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                   dn_type type, const uint8_t *w, size_t rows, size_t r0,
+                                   size_t r1, float *out, size_t ldo, size_t *bad);
+#endif
+
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
    else the neighbour of RN(a + b) on the exact sum's side whose last bit is
    odd. Rounding that to f32 gives RN32(a + b) (round-to-odd with 29 spare

@@ -36,23 +36,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-/* Columns per register block: the four columns' sums of one row (plus, for
-   Q4_K, their int16 multipliers) stay in registers through a group's eight
-   chunks, the row's digits decoded once for the four. */
-#define MM_NC 4
-
-/* One column of a block: its quantized row and prepared side. */
-typedef struct mm_col {
-    const dn_act_row *act;
-    const dn_dot_act *a;
-} mm_col;
-
-/* What the batch loop reads. */
-typedef struct mm_ctx {
-    dn_type type;
-    const uint8_t *w;
-    size_t rows, n, bb, row_bytes;
-} mm_ctx;
+#include "dot_mm_types.h"
 
 /* ---- one row's integer sums against MM_NC columns ------------------------------- */
 
@@ -66,9 +50,8 @@ AI void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_t
     const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
     __m256i M2[MM_NC];
     for (int j = 0; j < MM_NC; j++) { /* a column not in fk: zero multipliers, its sums unused */
-        const __m128i f = fk >> j & 1
-                              ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
-                              : _mm_setzero_si128();
+        const __m128i f = fk >> j & 1 ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
+                                      : _mm_setzero_si128();
         const __m256i fb = fk >> j & 1 ? load32(col[j].a->fbs + g / 32) : _mm256_setzero_si256();
         M2[j] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(sc, f));
         mb[j] = _mm256_mullo_epi32(mins, fb);
@@ -80,8 +63,7 @@ AI void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_t
         const __m256i q = digits(t, blk, c);
         for (int j = 0; j < MM_NC; j++) {
             __m256i p = _mm256_maddubs_epi16(q, load32(col[j].a->c8 + g + 32 * c));
-            C[j] = _mm256_add_epi32(C[j],
-                                    _mm256_madd_epi16(p, _mm256_shuffle_epi8(M2[j], sel)));
+            C[j] = _mm256_add_epi32(C[j], _mm256_madd_epi16(p, _mm256_shuffle_epi8(M2[j], sel)));
         }
     }
 }
@@ -140,8 +122,8 @@ AI void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, __
         const __m256i a0 = _mm256_sign_epi8(q0, q0), a1 = _mm256_sign_epi8(q1, q1);
         for (int j = 0; j < MM_NC; j++) {
             const int8_t *c8 = col[j].a->c8 + g + 32 * c;
-            __m256i v0 = _mm256_madd_epi16(
-                _mm256_maddubs_epi16(a0, _mm256_sign_epi8(load32(c8), q0)), ones);
+            __m256i v0 =
+                _mm256_madd_epi16(_mm256_maddubs_epi16(a0, _mm256_sign_epi8(load32(c8), q0)), ones);
             __m256i v1 = _mm256_madd_epi16(
                 _mm256_maddubs_epi16(a1, _mm256_sign_epi8(load32(c8 + 32), q1)), ones);
             tree_add(&ab[j], &cd[j], c, _mm256_hadd_epi32(v0, v1));
@@ -190,8 +172,8 @@ AI __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *
 
 /* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the
    reference); -1 when a block is unreadable. */
-AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t g,
-               __m128 p[MM_NC], int need[MM_NC])
+AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
+               int need[MM_NC])
 {
     const size_t gi = g / DN_GROUP;
     int bad = 0, fk = 0;
@@ -280,168 +262,17 @@ AI int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, siz
     return 0;
 }
 
-/* ---- the loops ---------------------------------------------------------------------- */
-
-#ifndef DN_DOT_PREFETCH
-#define DN_DOT_PREFETCH 512 /* bytes ahead in each row's stream (as dot_avx2.c) */
-#endif
-
-/* Four rows (pointers may repeat) against MM_NC columns (entries may
-   repeat): v[j][r] the rows' add chains, tiny[j] the rows that met a tiny
-   piece. -1 when a block is unreadable, else 0. */
-AI int mm_batch(const mm_ctx *m, dn_type t, const uint8_t *const row[4], const mm_col *col,
-                float v[MM_NC][4], int tiny[MM_NC])
+/* The group functions by format (dot_mm_loops.h's mm_group). */
+AI int mm_group(dn_type t, size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g,
+                int G, __m128 p[MM_NC], int need[MM_NC])
 {
-    const int big = dn_big(t);
-    const size_t n = m->n, bb = m->bb, gbytes = big ? bb : 8 * bb;
-    __m128 acc[MM_NC];
-    for (int j = 0; j < MM_NC; j++) acc[j] = _mm_setzero_ps(), tiny[j] = 0;
-    for (size_t g = 0; g < n; g += DN_GROUP) {
-        const size_t gi = g / DN_GROUP;
-        const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32);
-        const uint8_t *blk[4];
-        for (int r = 0; r < 4; r++) {
-            blk[r] = row[r] + gi * gbytes;
-            for (size_t o = 0; o < gbytes + 63; o += 64)
-                _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
-        }
-        __m128 p[MM_NC];
-        int need[MM_NC] = {0};
-        const int st = !big                 ? q8_0_group(bb, blk, col, g, G, p, need)
-                       : t == DN_TYPE_Q6_K ? q6_k_group(blk, col, g, p, need)
-                                           : k_group(t, blk, col, g, p, need);
-        if (st < 0) return -1;
-        for (int j = 0; j < MM_NC; j++) {
-            if (need[j]) {
-                const size_t to = big ? g + 256 : g + 32 * (size_t)G;
-                float f[4];
-                _mm_storeu_ps(f, p[j]);
-                for (int r = 0; r < 4; r++)
-                    if (need[j] >> r & 1)
-                        f[r] = dn_dot_piece_of_bytes(t, blk[r], col[j].act, DN_ACT_SUB32, g, to);
-                p[j] = _mm_loadu_ps(f);
-            }
-            tiny[j] |= _mm_movemask_ps(_mm_castsi128_ps(
-                _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(p[j])))));
-            acc[j] = _mm_add_ps(acc[j], p[j]);
-        }
-    }
-    for (int j = 0; j < MM_NC; j++) _mm_storeu_ps(v[j], acc[j]);
-    return 0;
+    if (t == DN_TYPE_Q8_0) return q8_0_group(bb, blk, col, g, G, p, need);
+    if (t == DN_TYPE_Q6_K) return q6_k_group(blk, col, g, p, need);
+    return k_group(t, blk, col, g, p, need);
 }
 
-/* Columns [j0, j0 + MM_NC) ∩ [j0, b1) of rows [r, r + count): their values
-   at out[(j - j0) ldo + row]. On an unreadable block the reference runs
-   column j0 from row r on and reports it (the caller's first block of
-   columns: see the top of this file). */
-AI dn_status mm_block(const dn_act *x, const mm_ctx *m, dn_type t, const uint8_t *const rp[4],
-                      size_t r, size_t count, size_t j0, size_t b1, size_t r1, float *out,
-                      size_t ldo, size_t *bad)
-{
-    const size_t nc = b1 - j0 < MM_NC ? b1 - j0 : MM_NC;
-    mm_col col[MM_NC];
-    for (size_t j = 0; j < MM_NC; j++) /* a short block repeats its first column */
-        (void)dn_act_view(x, j0 + (j < nc ? j : 0), t, &col[j].act, &col[j].a);
-    float v[MM_NC][4];
-    int tiny[MM_NC];
-    if (mm_batch(m, t, rp, col, v, tiny) < 0)
-        return dn_ref_rows_pieces(t, m->w, m->rows, m->n, col[0].act, DN_ACT_SUB32, r, r1, out,
-                                  bad);
-    for (size_t j = 0; j < nc; j++) {
-        float *o = out + j * ldo;
-        for (size_t k = 0; k < count; k++) {
-            if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_pieces(t, m->w, m->rows, m->n, col[j].act,
-                                                  DN_ACT_SUB32, r + k, r + k + 1, o, bad);
-                if (st != DN_OK) return st;
-            } else {
-                o[r + k] = dn_chain_result(v[j][k]);
-            }
-        }
-    }
-    return DN_OK;
-}
-
-/* Blocks of columns of about DN_DOT_MM_COLS activation bytes (kept in L2
-   while every row runs over them); within a block, batches of four rows,
-   each against every MM_NC columns of the block in turn (the batch's
-   blocks stay in L1 from the first to the last). */
-AI dn_status mm_run(const dn_act *x, size_t c0, size_t c1, dn_type t, const uint8_t *w,
-                    size_t rows, size_t r0, size_t r1, float *out, size_t ldo, size_t *bad)
-{
-    const mm_ctx m = {t, w, rows, x->n, dn_bb(t), x->row_bytes[t]};
-    size_t cb = DN_DOT_MM_COLS / (x->n + x->n / 2) / MM_NC * MM_NC;
-    if (cb < MM_NC) cb = MM_NC;
-    for (size_t b0 = c0; b0 < c1; b0 += cb) {
-        const size_t b1 = c1 - b0 > cb ? b0 + cb : c1;
-        for (size_t r = r0; r < r1; r += 4) {
-            const size_t count = r1 - r < 4 ? r1 - r : 4;
-            const uint8_t *rp[4];
-            for (size_t k = 0; k < 4; k++) rp[k] = w + (r + (k < count ? k : 0)) * m.row_bytes;
-            for (size_t j0 = b0; j0 < b1; j0 += MM_NC) {
-                dn_status st =
-                    mm_block(x, &m, t, rp, r, count, j0, b1, r1, out + (j0 - c0) * ldo, ldo, bad);
-                if (st != DN_OK) return st;
-            }
-        }
-    }
-    return DN_OK;
-}
-
-/* One function per format, the format a constant (as dot_avx2.c). */
-#define NOINLINE __attribute__((noinline))
-
-static NOINLINE dn_status mm_q4_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
-{
-    return mm_run(x, c0, c1, DN_TYPE_Q4_K, w, rows, r0, r1, out, ldo, bad);
-}
-static NOINLINE dn_status mm_q5_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
-{
-    return mm_run(x, c0, c1, DN_TYPE_Q5_K, w, rows, r0, r1, out, ldo, bad);
-}
-static NOINLINE dn_status mm_q6_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
-{
-    return mm_run(x, c0, c1, DN_TYPE_Q6_K, w, rows, r0, r1, out, ldo, bad);
-}
-static NOINLINE dn_status mm_q8_0(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
-{
-    return mm_run(x, c0, c1, DN_TYPE_Q8_0, w, rows, r0, r1, out, ldo, bad);
-}
-
-/* 1 when the blocked kernels cover the product: a covered format, Sub32,
-   two columns or more, every column's side narrow and usable. */
-static int mm_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
-{
-    if (x->scaling != DN_ACT_SUB32 || c1 - c0 < 2) return 0;
-    if (type != DN_TYPE_Q4_K && type != DN_TYPE_Q5_K && type != DN_TYPE_Q6_K &&
-        type != DN_TYPE_Q8_0)
-        return 0;
-    for (size_t c = c0; c < c1; c++) {
-        const dn_act_row *row;
-        const dn_dot_act *a;
-        if (!dn_act_view(x, c, type, &row, &a) || !a->usable || !a->narrow) return 0;
-    }
-    return 1;
-}
-
-dn_status dn_dot_mm_blocked_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
-                                 dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
-                                 float *out, size_t ldo, size_t *bad)
-{
-    if (!mm_covers(x, c0, c1, type))
-        return dn_dot_mm_tiled(f, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
-    switch (type) {
-    case DN_TYPE_Q4_K: return mm_q4_k(x, c0, c1, w, rows, r0, r1, out, ldo, bad);
-    case DN_TYPE_Q5_K: return mm_q5_k(x, c0, c1, w, rows, r0, r1, out, ldo, bad);
-    case DN_TYPE_Q6_K: return mm_q6_k(x, c0, c1, w, rows, r0, r1, out, ldo, bad);
-    default: return mm_q8_0(x, c0, c1, w, rows, r0, r1, out, ldo, bad);
-    }
-}
+#define MM_AI AI
+#define MM_NOINLINE __attribute__((noinline))
+#define MM_ENTRY_ATTR
+#define MM_ENTRY dn_dot_mm_blocked_avx2
+#include "dot_mm_loops.h"

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The register-blocked matrix product of prefill on AVX-512 with VNNI:
+ * dot_mm_avx2.c's kernel (four rows against four columns, each row's blocks
+ * decoded once for the four; the loops are dot_mm_loops.h) with each
+ * (row, column)'s integer chunk sums taken 64 elements per instruction as
+ * the AVX-512 matrix-vector kernels take them (dot_avx512_decode.h:
+ * maddubs + vpdpwssd for Q4_K, Q5_K, Q6_K, vpdpbusd for Q8_0). The sums are
+ * the same integers, and every piece is finished by the matrix-vector
+ * kernels' functions (dot_avx2_pieces.h) with their exactness checks and
+ * fallbacks, so each value is the bit of dn_mat_vec of its column (why:
+ * dot_mm_avx2.c's top).
+ *
+ * Covered as dot_mm_avx2.c; the rest runs dn_dot_mm_tiled over the AVX-512
+ * table's matrix-vector kernel.
+ */
+#include "../dot_kernels.h"
+#include "../dot_shared.h"
+#include "dot_avx2_decode.h"
+#include "dot_avx2_pieces.h"
+#include "dot_avx512_decode.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "dot_mm_types.h"
+
+/* ---- one row's integer sums against MM_NC columns ------------------------------- */
+
+/* Q4_K, Q5_K, a factored group: k_factored4's sums for one row and each
+   column in fk (the others get zero multipliers, their sums unused): the
+   pairs of chunks 2i, 2i + 1 weighted by M_k = sc_k f_k with vpdpwssd, the
+   two 256-bit halves added (k_factored4's lanes and bound); mb[j] =
+   m_k (f_k bs32_k), whose lanes add up to -B / 2^emin (big_k_factored's). */
+AIV void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_t g, int fk,
+                         __m256i C[MM_NC], __m256i mb[MM_NC])
+{
+    const __m128i sm = k_scales_mins(blk);
+    const __m128i sc = _mm_cvtepu8_epi16(sm);
+    const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    __m512i M4[MM_NC], acc[MM_NC];
+    for (int j = 0; j < MM_NC; j++) {
+        const __m128i f = fk >> j & 1
+                              ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
+                              : _mm_setzero_si128();
+        const __m256i fb = fk >> j & 1 ? load32(col[j].a->fbs + g / 32) : _mm256_setzero_si256();
+        M4[j] = _mm512_broadcast_i32x4(_mm_mullo_epi16(sc, f));
+        mb[j] = _mm256_mullo_epi32(mins, fb);
+        acc[j] = _mm512_setzero_si512();
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        /* M_2i on the low half, M_2i+1 on the high */
+        const __m512i sel =
+            _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * i | (4 * i + 1) << 8)),
+                               _mm256_set1_epi16((short)((4 * i + 2) | (4 * i + 3) << 8)), 1);
+        const __m512i q = k_digits_pair(t, blk, i);
+        for (int j = 0; j < MM_NC; j++) {
+            __m512i p = _mm512_maddubs_epi16(q, _mm512_loadu_si512(col[j].a->c8 + g + 64 * i));
+            acc[j] = _mm512_dpwssd_epi32(acc[j], p, _mm512_shuffle_epi8(M4[j], sel));
+        }
+    }
+    for (int j = 0; j < MM_NC; j++)
+        C[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+}
+
+/* Q6_K, one row's block: q6_k_chunks's C for each column, the digits and
+   the scale multipliers decoded once. */
+AIV void q6_k_cols(const uint8_t *blk, const mm_col *col, size_t g, __m256i C[MM_NC])
+{
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk + 192)));
+    const __m512i scz = _mm512_castsi256_si512(sc16);
+    __m512i V[MM_NC][4];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; p++) { /* chunks 2p, 2p + 1 */
+        const __m512i idx = _mm512_add_epi16(
+            _mm512_set1_epi16((short)(4 * p)),
+            _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_epi16(0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                                                        1, 1, 1, 1, 1, 1, 1)),
+                               _mm256_setr_epi16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+                               1));
+        const __m512i q = q6_digits_pair(blk, p / 2, 2 * (p % 2));
+        const __m512i s = _mm512_permutexvar_epi16(idx, scz);
+        for (int j = 0; j < MM_NC; j++) {
+            __m512i pr = _mm512_maddubs_epi16(q, _mm512_loadu_si512(col[j].a->c8 + g + 64 * p));
+            V[j][p] = _mm512_dpwssd_epi32(_mm512_setzero_si512(), pr, s);
+        }
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        __m256i zs = _mm256_madd_epi16(sc16, load32(col[j].a->bs16n + g / 16));
+        C[j] = _mm256_sub_epi32(reduce4x16(V[j], 0), _mm256_slli_epi32(zs, 5));
+    }
+}
+
+/* Q8_0, one row's group of eight blocks: q8_0_chunks4's C for each column
+   (the digits offset by 128 once: q ^ 0x80). */
+AIV void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, __m256i C[MM_NC])
+{
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512i V[MM_NC][4];
+    for (int k = 0; k < 4; k++) {
+        const __m512i q =
+            _mm512_xor_si512(load2x32(blk + k * bb + 2, blk + (k + 4) * bb + 2), flip);
+        for (int j = 0; j < MM_NC; j++) {
+            const int8_t *c8 = col[j].a->c8 + g;
+            V[j][k] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q,
+                                          load2x32(c8 + 32 * k, c8 + 32 * (k + 4)));
+        }
+    }
+    for (int j = 0; j < MM_NC; j++)
+        C[j] = _mm256_sub_epi32(reduce4x16(V[j], 1),
+                                _mm256_slli_epi32(load32(col[j].a->bs32 + g / 32), 7));
+}
+
+/* ---- four rows' pieces of a group against MM_NC columns ------------------------ */
+
+AIV void col_of(const __m256i C[4][MM_NC], int j, __m256i out[4])
+{
+    for (int r = 0; r < 4; r++) out[r] = C[r][j];
+}
+
+/* Q4_K, Q5_K, one column whose group is not factored: dot_avx512.c's
+   big_group4 for it (the reference, the factored sums, or the chunk sums
+   with the mins and the activation's products P). */
+AIV __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *a, size_t g,
+                       __m256d d, __m256d dm, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    __m256i C[4], O[4];
+    if (!a->gok[gi]) {
+        *need = 15;
+        return _mm_setzero_ps();
+    }
+    if (a->fok[gi]) {
+        __m512i mb;
+        k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
+        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+        return big_sub32_AB(_mm256_mul_pd(rows_total_pd(C), s),
+                            _mm256_mul_pd(lane_sums_pd(mb), _mm256_sub_pd(_mm256_setzero_pd(), s)),
+                            1, a->glim[gi], d, dm, need);
+    }
+    for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
+    const double *S = a->S + g / 32, *P = a->P + g / 32;
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
+    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+    return big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[gi], d, dm, need);
+}
+
+/* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the
+   reference); -1 when a block is unreadable. */
+AIV int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t g,
+                __m128 p[MM_NC], int need[MM_NC])
+{
+    const size_t gi = g / DN_GROUP;
+    int bad = 0, fk = 0;
+    __m256d d, dm;
+    scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+    if (bad) return -1;
+    for (int j = 0; j < MM_NC; j++) fk |= col[j].a->fok[gi] << j; /* fok implies gok */
+    if (fk != (1 << MM_NC) - 1)
+        for (int j = 0; j < MM_NC; j++)
+            if (!(fk >> j & 1)) p[j] = k_group_one(t, blk, col[j].a, g, d, dm, &need[j]);
+    if (!fk) return 0;
+    __m256i C[4][MM_NC], mb[4][MM_NC];
+    for (int r = 0; r < 4; r++) k_factored_cols(t, blk[r], col, g, fk, C[r], mb[r]);
+    for (int j = 0; j < MM_NC; j++) {
+        if (!(fk >> j & 1)) continue;
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4], Oj[4];
+        col_of(C, j, Cj);
+        col_of(mb, j, Oj);
+        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+        __m256d A = _mm256_mul_pd(rows_total_pd(Cj), s);
+        __m256d B = _mm256_mul_pd(row_sums(Oj), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        p[j] = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, &need[j]);
+    }
+    return 0;
+}
+
+/* Q6_K: as k_group (dot_avx512.c's big_group4, no offsets). */
+AIV int q6_k_group(const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
+                   int need[MM_NC])
+{
+    const size_t gi = g / DN_GROUP;
+    int bad = 0;
+    const __m256d d = scales4(blk, dn_d_at(DN_TYPE_Q6_K), &bad), dm = _mm256_setzero_pd();
+    if (bad) return -1;
+    __m256i C[4][MM_NC], O[4];
+    for (int r = 0; r < 4; r++) {
+        q6_k_cols(blk[r], col, g, C[r]);
+        O[r] = _mm256_setzero_si256();
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4];
+        col_of(C, j, Cj);
+        if (!a->gok[gi]) {
+            p[j] = _mm_setzero_ps();
+            need[j] = 15;
+        } else {
+            p[j] = big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, dm, &need[j]);
+        }
+    }
+    return 0;
+}
+
+/* Q8_0, a group of G blocks: as k_group (dot_avx512.c's q8_0_group4; the
+   pieces by small_sub32_4, whose values small_sub32_z's equal). */
+AIV int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g, int G,
+                   __m128 p[MM_NC], int need[MM_NC])
+{
+    const dn_type t = DN_TYPE_Q8_0;
+    const size_t gi = g / DN_GROUP;
+    __m256 d[4], m[4];
+    int bad = 0;
+    if (G == 8) {
+        for (int r = 0; r < 4; r += 2) {
+            const __m512 s = q8_0_scales2(blk[r], blk[r + 1], &bad);
+            d[r] = _mm512_castps512_ps256(s);
+            d[r + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
+            m[r] = m[r + 1] = _mm256_setzero_ps();
+        }
+    } else {
+        for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    }
+    if (bad) return -1;
+    __m256i C[4][MM_NC];
+    for (int r = 0; r < 4; r++) {
+        if (G == 8)
+            q8_0_cols(blk[r], bb, col, g, C[r]);
+        else /* the row's last, partial group */
+            for (int j = 0; j < MM_NC; j++)
+                C[r][j] = small_narrow(t, blk[r], bb, G, col[j].a->c8 + g, NULL, 0);
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4];
+        col_of(C, j, Cj);
+        if (!a->gok[gi]) {
+            p[j] = _mm_setzero_ps();
+            need[j] = 15;
+        } else {
+            p[j] = small_sub32_4(Cj, d, m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
+                                 a->gfac[gi], &need[j]);
+        }
+    }
+    return 0;
+}
+
+/* The group functions by format (dot_mm_loops.h's mm_group). */
+AIV int mm_group(dn_type t, size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g,
+                 int G, __m128 p[MM_NC], int need[MM_NC])
+{
+    if (t == DN_TYPE_Q8_0) return q8_0_group(bb, blk, col, g, G, p, need);
+    if (t == DN_TYPE_Q6_K) return q6_k_group(blk, col, g, p, need);
+    return k_group(t, blk, col, g, p, need);
+}
+
+#define MM_AI AIV
+#define MM_NOINLINE __attribute__((noinline, target("avx512vnni")))
+#define MM_ENTRY_ATTR VNNI
+#define MM_ENTRY dn_dot_mm_blocked_avx512
+#include "dot_mm_loops.h"
