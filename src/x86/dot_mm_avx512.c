@@ -21,6 +21,7 @@
 #include "dot_avx512_decode.h"
 
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "dot_mm_types.h"
@@ -40,9 +41,8 @@ AIV void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_
     const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
     __m512i M4[MM_NC], acc[MM_NC];
     for (int j = 0; j < MM_NC; j++) {
-        const __m128i f = fk >> j & 1
-                              ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
-                              : _mm_setzero_si128();
+        const __m128i f = fk >> j & 1 ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
+                                      : _mm_setzero_si128();
         const __m256i fb = fk >> j & 1 ? load32(col[j].a->fbs + g / 32) : _mm256_setzero_si256();
         M4[j] = _mm512_broadcast_i32x4(_mm_mullo_epi16(sc, f));
         mb[j] = _mm256_mullo_epi32(mins, fb);
@@ -61,7 +61,8 @@ AIV void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_
         }
     }
     for (int j = 0; j < MM_NC; j++)
-        C[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+        C[j] =
+            _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
 }
 
 /* Q6_K, one row's block: q6_k_chunks's C for each column, the digits and
@@ -93,23 +94,73 @@ AIV void q6_k_cols(const uint8_t *blk, const mm_col *col, size_t g, __m256i C[MM
 }
 
 /* Q8_0, one row's group of eight blocks: q8_0_chunks4's C for each column
-   (the digits offset by 128 once: q ^ 0x80). */
+   (the same sums, |.| and bound there), the chunks paired (2i, 2i + 1) so
+   each column's codes come in one 64-byte load and the row's two blocks
+   are gathered once for the four columns; the digits offset by 128 once
+   (q ^ 0x80). */
 AIV void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, __m256i C[MM_NC])
 {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     __m512i V[MM_NC][4];
-    for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < 4; i++) {
         const __m512i q =
-            _mm512_xor_si512(load2x32(blk + k * bb + 2, blk + (k + 4) * bb + 2), flip);
-        for (int j = 0; j < MM_NC; j++) {
-            const int8_t *c8 = col[j].a->c8 + g;
-            V[j][k] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q,
-                                          load2x32(c8 + 32 * k, c8 + 32 * (k + 4)));
-        }
+            _mm512_xor_si512(load2x32(blk + 2 * i * bb + 2, blk + (2 * i + 1) * bb + 2), flip);
+        for (int j = 0; j < MM_NC; j++)
+            V[j][i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q,
+                                          _mm512_loadu_si512(col[j].a->c8 + g + 64 * i));
     }
     for (int j = 0; j < MM_NC; j++)
-        C[j] = _mm256_sub_epi32(reduce4x16(V[j], 1),
+        C[j] = _mm256_sub_epi32(reduce4x16(V[j], 0),
                                 _mm256_slli_epi32(load32(col[j].a->bs32 + g / 32), 7));
+}
+
+/* The four rows' block scales d of a Sub32 group of Q8_0 as small_sub32_z
+   (dot_avx512.c) pairs them, [rows 0-3 of block k | rows 0-3 of block k +
+   4] for k = 0..3, as doubles (dz) and their magnitudes (az): what every
+   column's pieces share. */
+AIV void q8_0_scales_t(const __m256 d[4], __m512d dz[4], __m512d az[4])
+{
+    __m256 f0 = _mm256_unpacklo_ps(d[0], d[1]), f1 = _mm256_unpackhi_ps(d[0], d[1]);
+    __m256 f2 = _mm256_unpacklo_ps(d[2], d[3]), f3 = _mm256_unpackhi_ps(d[2], d[3]);
+    const __m256d g0 = _mm256_castps_pd(f0), g1 = _mm256_castps_pd(f1);
+    const __m256d g2 = _mm256_castps_pd(f2), g3 = _mm256_castps_pd(f3);
+    const __m256 df[4] = {
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g0, g2)), _mm256_castpd_ps(_mm256_unpackhi_pd(g0, g2)),
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g1, g3)), _mm256_castpd_ps(_mm256_unpackhi_pd(g1, g3))};
+    for (int k = 0; k < 4; k++) {
+        dz[k] = _mm512_cvtps_pd(df[k]);
+        az[k] = _mm512_andnot_pd(_mm512_set1_pd(-0.0), dz[k]);
+    }
+}
+
+/* dot_avx512.c's small_sub32_z (the pieces of small_sub32_4: the same
+   terms, sum and check, two chunks per instruction) with the rows' scales
+   from q8_0_scales_t. */
+AIV __m128 q8_0_pieces(const __m256i C[4], const __m512d dz[4], const __m512d az[4],
+                       const double *S, const double *Sinf, double gfac, int *need)
+{
+    __m256i t0 = _mm256_unpacklo_epi32(C[0], C[1]), t1 = _mm256_unpackhi_epi32(C[0], C[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(C[2], C[3]), t3 = _mm256_unpackhi_epi32(C[2], C[3]);
+    const __m256i ci[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
+                           _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
+    const __m512d Sv = _mm512_loadu_pd(S), Iv = _mm512_loadu_pd(Sinf);
+    const __m512d sign = _mm512_set1_pd(-0.0);
+    __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
+    for (int k = 0; k < 4; k++) {
+        const __m512i idx = _mm512_setr_epi64(k, k, k, k, k + 4, k + 4, k + 4, k + 4);
+        const __m512d t = _mm512_mul_pd(_mm512_cvtepi32_pd(ci[k]),
+                                        _mm512_mul_pd(dz[k], _mm512_permutexvar_pd(idx, Sv)));
+        s = _mm512_add_pd(s, t);
+        ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
+        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
+        ym = _mm512_min_pd(_mm512_mul_pd(az[k], _mm512_permutexvar_pd(idx, Iv)), ym);
+    }
+    const __m256d s4 = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+    const __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(ab), _mm512_extractf64x4_pd(ab, 1));
+    const __m256d y4 = _mm256_min_pd(_mm512_castpd512_pd256(ym), _mm512_extractf64x4_pd(ym, 1));
+    __m256d ok = _mm256_cmp_pd(a4, _mm256_mul_pd(y4, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
+    *need = ~_mm256_movemask_pd(ok) & 15;
+    return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
 }
 
 /* ---- four rows' pieces of a group against MM_NC columns ------------------------ */
@@ -205,8 +256,7 @@ AIV int q6_k_group(const uint8_t *const blk[4], const mm_col *col, size_t g, __m
     return 0;
 }
 
-/* Q8_0, a group of G blocks: as k_group (dot_avx512.c's q8_0_group4; the
-   pieces by small_sub32_4, whose values small_sub32_z's equal). */
+/* Q8_0, a group of G blocks: as k_group (dot_avx512.c's q8_0_group4). */
 AIV int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g, int G,
                    __m128 p[MM_NC], int need[MM_NC])
 {
@@ -233,6 +283,8 @@ AIV int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, si
             for (int j = 0; j < MM_NC; j++)
                 C[r][j] = small_narrow(t, blk[r], bb, G, col[j].a->c8 + g, NULL, 0);
     }
+    __m512d dz[4], az[4];
+    q8_0_scales_t(d, dz, az);
     for (int j = 0; j < MM_NC; j++) {
         const dn_dot_act *a = col[j].a;
         __m256i Cj[4];
@@ -241,8 +293,7 @@ AIV int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, si
             p[j] = _mm_setzero_ps();
             need[j] = 15;
         } else {
-            p[j] = small_sub32_4(Cj, d, m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
-                                 a->gfac[gi], &need[j]);
+            p[j] = q8_0_pieces(Cj, dz, az, a->S + g / 32, a->Sinf + g / 32, a->gfac[gi], &need[j]);
         }
     }
     return 0;

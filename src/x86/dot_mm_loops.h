@@ -34,7 +34,7 @@
    repeat): v[j][r] the rows' add chains, tiny[j] the rows that met a tiny
    piece. -1 when a block is unreadable, else 0. */
 MM_AI int mm_batch(const mm_ctx *m, dn_type t, const uint8_t *const row[4], const mm_col *col,
-                float v[MM_NC][4], int tiny[MM_NC])
+                   float v[MM_NC][4], int tiny[MM_NC])
 {
     const int big = dn_big(t);
     const size_t n = m->n, bb = m->bb, gbytes = big ? bb : 8 * bb;
@@ -46,8 +46,13 @@ MM_AI int mm_batch(const mm_ctx *m, dn_type t, const uint8_t *const row[4], cons
         const uint8_t *blk[4];
         for (int r = 0; r < 4; r++) {
             blk[r] = row[r] + gi * gbytes;
-            for (size_t o = 0; o < gbytes + 63; o += 64)
+            /* as dot_avx2.c: each row ahead into L1, the next batch into L2
+               (lines in cache already, for every block of columns after the
+               first, cost a load slot each) */
+            for (size_t o = 0; o < gbytes + 63; o += 64) {
                 _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
+                _mm_prefetch((const char *)blk[r] + 4 * m->row_bytes + o, _MM_HINT_T1);
+            }
         }
         __m128 p[MM_NC];
         int need[MM_NC] = {0};
@@ -63,8 +68,8 @@ MM_AI int mm_batch(const mm_ctx *m, dn_type t, const uint8_t *const row[4], cons
                         f[r] = dn_dot_piece_of_bytes(t, blk[r], col[j].act, DN_ACT_SUB32, g, to);
                 p[j] = _mm_loadu_ps(f);
             }
-            tiny[j] |= _mm_movemask_ps(_mm_castsi128_ps(
-                _mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(p[j])))));
+            tiny[j] |= _mm_movemask_ps(
+                _mm_castsi128_ps(_mm256_castsi256_si128(tiny8(_mm256_castps128_ps256(p[j])))));
             acc[j] = _mm_add_ps(acc[j], p[j]);
         }
     }
@@ -77,8 +82,8 @@ MM_AI int mm_batch(const mm_ctx *m, dn_type t, const uint8_t *const row[4], cons
    column j0 from row r on and reports it (the caller's first block of
    columns: see the top of this file). */
 MM_AI dn_status mm_block(const dn_act *x, const mm_ctx *m, dn_type t, const uint8_t *const rp[4],
-                      size_t r, size_t count, size_t j0, size_t b1, size_t r1, float *out,
-                      size_t ldo, size_t *bad)
+                         size_t r, size_t count, size_t j0, size_t b1, size_t r1, float *out,
+                         size_t ldo, size_t *bad)
 {
     const size_t nc = b1 - j0 < MM_NC ? b1 - j0 : MM_NC;
     mm_col col[MM_NC];
@@ -93,8 +98,8 @@ MM_AI dn_status mm_block(const dn_act *x, const mm_ctx *m, dn_type t, const uint
         float *o = out + j * ldo;
         for (size_t k = 0; k < count; k++) {
             if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_pieces(t, m->w, m->rows, m->n, col[j].act,
-                                                  DN_ACT_SUB32, r + k, r + k + 1, o, bad);
+                dn_status st = dn_ref_rows_pieces(t, m->w, m->rows, m->n, col[j].act, DN_ACT_SUB32,
+                                                  r + k, r + k + 1, o, bad);
                 if (st != DN_OK) return st;
             } else {
                 o[r + k] = dn_chain_result(v[j][k]);
@@ -109,7 +114,7 @@ MM_AI dn_status mm_block(const dn_act *x, const mm_ctx *m, dn_type t, const uint
    each against every MM_NC columns of the block in turn (the batch's
    blocks stay in L1 from the first to the last). */
 MM_AI dn_status mm_run(const dn_act *x, size_t c0, size_t c1, dn_type t, const uint8_t *w,
-                    size_t rows, size_t r0, size_t r1, float *out, size_t ldo, size_t *bad)
+                       size_t rows, size_t r0, size_t r1, float *out, size_t ldo, size_t *bad)
 {
     const mm_ctx m = {t, w, rows, x->n, dn_bb(t), x->row_bytes[t]};
     size_t cb = DN_DOT_MM_COLS / (x->n + x->n / 2) / MM_NC * MM_NC;
@@ -133,26 +138,26 @@ MM_AI dn_status mm_run(const dn_act *x, size_t c0, size_t c1, dn_type t, const u
 /* One function per format, the format a constant (as dot_avx2.c). */
 
 static MM_NOINLINE dn_status mm_q4_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
+                                     size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                                     size_t *bad)
 {
     return mm_run(x, c0, c1, DN_TYPE_Q4_K, w, rows, r0, r1, out, ldo, bad);
 }
 static MM_NOINLINE dn_status mm_q5_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
+                                     size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                                     size_t *bad)
 {
     return mm_run(x, c0, c1, DN_TYPE_Q5_K, w, rows, r0, r1, out, ldo, bad);
 }
 static MM_NOINLINE dn_status mm_q6_k(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
+                                     size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                                     size_t *bad)
 {
     return mm_run(x, c0, c1, DN_TYPE_Q6_K, w, rows, r0, r1, out, ldo, bad);
 }
 static MM_NOINLINE dn_status mm_q8_0(const dn_act *x, size_t c0, size_t c1, const uint8_t *w,
-                                  size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
-                                  size_t *bad)
+                                     size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
+                                     size_t *bad)
 {
     return mm_run(x, c0, c1, DN_TYPE_Q8_0, w, rows, r0, r1, out, ldo, bad);
 }

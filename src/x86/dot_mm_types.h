@@ -27,5 +27,4 @@ typedef struct mm_ctx {
     size_t rows, n, bb, row_bytes;
 } mm_ctx;
 
-
 #endif
