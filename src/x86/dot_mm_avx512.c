@@ -198,6 +198,54 @@ AIV __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act 
     return big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[gi], d, dm, need);
 }
 
+/* rows_total_pd's values (the sums of each row's eight int32 lanes, exact
+   in double in any order: below 2^34) in 512-bit steps. */
+AIV __m256d rows_total_512(const __m256i C[4])
+{
+    const __m512d v0 = _mm512_cvtepi32_pd(C[0]), v1 = _mm512_cvtepi32_pd(C[1]);
+    const __m512d v2 = _mm512_cvtepi32_pd(C[2]), v3 = _mm512_cvtepi32_pd(C[3]);
+    /* 128-bit lane L of a01: [row 0, row 1] lanes 2L, 2L + 1 added */
+    const __m512d a01 = _mm512_add_pd(_mm512_unpacklo_pd(v0, v1), _mm512_unpackhi_pd(v0, v1));
+    const __m512d a23 = _mm512_add_pd(_mm512_unpacklo_pd(v2, v3), _mm512_unpackhi_pd(v2, v3));
+    /* [rows 0, 1: lanes 0-3 | 4-7 | rows 2, 3: lanes 0-3 | 4-7] */
+    const __m512d b = _mm512_add_pd(_mm512_shuffle_f64x2(a01, a23, _MM_SHUFFLE(2, 0, 2, 0)),
+                                    _mm512_shuffle_f64x2(a01, a23, _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m512d c = _mm512_add_pd(b, _mm512_shuffle_f64x2(b, b, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm512_castpd512_pd256(_mm512_shuffle_f64x2(c, c, _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+/* big_sub32_AB (dot_avx2_pieces.h) for two columns at once, column j in
+   the low four lanes and j + 1 in the high: the same checks, products and
+   one rounding per lane (round_sum's round-to-odd where a lane's sum is
+   inexact; dn_dot_sum_odd of an exact sum is that sum). */
+AIV void big_sub32_AB2(__m512d A, __m512d B, double glim0, double glim1, __m256d d, __m256d dm,
+                       __m128 p[2], int need[2])
+{
+    const __m512d lim = _mm512_insertf64x4(_mm512_set1_pd(glim0), _mm256_set1_pd(glim1), 1);
+    const __m512d d2 = _mm512_insertf64x4(_mm512_castpd256_pd512(d), d, 1);
+    const __m512d dm2 = _mm512_insertf64x4(_mm512_castpd256_pd512(dm), dm, 1);
+    const __m512d sign = _mm512_set1_pd(-0.0), z = _mm512_setzero_pd();
+    const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, A), lim, _CMP_LT_OQ) &
+                        _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, B), lim, _CMP_LT_OQ);
+    const __m512d pa = _mm512_mul_pd(d2, A), pb = _mm512_mul_pd(dm2, B);
+    __m512d s = _mm512_add_pd(pa, pb);
+    const __m512d bb = _mm512_sub_pd(s, pa);
+    const __m512d err =
+        _mm512_add_pd(_mm512_sub_pd(pa, _mm512_sub_pd(s, bb)), _mm512_sub_pd(pb, bb));
+    if (_mm512_cmp_pd_mask(err, z, _CMP_NEQ_UQ)) { /* rare: round to odd */
+        double a8[8], b8[8];
+        _mm512_storeu_pd(a8, pa);
+        _mm512_storeu_pd(b8, pb);
+        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
+        s = _mm512_loadu_pd(a8);
+    }
+    const __m256 f = _mm512_cvtpd_ps(_mm512_add_pd(s, z)); /* + 0: an exact 0 is +0 */
+    p[0] = _mm256_castps256_ps128(f);
+    p[1] = _mm256_extractf128_ps(f, 1);
+    need[0] = ~ok & 15;
+    need[1] = (~ok >> 4) & 15;
+}
+
 /* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the
    reference); -1 when a block is unreadable. */
 AIV int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t g,
@@ -215,16 +263,26 @@ AIV int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_
     if (!fk) return 0;
     __m256i C[4][MM_NC], mb[4][MM_NC];
     for (int r = 0; r < 4; r++) k_factored_cols(t, blk[r], col, g, fk, C[r], mb[r]);
+    __m256d A[MM_NC], B[MM_NC];
     for (int j = 0; j < MM_NC; j++) {
         if (!(fk >> j & 1)) continue;
-        const dn_dot_act *a = col[j].a;
         __m256i Cj[4], Oj[4];
         col_of(C, j, Cj);
         col_of(mb, j, Oj);
-        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
-        __m256d A = _mm256_mul_pd(rows_total_pd(Cj), s);
-        __m256d B = _mm256_mul_pd(row_sums(Oj), _mm256_sub_pd(_mm256_setzero_pd(), s));
-        p[j] = big_sub32_AB(A, B, 1, a->glim[gi], d, dm, &need[j]);
+        const __m256d s = _mm256_set1_pd(col[j].a->g2e[gi]);
+        A[j] = _mm256_mul_pd(rows_total_512(Cj), s);
+        B[j] = _mm256_mul_pd(row_sums(Oj), _mm256_sub_pd(_mm256_setzero_pd(), s));
+    }
+    for (int j = 0; j < MM_NC; j += 2) { /* two columns a vector where both are factored */
+        if ((fk >> j & 3) == 3) {
+            big_sub32_AB2(_mm512_insertf64x4(_mm512_castpd256_pd512(A[j]), A[j + 1], 1),
+                          _mm512_insertf64x4(_mm512_castpd256_pd512(B[j]), B[j + 1], 1),
+                          col[j].a->glim[gi], col[j + 1].a->glim[gi], d, dm, p + j, need + j);
+            continue;
+        }
+        for (int i = j; i < j + 2; i++)
+            if (fk >> i & 1)
+                p[i] = big_sub32_AB(A[i], B[i], 1, col[i].a->glim[gi], d, dm, &need[i]);
     }
     return 0;
 }
