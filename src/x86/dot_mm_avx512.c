@@ -28,24 +28,20 @@
 
 /* ---- one row's integer sums against MM_NC columns ------------------------------- */
 
-/* Q4_K, Q5_K, a factored group: k_factored4's sums for one row and each
-   column in fk (the others get zero multipliers, their sums unused): the
-   pairs of chunks 2i, 2i + 1 weighted by M_k = sc_k f_k with vpdpwssd, the
-   two 256-bit halves added (k_factored4's lanes and bound); mb[j] =
-   m_k (f_k bs32_k), whose lanes add up to -B / 2^emin (big_k_factored's). */
-AIV void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_t g, int fk,
-                         __m256i C[MM_NC], __m256i mb[MM_NC])
+/* Q4_K, Q5_K, a factored group: k_factored4's sums for row r and each
+   column (zero multipliers for a column not factored), M[j] holding the four rows'
+   multipliers M_k = sc_k f_k of column j, row r in 128-bit lane r: the
+   pairs of chunks 2i, 2i + 1 weighted with vpdpwssd, the two 256-bit
+   halves added (k_factored4's lanes and bound). */
+AIV void k_factored_cols(dn_type t, const uint8_t *blk, int r, const mm_col *col, size_t g,
+                         const __m512i M[MM_NC], __m256i C[MM_NC])
 {
-    const __m128i sm = k_scales_mins(blk);
-    const __m128i sc = _mm_cvtepu8_epi16(sm);
-    const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    const __m512i lane =
+        _mm512_add_epi32(_mm512_set1_epi32(4 * r),
+                         _mm512_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3));
     __m512i M4[MM_NC], acc[MM_NC];
     for (int j = 0; j < MM_NC; j++) {
-        const __m128i f = fk >> j & 1 ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
-                                      : _mm_setzero_si128();
-        const __m256i fb = fk >> j & 1 ? load32(col[j].a->fbs + g / 32) : _mm256_setzero_si256();
-        M4[j] = _mm512_broadcast_i32x4(_mm_mullo_epi16(sc, f));
-        mb[j] = _mm256_mullo_epi32(mins, fb);
+        M4[j] = _mm512_permutexvar_epi32(lane, M[j]); /* zero for a column not in fk */
         acc[j] = _mm512_setzero_si512();
     }
 #pragma GCC unroll 4
@@ -63,6 +59,22 @@ AIV void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_
     for (int j = 0; j < MM_NC; j++)
         C[j] =
             _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+}
+
+/* The four rows' scales and mins (k_scales_mins4, row r in 128-bit lane r)
+   against column a's factors: M = sc_k f_k (int16, < 2^15) and, as
+   doubles, -B / 2^emin = sum_k (m_k f_k) bs32_k per row (k_factored4's
+   vpdpwssd and bound). */
+AIV __m256d k_factors4(__m512i sm4, const dn_dot_act *a, size_t g, __m512i *M)
+{
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i f = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(a->f16 + g / 32)));
+    const __m512i bs = _mm512_broadcast_i32x4(
+        _mm_packs_epi32(_mm_loadu_si128((const __m128i *)(a->bs32 + g / 32)),
+                        _mm_loadu_si128((const __m128i *)(a->bs32 + g / 32 + 4))));
+    *M = _mm512_mullo_epi16(_mm512_unpacklo_epi8(sm4, z), f);
+    return lane_sums_pd(
+        _mm512_dpwssd_epi32(z, _mm512_mullo_epi16(_mm512_unpackhi_epi8(sm4, z), f), bs));
 }
 
 /* Q6_K, one row's block: q6_k_chunks's C for each column, the digits and
@@ -261,17 +273,22 @@ AIV int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_
         for (int j = 0; j < MM_NC; j++)
             if (!(fk >> j & 1)) p[j] = k_group_one(t, blk, col[j].a, g, d, dm, &need[j]);
     if (!fk) return 0;
-    __m256i C[4][MM_NC], mb[4][MM_NC];
-    for (int r = 0; r < 4; r++) k_factored_cols(t, blk[r], col, g, fk, C[r], mb[r]);
+    const __m512i sm4 = k_scales_mins4(blk);
+    __m512i M[MM_NC];
     __m256d A[MM_NC], B[MM_NC];
     for (int j = 0; j < MM_NC; j++) {
+        M[j] = _mm512_setzero_si512();
+        if (fk >> j & 1) B[j] = k_factors4(sm4, col[j].a, g, &M[j]);
+    }
+    __m256i C[4][MM_NC];
+    for (int r = 0; r < 4; r++) k_factored_cols(t, blk[r], r, col, g, M, C[r]);
+    for (int j = 0; j < MM_NC; j++) {
         if (!(fk >> j & 1)) continue;
-        __m256i Cj[4], Oj[4];
+        __m256i Cj[4];
         col_of(C, j, Cj);
-        col_of(mb, j, Oj);
         const __m256d s = _mm256_set1_pd(col[j].a->g2e[gi]);
         A[j] = _mm256_mul_pd(rows_total_512(Cj), s);
-        B[j] = _mm256_mul_pd(row_sums(Oj), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        B[j] = _mm256_mul_pd(B[j], _mm256_sub_pd(_mm256_setzero_pd(), s));
     }
     for (int j = 0; j < MM_NC; j += 2) { /* two columns a vector where both are factored */
         if ((fk >> j & 3) == 3) {
