@@ -350,15 +350,10 @@ static int grouped(int quick)
    in C with an empty asm per accumulator, GCC kept the array in memory and
    the loop ran at half the instruction's throughput. */
 #define PEAK_R(op, r, k) op " %%" r "13, %%" r "12, %%" r #k "\n\t"
-#define PEAK_12(op, r)                                                                    \
-    PEAK_R(op, r, 0)                                                                      \
-    PEAK_R(op, r, 1)                                                                      \
-    PEAK_R(op, r, 2)                                                                      \
-    PEAK_R(op, r, 3)                                                                      \
-    PEAK_R(op, r, 4)                                                                      \
-    PEAK_R(op, r, 5)                                                                      \
-    PEAK_R(op, r, 6) PEAK_R(op, r, 7) PEAK_R(op, r, 8) PEAK_R(op, r, 9) PEAK_R(op, r, 10) \
-        PEAK_R(op, r, 11)
+#define PEAK_4(op, r, a, b, c, d) \
+    PEAK_R(op, r, a) PEAK_R(op, r, b) PEAK_R(op, r, c) PEAK_R(op, r, d)
+#define PEAK_12(op, r) \
+    PEAK_4(op, r, 0, 1, 2, 3) PEAK_4(op, r, 4, 5, 6, 7) PEAK_4(op, r, 8, 9, 10, 11)
 #define PEAK_CLOBBERS                                                                        \
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
         "xmm11", "xmm12", "xmm13", "cc"
