@@ -308,6 +308,25 @@ static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, s
     return DN_OK;
 }
 
+/* The register-blocked product of src/x86/dot_mm_avx2.c (AVX2): four rows
+   against four columns at a time, each row's blocks decoded once for the
+   four, every value the matrix-vector kernel's; for Q4_K, Q5_K, Q6_K and
+   Q8_0 under Sub32 with narrow, usable columns, else dn_dot_mm_tiled(f). A
+   table's mat_mul_rows with f its matrix-vector kernel. */
+#if defined(DN_HAVE_AVX2)
+dn_status dn_dot_mm_blocked_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                 dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                                 float *out, size_t ldo, size_t *bad);
+#endif
+
+#if defined(DN_HAVE_AVX512)
+/* The same with the integer sums of the AVX-512 kernels (VNNI):
+   src/x86/dot_mm_avx512.c, for the AVX-512 table alone. */
+dn_status dn_dot_mm_blocked_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                   dn_type type, const uint8_t *w, size_t rows, size_t r0,
+                                   size_t r1, float *out, size_t ldo, size_t *bad);
+#endif
+
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
    else the neighbour of RN(a + b) on the exact sum's side whose last bit is
    odd. Rounding that to f32 gives RN32(a + b) (round-to-odd with 29 spare

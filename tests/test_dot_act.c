@@ -367,9 +367,11 @@ static void bad_arguments_are_refused(void **state)
     free(mem);
 }
 
-/* Long rows (n = 2^16): the kernels' matrix product runs a block of two
-   columns at a time over the row tiles; every value as dn_act_mat_vec's,
-   and an unreadable block named from every column block. */
+/* Long rows (n = 2^16): the kernels' matrix product runs small blocks of
+   columns (four at a time, then the one left, in the register-blocked
+   kernels; two at a time over the row tiles in the others); every value as
+   dn_act_mat_vec's, and an unreadable block named from every column
+   block. */
 static void column_blocks_change_no_bit(void **state)
 {
     (void)state;
@@ -407,11 +409,57 @@ static void column_blocks_change_no_bit(void **state)
     free(x), free(out), free(v), free(w);
 }
 
+/* The register-blocked products (Q4_K, Q5_K, Q6_K, Q8_0, Sub32, one word:
+   four rows by four columns): 7 columns of different kinds (so the columns
+   of one block take different paths: factored groups or not, fast or
+   reference pieces) and 11 rows, whole and over every column range and
+   ragged row ranges, against dn_act_mat_vec of each column. */
+static void blocked_edges_change_no_bit(void **state)
+{
+    (void)state;
+    const size_t n = 768, rows = 11, cols = 7;
+    static const dn_type ts[4] = {DN_TYPE_Q4_K, DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_Q8_0};
+    uint64_t s = 7;
+    float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
+          *v = malloc(cols * rows * sizeof *v);
+    uint8_t *w = malloc(rows * (n / 32) * 34);
+    assert_true(x && out && v && w);
+    columns(&s, x, n); /* columns 0-3 */
+    for (size_t i = 0; i < n; i++) {
+        x[4 * n + i] = ldexpf(x[i], i % 64 < 32 ? -9 : 3); /* factors beyond Q4_K's 480 */
+        x[5 * n + i] = i < n / 2 ? 0.0f : x[n + i];        /* zero, then far spread */
+        x[6 * n + i] = x[i] * 0x1p-128f;                   /* near the flush range */
+    }
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    for (int k = 0; k < 4; k++) {
+        const dn_type t = ts[k];
+        random_matrix(&s, t, w, rows * (n / dn_type_block_elements(t)));
+        for (size_t c = 0; c < cols; c++)
+            assert_int_equal(dn_act_mat_vec(act, c, t, w, rows, v + c * rows, NULL, NULL), DN_OK);
+        memset(out, 0xFF, cols * rows * sizeof *out);
+        assert_int_equal(dn_act_mat_mul(act, t, w, rows, out, NULL, NULL), DN_OK);
+        assert_same(out, v, cols * rows);
+        for (size_t c0 = 0; c0 < cols; c0++)
+            for (size_t c1 = c0 + 1; c1 <= cols; c1++) {
+                const size_t r0 = (size_t)between(&s, 0, 6), r1 = r0 + (size_t)between(&s, 1, 5);
+                memset(out, 0xFF, cols * rows * sizeof *out);
+                assert_int_equal(dn_act_mat_mul_rows(act, c0, c1, t, w, rows, r0, r1, out, NULL),
+                                 DN_OK);
+                for (size_t c = c0; c < c1; c++)
+                    assert_same(out + c * rows + r0, v + c * rows + r0, r1 - r0);
+            }
+    }
+    dn_act_destroy(act);
+    free(x), free(out), free(v), free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_form_equals_mat_vec),
         cmocka_unit_test(column_blocks_change_no_bit),
+        cmocka_unit_test(blocked_edges_change_no_bit),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
     };

@@ -161,7 +161,9 @@ DN_API dn_status dn_act_mat_vec_multi(const dn_act *act, size_t col, const dn_ac
 /* The quantized matrix product (prefill): out[c * rows + r] = row r of w .
    column c of act, for r in [row_begin, row_end) and c in [col_begin,
    col_end), on the calling thread: the bits of dn_act_mat_vec_rows of each
-   column. The kernels keep a tile of rows in cache across the columns.
+   column. The kernels decode a batch of rows once for several columns
+   (x86: Q4_K, Q5_K, Q6_K, Q8_0 under Sub32, one word) or keep a tile of
+   rows in cache across the columns.
    out holds act's cols x rows floats. No allocation. */
 DN_API dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end,
                                      dn_type type, const uint8_t *w, size_t rows, size_t row_begin,

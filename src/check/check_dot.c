@@ -585,14 +585,21 @@ static void check_tie_q8_0(const dn_dot_kernels *kern, mv_bufs *b, dn_check_resu
 
 /* The product over prepared columns (mat_mul_rows): the kernel's table
    against the reference's on random matrices (now and then an unreadable
-   block), columns of every regime (spread exponents, zeros, outliers), 1
-   to 5 columns, up to 40 rows (several row tiles), a random row and column
-   range: the same status, *bad and bits. */
+   block), each column of its own regime (spread exponents, zeros,
+   outliers: columns of one block of the register-blocked kernels take
+   different paths), 1 to 11 columns (whole blocks of four and the rest),
+   up to 40 rows (several row tiles, batches of four and the rest), a random
+   row and column range; now and then n = 16384 (groups of 256 whose
+   columns come in blocks of eight: a block edge inside the range): the
+   same status, *bad and bits. */
+/* Indices in types[] of Q8_0, Q4_K, Q5_K, Q6_K. */
+static const size_t blocked_types[4] = {4, 7, 8, 9};
+
 static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
                           dn_check_result *res)
 {
     dn_rng r = {seed * 131 + 7};
-    const size_t maxn = 4 * 256, maxrows = 40, maxcols = 5;
+    const size_t maxn = 64 * 256, maxrows = 40, maxcols = 11;
     uint8_t *w = malloc(maxrows * maxn / 256 * 210 + maxrows * maxn / 32 * 34);
     float *x = malloc(maxcols * maxn * sizeof *x);
     float *o_ref = malloc(maxrows * maxcols * sizeof *o_ref);
@@ -604,18 +611,27 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
     void *mem = malloc(bytes);
     if (!w || !x || !o_ref || !o_k || !mem) dn_check_mismatch(res, "out of memory");
     for (size_t i = 0; w && x && o_ref && o_k && mem && i < cases; i++) {
-        const dn_type type = types[i % NTYPES];
+        /* every other case what the register-blocked kernels cover (Sub32,
+           one word, Q4_K, Q5_K, Q6_K, Q8_0), the others every format, both
+           scalings and word counts in turn */
+        const size_t ti = i % 2 ? (i / 2) % NTYPES : blocked_types[(i / 2) % 4];
+        const dn_type type = types[ti];
         const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-        const dn_act_scaling scaling = (i / NTYPES) & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
-        const dn_words words = (i / NTYPES) & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
-        const size_t blocks = 1 + (size_t)dn_rng_below(&r, maxn / be);
-        const size_t n = blocks * be, rows = 1 + (size_t)dn_rng_below(&r, maxrows);
-        const size_t cols = 1 + (size_t)dn_rng_below(&r, maxcols);
+        const size_t v = i % 2 ? (i / 2) / NTYPES : 0;
+        const dn_act_scaling scaling = v & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+        const dn_words words = v & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
+        const int long_row = dn_rng_below(&r, 16) == 0; /* n = 16384, few rows */
+        const size_t blocks = long_row ? maxn / be : 1 + (size_t)dn_rng_below(&r, 1024 / be);
+        const size_t n = blocks * be;
+        const size_t rows = 1 + (size_t)dn_rng_below(&r, long_row ? 6 : maxrows);
+        const size_t cols =
+            long_row ? 9 + (size_t)dn_rng_below(&r, 3) : 1 + (size_t)dn_rng_below(&r, maxcols);
         uint16_t prev = 0x3C00;
         const int allow_bad = dn_rng_below(&r, 8) == 0;
         for (size_t k = 0; k < rows * blocks; k++)
             fill_block(&r, type, w + k * bb, bb, 0, allow_bad, &prev);
-        dn_fill_f32(&r, (dn_regime)dn_rng_below(&r, DN_REGIME_COUNT), x, cols * n);
+        for (size_t c = 0; c < cols; c++)
+            dn_fill_f32(&r, (dn_regime)dn_rng_below(&r, DN_REGIME_COUNT), x + c * n, n);
         for (size_t k = 0; k < cols * n; k++)
             if (!isfinite(x[k])) x[k] = 0.0f;
         dn_act *act = NULL;
@@ -635,7 +651,7 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         res->compared++;
         if (st_ref != st_k || bad_ref != bad_k) {
             dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",
-                              type_names[i % NTYPES], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
+                              type_names[ti], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
             continue;
         }
         for (size_t k = 0; st_ref == DN_OK && k < rows * (c1 - c0); k++) {
@@ -644,8 +660,8 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
                 dn_check_mismatch(res,
                                   "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
                                   "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                                  type_names[i % NTYPES], n, (int)scaling, (int)words,
-                                  c0 + k / rows, k % rows, dn_bits(o_ref[k]), dn_bits(o_k[k]));
+                                  type_names[ti], n, (int)scaling, (int)words, c0 + k / rows,
+                                  k % rows, dn_bits(o_ref[k]), dn_bits(o_k[k]));
         }
     }
     free(w);

@@ -339,8 +339,8 @@ static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_t
                                      const uint8_t *w, size_t rows, size_t r0, size_t r1,
                                      float *out, size_t ldo, size_t *bad)
 {
-    return dn_dot_mm_tiled(mat_vec_rows_act_avx512, x, c0, c1, type, w, rows, r0, r1, out, ldo,
-                           bad);
+    return dn_dot_mm_blocked_avx512(mat_vec_rows_act_avx512, x, c0, c1, type, w, rows, r0, r1, out,
+                                    ldo, bad);
 }
 
 /* Registered for DN_ISA_AVX512 only on a CPU with AVX512-VNNI (dispatch.c). */

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quantized matrix product of prefill on AVX2 (+FMA, F16C), register
+ * blocked: a batch of four rows against a block of MM_NC prepared columns,
+ * each row's blocks decoded (digits to bytes, sub-block scales, binary16
+ * scales) once and multiplied with every column's codes, so a weight is
+ * decoded once per MM_NC columns instead of once per column. Bit for bit
+ * the matrix-vector product of each column (dot_avx2.c), hence the
+ * reference (src/dot.c):
+ *
+ * - the integer chunk sums of a (row, column) are the integers the
+ *   matrix-vector kernel computes, in the same lanes (the instructions and
+ *   their bounds are dot_avx2_decode.h's: only the loops are reordered, the
+ *   columns innermost);
+ * - each column's four row pieces are finished by the matrix-vector
+ *   kernel's own functions (dot_avx2_pieces.h: big_sub32_AB, big_sub32_4,
+ *   small_sub32_4) with the same exactness checks, the lanes they cannot
+ *   prove going to the reference's piece function;
+ * - a row's pieces are added in order from +0, a row meeting a tiny piece
+ *   is redone by the reference, and a batch meeting an unreadable block
+ *   hands the rest of the range to the reference, which reports it (the
+ *   first column block runs every row in order, and readability does not
+ *   depend on the column, so the first unreadable block of the range is
+ *   the one reported).
+ *
+ * Covered: Q4_K, Q5_K (factored groups; the others per column), Q6_K and
+ * Q8_0 under Sub32 scaling with narrow codes (one word) and every column's
+ * side usable. Everything else runs dn_dot_mm_tiled over the table's
+ * matrix-vector kernel.
+ */
+#include "../dot_kernels.h"
+#include "../dot_shared.h"
+#include "dot_avx2_decode.h"
+#include "dot_avx2_pieces.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "dot_mm_types.h"
+
+/* ---- one row's integer sums against MM_NC columns ------------------------------- */
+
+/* Q4_K, Q5_K, a factored group (every column's fok): big_k_factored's sums
+   for one row and each column, C[j] and mb[j] lane for lane. */
+AI void k_factored_cols(dn_type t, const uint8_t *blk, const mm_col *col, size_t g, int fk,
+                        __m256i C[MM_NC], __m256i mb[MM_NC])
+{
+    const __m128i sm = k_scales_mins(blk);
+    const __m128i sc = _mm_cvtepu8_epi16(sm);
+    const __m256i mins = _mm256_cvtepu8_epi32(_mm_srli_si128(sm, 8));
+    __m256i M2[MM_NC];
+    for (int j = 0; j < MM_NC; j++) { /* a column not in fk: zero multipliers, its sums unused */
+        const __m128i f = fk >> j & 1 ? _mm_loadu_si128((const __m128i *)(col[j].a->f16 + g / 32))
+                                      : _mm_setzero_si128();
+        const __m256i fb = fk >> j & 1 ? load32(col[j].a->fbs + g / 32) : _mm256_setzero_si256();
+        M2[j] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(sc, f));
+        mb[j] = _mm256_mullo_epi32(mins, fb);
+        C[j] = _mm256_setzero_si256();
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < 8; c++) {
+        const __m256i sel = _mm256_set1_epi16((short)(2 * c | (2 * c + 1) << 8));
+        const __m256i q = digits(t, blk, c);
+        for (int j = 0; j < MM_NC; j++) {
+            __m256i p = _mm256_maddubs_epi16(q, load32(col[j].a->c8 + g + 32 * c));
+            C[j] = _mm256_add_epi32(C[j], _mm256_madd_epi16(p, _mm256_shuffle_epi8(M2[j], sel)));
+        }
+    }
+}
+
+/* The hadd tree of big_narrow / small_narrow_2rows, one chunk pair at a
+   time: after the pairs (0,1) (2,3) (4,5) (6,7), [C_0..C_7]. */
+AI void tree_add(__m256i *ab, __m256i *cd, int c, __m256i h)
+{
+    if (c == 0) *ab = h;
+    if (c == 2) *ab = _mm256_hadd_epi32(*ab, h);
+    if (c == 4) *cd = h;
+    if (c == 6) *cd = _mm256_hadd_epi32(*cd, h);
+}
+
+AI __m256i tree_end(__m256i ab, __m256i cd)
+{
+    return _mm256_add_epi32(_mm256_permute2x128_si256(ab, cd, 0x20),
+                            _mm256_permute2x128_si256(ab, cd, 0x31));
+}
+
+/* Q6_K, one row's block: big_narrow's C (zero point applied) for each
+   column, the digits and per-16 scale multipliers decoded once. */
+AI void q6_k_cols(const uint8_t *blk, const mm_col *col, size_t g, __m256i C[MM_NC])
+{
+    const dn_type t = DN_TYPE_Q6_K;
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(blk + 192)));
+    const __m256i half[2] = {_mm256_permute2x128_si256(sc16, sc16, 0x00),
+                             _mm256_permute2x128_si256(sc16, sc16, 0x11)};
+    __m256i ab[MM_NC], cd[MM_NC];
+#pragma GCC unroll 4
+    for (int c = 0; c < 8; c += 2) {
+        const __m256i q0 = digits(t, blk, c), q1 = digits(t, blk, c + 1);
+        const __m256i m0 = sub16_scale(half[c / 4], c), m1 = sub16_scale(half[(c + 1) / 4], c + 1);
+        for (int j = 0; j < MM_NC; j++) {
+            const int8_t *c8 = col[j].a->c8 + g + 32 * c;
+            __m256i v0 = _mm256_madd_epi16(_mm256_maddubs_epi16(q0, load32(c8)), m0);
+            __m256i v1 = _mm256_madd_epi16(_mm256_maddubs_epi16(q1, load32(c8 + 32)), m1);
+            tree_add(&ab[j], &cd[j], c, _mm256_hadd_epi32(v0, v1));
+        }
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        __m256i zs = _mm256_madd_epi16(sc16, load32(col[j].a->bs16n + g / 16));
+        C[j] = _mm256_sub_epi32(tree_end(ab[j], cd[j]), _mm256_slli_epi32(zs, 5));
+    }
+}
+
+/* Q8_0, one row's group of eight blocks: small_narrow_2rows's C for each
+   column (signed digits through the sign trick: |q| once per chunk). */
+AI void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, __m256i C[MM_NC])
+{
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i ab[MM_NC], cd[MM_NC];
+#pragma GCC unroll 4
+    for (int c = 0; c < 8; c += 2) {
+        const __m256i q0 = load32(blk + c * bb + 2), q1 = load32(blk + (c + 1) * bb + 2);
+        const __m256i a0 = _mm256_sign_epi8(q0, q0), a1 = _mm256_sign_epi8(q1, q1);
+        for (int j = 0; j < MM_NC; j++) {
+            const int8_t *c8 = col[j].a->c8 + g + 32 * c;
+            __m256i v0 =
+                _mm256_madd_epi16(_mm256_maddubs_epi16(a0, _mm256_sign_epi8(load32(c8), q0)), ones);
+            __m256i v1 = _mm256_madd_epi16(
+                _mm256_maddubs_epi16(a1, _mm256_sign_epi8(load32(c8 + 32), q1)), ones);
+            tree_add(&ab[j], &cd[j], c, _mm256_hadd_epi32(v0, v1));
+        }
+    }
+    for (int j = 0; j < MM_NC; j++) C[j] = tree_end(ab[j], cd[j]);
+}
+
+/* ---- four rows' pieces of a group against MM_NC columns ------------------------ */
+
+/* Column j of four rows' C vectors. */
+AI void col_of(const __m256i C[4][MM_NC], int j, __m256i out[4])
+{
+    for (int r = 0; r < 4; r++) out[r] = C[r][j];
+}
+
+/* Q4_K, Q5_K, one column whose group is not factored: dot_avx2.c's
+   big_group for it (the reference, the factored sums, or the chunk sums
+   with the mins and the activation's products P). */
+AI __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *a, size_t g,
+                      __m256d d, __m256d dm, int *need)
+{
+    const size_t gi = g / DN_GROUP;
+    __m256i C[4], O[4];
+    if (!a->gok[gi]) {
+        *need = 15;
+        return _mm_setzero_ps();
+    }
+    if (a->fok[gi]) {
+        big_k_factored(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
+        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+        return big_sub32_AB(_mm256_mul_pd(rows_total_pd(C), s),
+                            _mm256_mul_pd(row_sums(O), _mm256_sub_pd(_mm256_setzero_pd(), s)),
+                            dn_has_offs(t), a->glim[gi], d, dm, need);
+    }
+    for (int r = 0; r < 4; r++) {
+        O[r] = _mm256_setzero_si256();
+        big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0, C + r, O + r);
+    }
+    const double *S = a->S + g / 32, *P = a->P + g / 32;
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
+    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+    return big_sub32_AB(rows_dot_S(C, S0, S1), B, dn_has_offs(t), a->glim[gi], d, dm, need);
+}
+
+/* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the
+   reference); -1 when a block is unreadable. */
+AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
+               int need[MM_NC])
+{
+    const size_t gi = g / DN_GROUP;
+    int bad = 0, fk = 0;
+    __m256d d, dm;
+    scales4x2(blk, dn_d_at(t), &d, &dm, &bad);
+    if (bad) return -1;
+    for (int j = 0; j < MM_NC; j++) fk |= col[j].a->fok[gi] << j; /* fok implies gok */
+    if (fk != (1 << MM_NC) - 1)
+        for (int j = 0; j < MM_NC; j++)
+            if (!(fk >> j & 1)) p[j] = k_group_one(t, blk, col[j].a, g, d, dm, &need[j]);
+    if (!fk) return 0;
+    __m256i C[4][MM_NC], mb[4][MM_NC];
+    for (int r = 0; r < 4; r++) k_factored_cols(t, blk[r], col, g, fk, C[r], mb[r]);
+    for (int j = 0; j < MM_NC; j++) {
+        if (!(fk >> j & 1)) continue;
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4], Oj[4];
+        col_of(C, j, Cj);
+        col_of(mb, j, Oj);
+        const __m256d s = _mm256_set1_pd(a->g2e[gi]);
+        __m256d A = _mm256_mul_pd(rows_total_pd(Cj), s);
+        __m256d B = _mm256_mul_pd(row_sums(Oj), _mm256_sub_pd(_mm256_setzero_pd(), s));
+        p[j] = big_sub32_AB(A, B, dn_has_offs(t), a->glim[gi], d, dm, &need[j]);
+    }
+    return 0;
+}
+
+/* Q6_K: as k_group (dot_avx2.c's big_group_narrow, no offsets). */
+AI int q6_k_group(const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
+                  int need[MM_NC])
+{
+    const dn_type t = DN_TYPE_Q6_K;
+    const size_t gi = g / DN_GROUP;
+    int bad = 0;
+    const __m256d d = scales4(blk, dn_d_at(t), &bad), dm = _mm256_setzero_pd();
+    if (bad) return -1;
+    __m256i C[4][MM_NC], O[4];
+    for (int r = 0; r < 4; r++) {
+        q6_k_cols(blk[r], col, g, C[r]);
+        O[r] = _mm256_setzero_si256();
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4];
+        col_of(C, j, Cj);
+        if (!a->gok[gi]) {
+            p[j] = _mm_setzero_ps();
+            need[j] = 15;
+        } else {
+            p[j] = big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, dm, &need[j]);
+        }
+    }
+    return 0;
+}
+
+/* Q8_0, a group of G blocks: as k_group (dot_avx2.c's small_group). */
+AI int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g, int G,
+                  __m128 p[MM_NC], int need[MM_NC])
+{
+    const dn_type t = DN_TYPE_Q8_0;
+    const size_t gi = g / DN_GROUP;
+    __m256 d[4], m[4];
+    int bad = 0;
+    for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+    if (bad) return -1;
+    __m256i C[4][MM_NC];
+    for (int r = 0; r < 4; r++) {
+        if (G == 8)
+            q8_0_cols(blk[r], bb, col, g, C[r]);
+        else /* the row's last, partial group */
+            for (int j = 0; j < MM_NC; j++)
+                C[r][j] = small_narrow(t, blk[r], bb, G, col[j].a->c8 + g, NULL, 0);
+    }
+    for (int j = 0; j < MM_NC; j++) {
+        const dn_dot_act *a = col[j].a;
+        __m256i Cj[4];
+        col_of(C, j, Cj);
+        if (!a->gok[gi]) {
+            p[j] = _mm_setzero_ps();
+            need[j] = 15;
+        } else {
+            p[j] = small_sub32_4(Cj, d, m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
+                                 a->gfac[gi], &need[j]);
+        }
+    }
+    return 0;
+}
+
+/* The group functions by format (dot_mm_loops.h's mm_group). */
+AI int mm_group(dn_type t, size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g,
+                int G, __m128 p[MM_NC], int need[MM_NC])
+{
+    if (t == DN_TYPE_Q8_0) return q8_0_group(bb, blk, col, g, G, p, need);
+    if (t == DN_TYPE_Q6_K) return q6_k_group(blk, col, g, p, need);
+    return k_group(t, blk, col, g, p, need);
+}
+
+#define MM_AI AI
+#define MM_NOINLINE __attribute__((noinline))
+#define MM_ENTRY_ATTR
+#define MM_ENTRY dn_dot_mm_blocked_avx2
+#include "dot_mm_loops.h"
