@@ -17,21 +17,13 @@ typedef struct {
     VI j;
 } vtrig_arg;
 
-/* The 64-bit halves (even lanes, odd lanes) of math.c's F =
-   (M*w0 << 32) + M*w1 + (M*w2 >> 32), each in the low lanes of a 64-bit
-   element (mul_epu32 reads the low 32 bits of each 64-bit element). */
-static inline VI trig_window_product(VI M, VI w0, VI w1, VI w2)
+/* math.c's F = (M*w0 << 32) + M*w1 + (M*w2 >> 32) mod 2^64 of one lane of
+   each 64-bit element (mul_epu32 reads the low 32 bits of each): p0 is
+   (M*w0 mod 2^32) << 32, from one vpmulld for all eight lanes. */
+static inline VI trig_window_product(VI p0, VI M, VI w1, VI w2)
 {
-    VI p0 = _mm256_slli_epi64(_mm256_mul_epu32(M, w0), 32);
     VI p2 = _mm256_srli_epi64(_mm256_mul_epu32(M, w2), 32);
     return _mm256_add_epi64(_mm256_add_epi64(p0, _mm256_mul_epu32(M, w1)), p2);
-}
-
-/* Two vectors of 64-bit elements' low words (even lanes from e, odd from o)
-   as one vector of eight 32-bit lanes. */
-static inline VI trig_join(VI e, VI o)
-{
-    return _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA);
 }
 
 /* The window of 1/pi for each lane's exponent, dn_trig_invpi[b - 64]
@@ -80,19 +72,23 @@ static inline vtrig_arg trig_reduce(V a)
     VI w0, w1, w2;
     trig_windows(ua, &w0, &w1, &w2);
     VI M = _mm256_or_si256(_mm256_and_si256(ua, I(DN_FRAC_BITS)), I(0x800000));
-    VI ge = trig_window_product(M, w0, w1, w2);
-    VI go = trig_window_product(_mm256_srli_epi64(M, 32), _mm256_srli_epi64(w0, 32),
-                                _mm256_srli_epi64(w1, 32), _mm256_srli_epi64(w2, 32));
+    VI P0 = _mm256_mullo_epi32(M, w0);
+    VI ge = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
+    VI go = trig_window_product(
+        _mm256_and_si256(P0, _mm256_set1_epi64x((long long)0xFFFFFFFF00000000ull)),
+        _mm256_srli_epi64(M, 32), _mm256_srli_epi64(w1, 32), _mm256_srli_epi64(w2, 32));
     const VI half = _mm256_set1_epi64x((long long)(UINT64_C(1) << 57));
     ge = _mm256_add_epi64(ge, half);
     go = _mm256_add_epi64(go, half);
-    VI j = trig_join(_mm256_srli_epi64(ge, 58), _mm256_srli_epi64(go, 58));
-    /* u = g mod 2^58: A = u >> 34, B = (u >> 10) mod 2^24, Cc = u mod 2^10 */
-    VI A = _mm256_and_si256(trig_join(_mm256_srli_epi64(ge, 34), _mm256_srli_epi64(go, 34)),
+    /* g's high and low words, lane by lane: H = j:6 A:24 B_hi:2, L = B_lo:22 Cc:10
+       (u = g mod 2^58: A = u >> 34, B = (u >> 10) mod 2^24, Cc = u mod 2^10) */
+    VI H = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
+    VI L = _mm256_blend_epi32(ge, _mm256_slli_epi64(go, 32), 0xAA);
+    VI j = _mm256_srli_epi32(H, 26);
+    VI A = _mm256_and_si256(_mm256_srli_epi32(H, 2), I(0xFFFFFF));
+    VI B = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(H, 22), _mm256_srli_epi32(L, 10)),
                             I(0xFFFFFF));
-    VI B = _mm256_and_si256(trig_join(_mm256_srli_epi64(ge, 10), _mm256_srli_epi64(go, 10)),
-                            I(0xFFFFFF));
-    VI Cc = _mm256_and_si256(trig_join(ge, go), I(1023));
+    VI Cc = _mm256_and_si256(L, I(1023));
     V fa = MUL(_mm256_cvtepi32_ps(_mm256_sub_epi32(A, I(1 << 23))), F(0x1p-24f));
     V fb = MUL(_mm256_cvtepi32_ps(B), F(0x1p-48f));
     V fc = MUL(_mm256_cvtepi32_ps(Cc), F(0x1p-58f));
