@@ -3,7 +3,9 @@
  * The transcendentals on AVX2: each kernel is its reference in src/math.c,
  * eight lanes at a time, operation for operation (no FMA: the file is built
  * with -mfma but the build passes -ffp-contract=off and no fused intrinsic
- * is used). Tables are read with gathers.
+ * is used). Tables are read with gathers, except where register permutes
+ * measured faster: tanh's exp table (lut64) and the sin/cos tables and
+ * windows (math_trig_avx2.h).
  *
  * Floating-point environment: the kernels run with MXCSR = DAZ only (see
  * avx2_common.h). A product or sum may come out denormal, exactly as IEEE
