@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "decodenum.h"
+#include "math_tables.h"
 #include "testutil.h"
 
 #define NAN_BITS 0x7FC00000u
@@ -106,6 +107,71 @@ static void trig_arrays(void **state)
     assert_int_equal(dn_sincos_v(NULL, NULL, NULL, 0), DN_OK);
 }
 
+/* What the AVX2 kernels assume of the tables (src/x86/math_trig_avx2.h):
+   below 2^24 the window of 1/pi for biased exponent b is the window for
+   b = 150 shifted right by 150 - b (computed there by word shifts, as
+   here), for every b from 119 to 150; and each sin(j*pi/32) table has
+   entry 32 + k = -(entry k) except where entry k is +0 (then +0), with its
+   zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo). */
+static void trig_kernel_tables(void **state)
+{
+    (void)state;
+    const uint32_t *k = dn_trig_invpi[150 - 64];
+    for (uint32_t b = 119; b <= 150; b++) {
+        uint32_t s = 150 - b, t = 32 - s;
+        uint32_t w0 = k[0] >> s;
+        uint32_t w1 = (k[1] >> s) | (t < 32 ? k[0] << t : 0u);
+        uint32_t w2 = (k[2] >> s) | (t < 32 ? k[1] << t : 0u);
+        assert_int_equal(w0, dn_trig_invpi[b - 64][0]);
+        assert_int_equal(w1, dn_trig_invpi[b - 64][1]);
+        assert_int_equal(w2, dn_trig_invpi[b - 64][2]);
+    }
+    const float *tabs[4] = {dn_trig_s24, dn_trig_s24_lo, dn_trig_s12, dn_trig_s12_lo};
+    for (int n = 0; n < 4; n++) {
+        const float *t = tabs[n];
+        for (int j = 0; j < 32; j++) {
+            int zero = j == 0 || (j == 16 && (n & 1));
+            if (zero) {
+                assert_same_float(t[j], 0.0f);
+                assert_same_float(t[j + 32], 0.0f);
+            } else {
+                assert_true(t[j] != 0.0f);
+                assert_same_float(t[j + 32], -t[j]);
+            }
+        }
+    }
+}
+
+/* The array forms where a vector mixes lanes below 2^24 (the kernels'
+   computed windows) with lanes at or above it, infinities and NaNs (their
+   table reads), at every lane position, around each boundary. */
+static void trig_mixed_lanes(void **state)
+{
+    (void)state;
+    static const uint32_t edge[] = {0x4B7FFFFFu, 0x4B800000u, 0x4B800001u, 0x7F7FFFFFu,
+                                    0x7F800000u, 0x7FC00000u, 0x3CFFFFFFu, 0x3D000000u,
+                                    0x397FFFFFu, 0x39800000u, 0x00000001u, 0x3F800000u};
+    enum { N = 8 * 12 * 8 };
+    float x[N], y[N], s[N], c[N];
+    int i = 0;
+    for (int e = 0; e < 12; e++)
+        for (int lane = 0; lane < 8; lane++)
+            for (int m = 0; m < 8; m++, i++) {
+                uint32_t u = m == lane ? edge[e] : 0x40A00000u + (uint32_t)(m * 77777);
+                memcpy(&x[i], &u, sizeof u);
+                if ((m + e) & 1) x[i] = -x[i];
+            }
+    assert_int_equal(dn_sin_v(x, y, N), DN_OK);
+    for (i = 0; i < N; i++) assert_same_float(y[i], dn_sin(x[i]));
+    assert_int_equal(dn_cos_v(x, y, N), DN_OK);
+    for (i = 0; i < N; i++) assert_same_float(y[i], dn_cos(x[i]));
+    assert_int_equal(dn_sincos_v(x, s, c, N), DN_OK);
+    for (i = 0; i < N; i++) {
+        assert_same_float(s[i], dn_sin(x[i]));
+        assert_same_float(c[i], dn_cos(x[i]));
+    }
+}
+
 static void rope_freqs(void **state)
 {
     (void)state;
@@ -193,9 +259,10 @@ static void rope_table_feeds_rope(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(trig_specials),   cmocka_unit_test(trig_against_exact),
-        cmocka_unit_test(trig_arrays),     cmocka_unit_test(rope_freqs),
-        cmocka_unit_test(rope_table_rows), cmocka_unit_test(rope_table_feeds_rope),
+        cmocka_unit_test(trig_specials),    cmocka_unit_test(trig_against_exact),
+        cmocka_unit_test(trig_arrays),      cmocka_unit_test(trig_kernel_tables),
+        cmocka_unit_test(trig_mixed_lanes), cmocka_unit_test(rope_freqs),
+        cmocka_unit_test(rope_table_rows),  cmocka_unit_test(rope_table_feeds_rope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,21 +17,51 @@ typedef struct {
     VI j;
 } vtrig_arg;
 
-/* The 64-bit halves (even lanes, odd lanes) of math.c's F =
-   (M*w0 << 32) + M*w1 + (M*w2 >> 32), each in the low lanes of a 64-bit
-   element (mul_epu32 reads the low 32 bits of each 64-bit element). */
-static inline VI trig_window_product(VI M, VI w0, VI w1, VI w2)
+/* math.c's F = (M*w0 << 32) + M*w1 + (M*w2 >> 32) mod 2^64 of one lane of
+   each 64-bit element (mul_epu32 reads the low 32 bits of each): p0 is
+   (M*w0 mod 2^32) << 32, from one vpmulld for all eight lanes. */
+static inline VI trig_window_product(VI p0, VI M, VI w1, VI w2)
 {
-    VI p0 = _mm256_slli_epi64(_mm256_mul_epu32(M, w0), 32);
     VI p2 = _mm256_srli_epi64(_mm256_mul_epu32(M, w2), 32);
     return _mm256_add_epi64(_mm256_add_epi64(p0, _mm256_mul_epu32(M, w1)), p2);
 }
 
-/* Two vectors of 64-bit elements' low words (even lanes from e, odd from o)
-   as one vector of eight 32-bit lanes. */
-static inline VI trig_join(VI e, VI o)
+/* The window of 1/pi for each lane's exponent, dn_trig_invpi[b - 64]
+   (b the biased exponent of a = |x|), as three 32-bit words.
+
+   Below 2^24 (b <= 150) it is computed, not read: the table's entry is
+   V_b = floor(2^(b-55)/pi) mod 2^96, and for b <= 150 the value
+   2^(b-55)/pi < 2^94 needs no reduction mod 2^96, so V_b =
+   floor(2^95/pi / 2^s) = floor(V_150 / 2^s) = V_150 >> s with s = 150 - b
+   (floor(floor(y)/2^s) = floor(y/2^s) for y >= 0 and an integer s >= 0).
+   For 0 <= s <= 31 that is three word shifts of V_150 with the bits crossing
+   the word boundaries or-ed in (vpsllvd of 32 gives 0, so s = 0 needs no
+   case); |x| >= 2^-5 has b >= 122, s <= 28, and the lanes below 2^-5 (any
+   s, the shifts then give 0 or junk) are replaced by trig_small's value in
+   trig_reduce. The same integers as the table's, so the same F, j and r
+   to the bit; tests/test_trig.c checks the identity against the table for
+   every b from 119 to 150. A vector with a lane at 2^24 or above (or inf,
+   NaN) reads the table with gathers: on the AMD host of docs/math.md the
+   three gathers were most of the reduction's time. */
+static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
 {
-    return _mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA);
+    VI big = _mm256_cmpgt_epi32(ua, I(0x4B7FFFFF)); /* |x| >= 2^24 or inf/NaN */
+    if (_mm256_movemask_ps(AS_F(big))) {
+        VI idx = _mm256_sub_epi32(_mm256_srli_epi32(ua, 23), I(64));
+        idx = _mm256_min_epi32(_mm256_max_epi32(idx, I(0)), I(190));
+        VI i3 = _mm256_add_epi32(idx, _mm256_add_epi32(idx, idx));
+        const int *tab = (const int *)&dn_trig_invpi[0][0];
+        *w0 = _mm256_i32gather_epi32(tab, i3, 4);
+        *w1 = _mm256_i32gather_epi32(tab + 1, i3, 4);
+        *w2 = _mm256_i32gather_epi32(tab + 2, i3, 4);
+        return;
+    }
+    const uint32_t *k = dn_trig_invpi[150 - 64];
+    VI s = _mm256_sub_epi32(I(150), _mm256_srli_epi32(ua, 23));
+    VI t = _mm256_sub_epi32(I(32), s);
+    *w0 = _mm256_srlv_epi32(I(k[0]), s);
+    *w1 = _mm256_or_si256(_mm256_srlv_epi32(I(k[1]), s), _mm256_sllv_epi32(I(k[0]), t));
+    *w2 = _mm256_or_si256(_mm256_srlv_epi32(I(k[2]), s), _mm256_sllv_epi32(I(k[1]), t));
 }
 
 /* math.c's trig_reduce() of a = |x| (finite lanes; other lanes give values
@@ -39,27 +69,26 @@ static inline VI trig_join(VI e, VI o)
 static inline vtrig_arg trig_reduce(V a)
 {
     VI ua = AS_I(a);
-    VI idx = _mm256_sub_epi32(_mm256_srli_epi32(ua, 23), I(64));
-    idx = _mm256_min_epi32(_mm256_max_epi32(idx, I(0)), I(190));
-    VI i3 = _mm256_add_epi32(idx, _mm256_add_epi32(idx, idx));
-    const int *tab = (const int *)&dn_trig_invpi[0][0];
-    VI w0 = _mm256_i32gather_epi32(tab, i3, 4);
-    VI w1 = _mm256_i32gather_epi32(tab + 1, i3, 4);
-    VI w2 = _mm256_i32gather_epi32(tab + 2, i3, 4);
+    VI w0, w1, w2;
+    trig_windows(ua, &w0, &w1, &w2);
     VI M = _mm256_or_si256(_mm256_and_si256(ua, I(DN_FRAC_BITS)), I(0x800000));
-    VI ge = trig_window_product(M, w0, w1, w2);
-    VI go = trig_window_product(_mm256_srli_epi64(M, 32), _mm256_srli_epi64(w0, 32),
-                                _mm256_srli_epi64(w1, 32), _mm256_srli_epi64(w2, 32));
+    VI P0 = _mm256_mullo_epi32(M, w0);
+    VI ge = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
+    VI go = trig_window_product(
+        _mm256_and_si256(P0, _mm256_set1_epi64x((long long)0xFFFFFFFF00000000ull)),
+        _mm256_srli_epi64(M, 32), _mm256_srli_epi64(w1, 32), _mm256_srli_epi64(w2, 32));
     const VI half = _mm256_set1_epi64x((long long)(UINT64_C(1) << 57));
     ge = _mm256_add_epi64(ge, half);
     go = _mm256_add_epi64(go, half);
-    VI j = trig_join(_mm256_srli_epi64(ge, 58), _mm256_srli_epi64(go, 58));
-    /* u = g mod 2^58: A = u >> 34, B = (u >> 10) mod 2^24, Cc = u mod 2^10 */
-    VI A = _mm256_and_si256(trig_join(_mm256_srli_epi64(ge, 34), _mm256_srli_epi64(go, 34)),
+    /* g's high and low words, lane by lane: H = j:6 A:24 B_hi:2, L = B_lo:22 Cc:10
+       (u = g mod 2^58: A = u >> 34, B = (u >> 10) mod 2^24, Cc = u mod 2^10) */
+    VI H = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
+    VI L = _mm256_blend_epi32(ge, _mm256_slli_epi64(go, 32), 0xAA);
+    VI j = _mm256_srli_epi32(H, 26);
+    VI A = _mm256_and_si256(_mm256_srli_epi32(H, 2), I(0xFFFFFF));
+    VI B = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(H, 22), _mm256_srli_epi32(L, 10)),
                             I(0xFFFFFF));
-    VI B = _mm256_and_si256(trig_join(_mm256_srli_epi64(ge, 10), _mm256_srli_epi64(go, 10)),
-                            I(0xFFFFFF));
-    VI Cc = _mm256_and_si256(trig_join(ge, go), I(1023));
+    VI Cc = _mm256_and_si256(L, I(1023));
     V fa = MUL(_mm256_cvtepi32_ps(_mm256_sub_epi32(A, I(1 << 23))), F(0x1p-24f));
     V fb = MUL(_mm256_cvtepi32_ps(B), F(0x1p-48f));
     V fc = MUL(_mm256_cvtepi32_ps(Cc), F(0x1p-58f));
@@ -81,14 +110,52 @@ static inline vtrig_arg trig_reduce(V a)
     return r;
 }
 
+/* Entry j (0..63) of a 64-entry sin(j*pi/32) table from registers, not
+   gathers: entries 32..63 are entries 0..31 negated except where those are
+   zero (+0 in both halves), so entry j is entry k = j mod 32 (four
+   vpermps on bits 0..2, two levels of blends on bits 3 and 4) with its sign
+   flipped where j >= 32 and entry k is not zero. Entry k is zero at k = 0
+   in s24 and s12 and at k = 0, 16 in s24_lo and s12_lo (tests/test_trig.c
+   checks both properties on the tables). */
+typedef struct {
+    VI j;
+    V b3, b4;       /* bit 3, bit 4 of j in the sign bit (blendv's mask) */
+    V flip, flip16; /* the sign to flip: j >= 32 and k != 0 (and k != 16) */
+} vtrig_idx;
+
+static inline vtrig_idx trig_idx(VI j)
+{
+    vtrig_idx t;
+    VI k = _mm256_and_si256(j, I(31));
+    VI f = _mm256_and_si256(_mm256_slli_epi32(j, 26), I(DN_SIGN_BIT));
+    VI fa = _mm256_andnot_si256(_mm256_cmpeq_epi32(k, _mm256_setzero_si256()), f);
+    t.j = j;
+    t.b3 = AS_F(_mm256_slli_epi32(j, 28));
+    t.b4 = AS_F(_mm256_slli_epi32(j, 27));
+    t.flip = AS_F(fa);
+    t.flip16 = AS_F(_mm256_andnot_si256(_mm256_cmpeq_epi32(k, I(16)), fa));
+    return t;
+}
+
+static inline V trig_lookup(const float *tab, const vtrig_idx *t, V flip)
+{
+    V q0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), t->j);
+    V q1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), t->j);
+    V q2 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 16), t->j);
+    V q3 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 24), t->j);
+    V v = sel(t->b4, sel(t->b3, q3, q2), sel(t->b3, q1, q0));
+    return _mm256_xor_ps(v, flip);
+}
+
 /* math.c's trig_eval() */
 static inline V trig_eval(vtrig_arg a, VI j)
 {
-    VI jc = _mm256_and_si256(_mm256_add_epi32(j, I(16)), I(63));
-    V S = _mm256_i32gather_ps(dn_trig_s24, j, 4);
-    V S_lo = _mm256_i32gather_ps(dn_trig_s24_lo, j, 4);
-    V Ch = _mm256_i32gather_ps(dn_trig_s12, jc, 4);
-    V Cl = _mm256_i32gather_ps(dn_trig_s12_lo, jc, 4);
+    vtrig_idx ts = trig_idx(j);
+    vtrig_idx tc = trig_idx(_mm256_and_si256(_mm256_add_epi32(j, I(16)), I(63)));
+    V S = trig_lookup(dn_trig_s24, &ts, ts.flip);
+    V S_lo = trig_lookup(dn_trig_s24_lo, &ts, ts.flip16);
+    V Ch = trig_lookup(dn_trig_s12, &tc, tc.flip);
+    V Cl = trig_lookup(dn_trig_s12_lo, &tc, tc.flip16);
     V rr = ADD(a.hi, a.lo);
     V z = MUL(rr, rr);
     V cr1 = MUL(z, ADD(F(T.cos_c2), MUL(F(T.cos_c4), z)));
