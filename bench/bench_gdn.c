@@ -136,6 +136,36 @@ static void stack_call(bench_case *c)
     c->result = out[0];
 }
 
+/* The eager case of L's store and pool through DEPTH layers' states. */
+static bench_case deep_case(const layer *L, const char *impl, stack **k)
+{
+    *k = stack_new(L, L->pool);
+    bench_case c = {.op = "eager", .impl = impl, .call = stack_call, .ctx = *k};
+    c.bytes = DEPTH * 2.0 * HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)L->shape.store);
+    return c;
+}
+
+/* The cases' times per token (per layer for the DEPTH-layer cases from
+   first_deep on) and the 16-bit stores' speed over f32 in both regimes. */
+static void print_table(const bench_case *cs, int n, int first_deep)
+{
+    static const char *store_name[3] = {"f32", "bf16", "f16"};
+    printf("%-6s %-13s %10s %10s %12s %8s\n", "op", "variant", "us/token", "best", "state bytes",
+           "GB/s");
+    for (int i = 0; i < n; i++) {
+        double per = i >= first_deep && i < first_deep + 6 ? DEPTH : 1;
+        printf("%-6s %-13s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl,
+               cs[i].med * 1e6 / per, cs[i].best * 1e6 / per, cs[i].bytes / per,
+               cs[i].bytes / cs[i].med * 1e-9);
+    }
+    printf("deep: %d layers' states (%.0f MiB in f32), times per layer\n", DEPTH,
+           DEPTH * 4.0 * HEADS * S * S / (1 << 20));
+    for (int i = 2; i < 6; i += 2)
+        printf("speed of %s over f32, 1 thread: %.2fx (one layer), %.2fx (deep)\n",
+               store_name[i / 2], cs[0].med / cs[i].med,
+               cs[first_deep].med / cs[first_deep + i].med);
+}
+
 typedef struct conv_ctx {
     float *ring, *kernel, *x, *y;
     uint32_t head;
@@ -201,7 +231,6 @@ int main(int argc, char **argv)
                         argv, NULL, 0);
     bench_print_machine(bench_clock_ghz(0.05));
     bench_print_load();
-    static const char *store_name[3] = {"f32", "bf16", "f16"};
     static const char *impls[17] = {
         "f32 1t",      "f32 2t",       "bf16 1t",      "bf16 2t",     "f16 1t",     "f16 2t",
         "lazy8 f32",   "lazy16 f32",   "lazy64 f32",   "lazy16 bf16", "conv",       "f32 1t deep",
@@ -233,13 +262,7 @@ int main(int argc, char **argv)
     cs[n].bytes = (double)CH * (2 * TAPS + 1) * 4;
     int conv_i = n++, first_deep = n;
     (void)conv_i; /* the ggml peer's conv is compared with it */
-    for (int i = 0; i < 6; i++, n++) {
-        deep[i] = stack_new(Ls[i], Ls[i]->pool);
-        cs[n] =
-            (bench_case){.op = "eager", .impl = impls[11 + i], .call = stack_call, .ctx = deep[i]};
-        cs[n].bytes =
-            DEPTH * 2.0 * HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)Ls[i]->shape.store);
-    }
+    for (int i = 0; i < 6; i++, n++) cs[n] = deep_case(Ls[i], impls[11 + i], &deep[i]);
 #ifdef DN_BENCH_GGML
     ggml_side gs = {0};
     int ours = n;
@@ -258,20 +281,7 @@ int main(int argc, char **argv)
     bench_bw bw = bench_read_best(buf, state_bytes, 1, quick ? 5 : 11);
     printf("read bandwidth over %zu KiB (1 thread, %s): %.1f GB/s median\n", state_bytes / 1024,
            bw.kernel, bw.med_gbps);
-    printf("%-6s %-13s %10s %10s %12s %8s\n", "op", "variant", "us/token", "best", "state bytes",
-           "GB/s");
-    for (int i = 0; i < n; i++) {
-        double per = i >= first_deep && i < first_deep + 6 ? DEPTH : 1; /* deep: per layer */
-        printf("%-6s %-13s %10.1f %10.1f %12.0f %8.1f\n", cs[i].op, cs[i].impl,
-               cs[i].med * 1e6 / per, cs[i].best * 1e6 / per, cs[i].bytes / per,
-               cs[i].bytes / cs[i].med * 1e-9);
-    }
-    printf("deep: %d layers' states (%.0f MiB in f32), times per layer\n", DEPTH,
-           DEPTH * 4.0 * HEADS * S * S / (1 << 20));
-    for (int i = 2; i < 6; i += 2)
-        printf("speed of %s over f32, 1 thread: %.2fx (one layer), %.2fx (deep)\n",
-               store_name[i / 2], cs[0].med / cs[i].med,
-               cs[first_deep].med / cs[first_deep + i].med);
+    print_table(cs, n, first_deep);
 #ifdef DN_BENCH_GGML
     for (int i = ours; i < n; i++) {
         const bench_case *mine = &cs[strcmp(cs[i].impl, "ggml conv") == 0     ? conv_i
