@@ -495,6 +495,88 @@ static void random_bytes(void **state)
     assert_true(ok > 1000 && unreadable > 1000);
 }
 
+/* ---- (g) rows as floats -------------------------------------------------------- */
+
+/* dn_row_to_f32 against its definition, one dn_exact_sum per weight, on
+   random rows of every format whose scales take any finite binary16 value
+   (so the two terms' exponents range as far apart as they can). */
+static void row_to_f32_definition(void **state)
+{
+    (void)state;
+    rng_state = 0xF10A75EEDull;
+    size_t values = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        const fmt *f = &fmts[iter % NFMTS];
+        size_t blocks = 1 + rng() % 4, n = blocks * f->elements;
+        uint8_t *bytes = malloc(blocks * f->bytes);
+        float *got = malloc(n * sizeof *got);
+        assert_true(bytes && got);
+        for (size_t k = 0; k < blocks * f->bytes; k++) bytes[k] = (uint8_t)rng();
+        for (size_t b = 0; b < blocks; b++) {
+            uint8_t *blk = bytes + b * f->bytes;
+            put16(blk + f->d_at, (uint16_t)(rng() % 0x7C00 | (rng() & 0x8000)));
+            if (f->b_at >= 0) put16(blk + f->b_at, (uint16_t)(rng() % 0x7C00 | (rng() & 0x8000)));
+        }
+        dn_coded_row r;
+        row_alloc(&r, n, f->elements);
+        assert_int_equal(dn_read_row(f->type, bytes, n, &r, NULL), DN_OK);
+        assert_int_equal(dn_row_to_f32(f->type, bytes, n, got, NULL), DN_OK);
+        for (size_t e = 0; e < n; e++) {
+            const dn_segment *sg = &r.segments[e / f->elements];
+            dn_term t[2] = {{(int64_t)sg->a.sig * r.coef[e], sg->a.exp, 0},
+                            {(int64_t)sg->b.sig * r.offs[e], sg->b.exp, 0}};
+            float want;
+            assert_int_equal(dn_exact_sum(t, 2, &want), DN_OK);
+            if (tbits(got[e]) != tbits(want))
+                fail_msg("%s element %zu: %a, its exact sum %a", f->name, e, (double)got[e],
+                         (double)want);
+        }
+        values += n;
+        row_free(&r);
+        free(bytes);
+        free(got);
+    }
+    printf("  %zu weights equal to their exact sums\n", values);
+}
+
+/* The widened types, the statuses, and a row stopped at an unreadable block. */
+static void row_to_f32_arguments(void **state)
+{
+    (void)state;
+    const uint8_t h[8] = {0x00, 0x3C, 0x01, 0x80,
+                          0x00, 0x7E, 0xFF, 0x7B}; /* 1, -2^-24, NaN, 65504 */
+    float out[4];
+    assert_int_equal(dn_row_to_f32(DN_TYPE_F16, h, 4, out, NULL), DN_OK);
+    assert_true(out[0] == 1.0f && out[1] == -0x1p-24f && tbits(out[2]) == 0x7FC00000u &&
+                out[3] == 65504.0f);
+    const uint8_t bf[4] = {0x80, 0x3F, 0x49, 0xC0}; /* 1, -3.140625 */
+    assert_int_equal(dn_row_to_f32(DN_TYPE_BF16, bf, 2, out, NULL), DN_OK);
+    assert_true(out[0] == 1.0f && out[1] == -3.140625f);
+    const uint8_t f32[4] = {0x01, 0x00, 0x80, 0x7F}; /* a signalling NaN's bits, copied */
+    assert_int_equal(dn_row_to_f32(DN_TYPE_F32, f32, 1, out, NULL), DN_OK);
+    assert_int_equal(tbits(out[0]), 0x7F800001u);
+
+    uint8_t q[4 * 34] = {0};
+    for (int b = 0; b < 4; b++) {
+        put16(q + 34 * b, 0x3C00);
+        memset(q + 34 * b + 2, 3, 32);
+    }
+    float row[128];
+    assert_int_equal(dn_row_to_f32((dn_type)4, q, 32, row, NULL), DN_ERR_UNSUPPORTED_TYPE);
+    assert_int_equal(dn_row_to_f32((dn_type)200, q, 32, row, NULL), DN_ERR_UNSUPPORTED_TYPE);
+    assert_int_equal(dn_row_to_f32(DN_TYPE_Q8_0, q, 33, row, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_row_to_f32(DN_TYPE_Q8_0, NULL, 32, row, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_row_to_f32(DN_TYPE_Q8_0, q, 32, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_row_to_f32(DN_TYPE_Q8_0, NULL, 0, NULL, NULL), DN_OK);
+    put16(q + 34 * 2, 0x7C00);
+    for (int i = 0; i < 128; i++) row[i] = -1.0f;
+    size_t bad = 99;
+    assert_int_equal(dn_row_to_f32(DN_TYPE_Q8_0, q, 128, row, &bad), DN_ERR_UNREADABLE_BLOCK);
+    assert_int_equal(bad, 2);
+    for (int i = 0; i < 64; i++) assert_true(row[i] == 3.0f);
+    for (int i = 64; i < 128; i++) assert_true(row[i] == -1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +587,8 @@ int main(void)
         cmocka_unit_test(hand_super_blocks),
         cmocka_unit_test(unreadable_blocks),
         cmocka_unit_test(random_bytes),
+        cmocka_unit_test(row_to_f32_definition),
+        cmocka_unit_test(row_to_f32_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,9 +27,9 @@ int dd_fail(dd_state *s, const char *what, dn_status st)
 }
 
 /* A row of the embedding as floats. F16 rows widen exactly; a block
-   format's row is read as coded integers (dn_read_row) and each weight
-   a * coef + b * offs is rounded once from its exact value (dn_exact_sum),
-   which is what ggml's get_rows gives whenever that value is an f32. */
+   format's weights a * coef + b * offs are each rounded once from their
+   exact value (dn_row_to_f32), which is what ggml's get_rows gives whenever
+   that value is an f32. */
 int op_embed(dd_state *s, uint32_t token)
 {
     s->act_src = NULL; /* a vector changes: its quantized form is stale */
@@ -42,16 +42,7 @@ int op_embed(dd_state *s, uint32_t token)
     if (e->type == DN_TYPE_F16) { /* host order (model.c), as the products take it */
         st = dn_f16_widen((const uint16_t *)(const void *)row, s->x, n);
     } else {
-        dn_coded_row cr = {s->coef, s->offs, s->segs, n, 0};
-        st = dn_read_row(e->type, row, n, &cr, NULL);
-        for (size_t g = 0; st == DN_OK && g < cr.nsegments; g++) {
-            const dn_segment *sg = &cr.segments[g];
-            for (size_t i = sg->first; st == DN_OK && i < (size_t)sg->first + sg->count; i++) {
-                dn_term t[2] = {{(int64_t)sg->a.sig * cr.coef[i], sg->a.exp, 0},
-                                {(int64_t)sg->b.sig * cr.offs[i], sg->b.exp, 0}};
-                st = dn_exact_sum(t, 2, &s->x[i]);
-            }
-        }
+        st = dn_row_to_f32(e->type, row, n, s->x, NULL);
     }
     s->bucket[DD_T_EMBED] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "embedding row", st);

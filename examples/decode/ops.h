@@ -22,9 +22,6 @@ typedef struct dd_state {
     dn_act_scale *scales;
     dn_act_row act;
     const float *act_src;
-    /* one embedding row read as coded integers */
-    int16_t *coef, *offs;
-    dn_segment *segs;
     /* the KV cache: per layer K and V, int8 codes or binary16 */
     void **kc, **vc;
     uint16_t **ks, **vs;

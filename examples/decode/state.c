@@ -91,10 +91,7 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
         bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
     s->codes = malloc(wide * sizeof *s->codes);
     s->scales = malloc((wide / DN_ACT_BLOCK + 1) * sizeof *s->scales);
-    s->coef = malloc(m->n_embd * sizeof *s->coef);
-    s->offs = malloc(m->n_embd * sizeof *s->offs);
-    s->segs = malloc(m->n_embd * sizeof *s->segs);
-    bad |= !s->codes || !s->scales || !s->coef || !s->offs || !s->segs;
+    bad |= !s->codes || !s->scales;
     if (bad || alloc_cache(s) || dd_hybrid_state_init(s)) {
         dd_state_free(s);
         snprintf(err, err_bytes, "out of memory (context %zu)", ctx);
@@ -122,9 +119,6 @@ void dd_state_free(dd_state *s)
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) free(vec[i]);
     free(s->codes);
     free(s->scales);
-    free(s->coef);
-    free(s->offs);
-    free(s->segs);
     for (size_t l = 0; s->kc && l < s->m->n_layer; l++) {
         free(s->kc[l]);
         free(s->vc ? s->vc[l] : NULL);

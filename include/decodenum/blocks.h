@@ -101,6 +101,22 @@ DN_API size_t dn_type_block_bytes(dn_type type);
 DN_API dn_status dn_read_row(dn_type type, const uint8_t *bytes, size_t n, dn_coded_row *row,
                              size_t *bad_block);
 
+/* A stored row's weights as floats: out[i] = a * coef + b * offs of element
+   i rounded once to f32, exactly as dn_exact_sum rounds the two terms
+   (nearest, ties to even), for every type dn_reads accepts; F16 and BF16
+   elements widen by dn_f16_to_f32 / dn_bf16_to_f32, F32 bits are copied.
+   Multi-byte fields are little-endian, as ggml stores them. This is an
+   engine's embedding lookup (ggml's get_rows): where ggml's dequantizer's
+   f32 arithmetic is exact, the two agree bit for bit.
+   DN_ERR_UNSUPPORTED_TYPE for a type neither read nor widened;
+   DN_ERR_INVALID_ARGUMENT for n not a whole number of blocks or NULL
+   pointers with n > 0; DN_ERR_UNREADABLE_BLOCK for a block whose scale is
+   infinite or NaN, with *bad_block (if not NULL) its index, out's earlier
+   blocks written and the rest untouched. Allocates nothing; O(n), a few ns
+   an element; reentrant. */
+DN_API dn_status dn_row_to_f32(dn_type type, const uint8_t *bytes, size_t n, float *out,
+                               size_t *bad_block);
+
 #ifdef __cplusplus
 }
 #endif
