@@ -24,7 +24,7 @@
 
 /* v * 2^e rounded to nearest even, as dn_scaled_to_f32 rounds, by integer
    steps where the result is a normal f32 (it is for every weight a binary16
-   scale makes: |value| >= 2^-24, < 2^40); dn_scaled_to_f32 (a 256-bit
+   scale makes: |value| >= 2^-24, < 2^30); dn_scaled_to_f32 (a 256-bit
    accumulator, ~50x slower) elsewhere. */
 static float rounded(int64_t v, int32_t e)
 {
