@@ -49,8 +49,8 @@ MM_AI void mm_finish(dn_type t, const __m256i C[4][MM_NC], const mm_col *col, si
         __m256i Cj[4];
         col_of(C, j, Cj);
         if (t == DN_TYPE_Q6_K)
-            p[j] = big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, _mm256_setzero_pd(),
-                               &need[j]);
+            p[j] =
+                big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, _mm256_setzero_pd(), &need[j]);
         else
             p[j] = q8_0_pieces_of(Cj, qs, a, g, &need[j]);
     }
