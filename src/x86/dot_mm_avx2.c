@@ -203,9 +203,28 @@ typedef struct mm_q8s {
 AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
 {
     int bad = 0;
-    for (int r = 0; r < 4; r++)
-        bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &s->d[r], &s->m[r]);
-    return bad;
+    if (G < 8) { /* the row's last, partial group */
+        for (int r = 0; r < 4; r++)
+            bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &s->d[r], &s->m[r]);
+        return bad;
+    }
+    /* small_scales's values (the same binary16 words, m = 0) from scalar
+       loads: its vpgatherdd took 14 % of this product's time (perf, 256
+       rows x 64 columns of 2048 in cache, AVX2 table) */
+    const __m128i e = _mm_set1_epi16(0x7C00);
+    __m128i badw = _mm_setzero_si128();
+    for (int r = 0; r < 4; r++) {
+        uint64_t lo = 0, hi = 0;
+        for (int k = 0; k < 4; k++) {
+            lo |= (uint64_t)dn_load_u16(blk[r] + k * bb) << (16 * k);
+            hi |= (uint64_t)dn_load_u16(blk[r] + (k + 4) * bb) << (16 * k);
+        }
+        const __m128i w = _mm_set_epi64x((long long)hi, (long long)lo);
+        badw = _mm_or_si128(badw, _mm_cmpeq_epi16(_mm_and_si128(w, e), e));
+        s->d[r] = _mm256_cvtph_ps(w);
+        s->m[r] = _mm256_setzero_ps();
+    }
+    return !_mm_testz_si128(badw, badw);
 }
 
 /* Q8_0, one column's four row pieces: dot_avx2.c's small_group. */
