@@ -37,7 +37,7 @@ MM_AI dn_status mm_block(const dn_act *x, const mm_ctx *m, dn_type t, const uint
 {
     const size_t nc = b1 - j0 < MM_NC ? b1 - j0 : MM_NC;
     mm_col col[MM_NC] = {{NULL, NULL}}; /* each set below (mm_covers checked the views) */
-    for (size_t j = 0; j < MM_NC; j++) /* a short block repeats its first column */
+    for (size_t j = 0; j < MM_NC; j++)  /* a short block repeats its first column */
         (void)dn_act_view(x, j0 + (j < nc ? j : 0), t, &col[j].act, &col[j].a);
     float v[MM_NC][4];
     int tiny[MM_NC];

@@ -102,8 +102,8 @@ AI int row_group(const dn_mv_ctx *c, dn_type t, const uint8_t *row, size_t g, fl
         if (!dn_big_scales16(t, blk, &dh, &mh)) return -1;
         raw_cols(t, blk, bb, 8, a, g, raw);
         for (int j = 0; j < MM_NC; j++) {
-            const float p =
-                dn_big_group_piece(&c[j], t, blk, g, dn_group_fast(&c[j], g) ? raw[j] : NULL, dh, mh);
+            const float p = dn_big_group_piece(&c[j], t, blk, g,
+                                               dn_group_fast(&c[j], g) ? raw[j] : NULL, dh, mh);
             tiny[j] |= dn_piece_tiny(p);
             acc[j] += p;
         }
