@@ -198,6 +198,7 @@ AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t
    unreadable. */
 typedef struct mm_q8s {
     __m256 d[4], m[4];
+    __m256d dc[8]; /* d as columns_f gives it, once for the MM_NC columns */
 } mm_q8s;
 
 AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
@@ -206,6 +207,7 @@ AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
     if (G < 8) { /* the row's last, partial group */
         for (int r = 0; r < 4; r++)
             bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &s->d[r], &s->m[r]);
+        if (!bad) columns_f(s->d, s->dc);
         return bad;
     }
     /* small_scales's values (the same binary16 words, m = 0) from scalar
@@ -224,6 +226,7 @@ AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
         s->d[r] = _mm256_cvtph_ps(w);
         s->m[r] = _mm256_setzero_ps();
     }
+    columns_f(s->d, s->dc);
     return !_mm_testz_si128(badw, badw);
 }
 
@@ -231,8 +234,8 @@ AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
 AI __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, const dn_dot_act *a, size_t g,
                          int *need)
 {
-    return small_sub32_4(C, s->d, s->m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
-                         a->gfac[g / DN_GROUP], need);
+    return small_sub32_dc(C, s->dc, s->m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
+                          a->gfac[g / DN_GROUP], need);
 }
 
 #define MM_AI AI
