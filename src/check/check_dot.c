@@ -626,7 +626,9 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         const size_t cols =
             long_row ? 9 + (size_t)dn_rng_below(&r, 3) : 1 + (size_t)dn_rng_below(&r, maxcols);
         uint16_t prev = 0x3C00;
-        const int allow_bad = dn_rng_below(&r, 8) == 0;
+        /* unreadable blocks in one blocked case in three (each kernel's
+           scale test bites on the plan's seeds), one in eight otherwise */
+        const int allow_bad = dn_rng_below(&r, i % 2 ? 8 : 3) == 0;
         for (size_t k = 0; k < rows * blocks; k++)
             fill_block(&r, type, w + k * bb, bb, 0, allow_bad, &prev);
         for (size_t c = 0; c < cols; c++)
