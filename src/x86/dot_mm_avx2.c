@@ -155,11 +155,7 @@ AI __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *
         O[r] = _mm256_setzero_si256();
         big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0, C + r, O + r);
     }
-    const double *S = a->S + g / 32, *P = a->P + g / 32;
-    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
-    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-    return big_sub32_AB(rows_dot_S(C, S0, S1), B, dn_has_offs(t), a->glim[gi], d, dm, need);
+    return mm_chunk_pieces(C, O, a, g, d, dm, need);
 }
 
 /* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the

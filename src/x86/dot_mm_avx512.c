@@ -146,11 +146,7 @@ AIV __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act 
                             1, a->glim[gi], d, dm, need);
     }
     for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
-    const double *S = a->S + g / 32, *P = a->P + g / 32;
-    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
-    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-    return big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[gi], d, dm, need);
+    return mm_chunk_pieces(C, O, a, g, d, dm, need);
 }
 
 /* rows_total_pd's values (the sums of each row's eight int32 lanes, exact

@@ -9,6 +9,7 @@
 
 #include "../dot_kernels.h"
 #include "../dot_mm.h"
+#include "dot_avx2_pieces.h"
 
 #include <immintrin.h>
 
@@ -31,6 +32,19 @@ MM_SHARED int mm_no_fast(const dn_dot_act *a, size_t gi, __m128 *p, int *need)
     *p = _mm_setzero_ps();
     *need = 15;
     return 1;
+}
+
+/* Q4_K, Q5_K, a group that does not factor: four rows' pieces from their
+   chunk sums C and mins O with the activation's S and products P (the
+   matrix-vector kernels' unfactored path). */
+MM_SHARED __m128 mm_chunk_pieces(const __m256i C[4], const __m256i O[4], const dn_dot_act *a,
+                                 size_t g, __m256d d, __m256d dm, int *need)
+{
+    const double *S = a->S + g / 32, *P = a->P + g / 32;
+    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
+    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
+    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
+    return big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[g / DN_GROUP], d, dm, need);
 }
 
 #endif
