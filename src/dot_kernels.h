@@ -327,6 +327,15 @@ dn_status dn_dot_mm_blocked_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t
                                    size_t r1, float *out, size_t ldo, size_t *bad);
 #endif
 
+#if defined(DN_HAVE_NEON)
+/* The same on NEON (src/neon/dot_mm_neon.c): the digits of a row's group
+   decoded once for four columns, the pieces dot_shared.h's; the NEON
+   table's mat_mul_rows. */
+dn_status dn_dot_mm_blocked_neon(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                                 dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                                 float *out, size_t ldo, size_t *bad);
+#endif
+
 /* a + b rounded to 53 bits "to odd": the exact sum when it is a double,
    else the neighbour of RN(a + b) on the exact sum's side whose last bit is
    odd. Rounding that to f32 gives RN32(a + b) (round-to-odd with 29 spare

@@ -28,6 +28,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -488,6 +489,29 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
     }
 }
 
+/* The kernel's mat_vec_rows against the reference's on rows [0, rows) of
+   b->w with the Sub32 one-word activation in b->codes, b->scales (n
+   elements): the same status and the bits of every row. */
+static void compare_sub32_rows(const dn_dot_kernels *kern, dn_type type, mv_bufs *b, size_t rows,
+                               size_t n, const char *what, dn_check_result *res)
+{
+    dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
+    size_t bad_ref = 0, bad_k = 0;
+    dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows,
+                                                  b->o_ref, &bad_ref);
+    dn_status st_k =
+        kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows, b->o_k, &bad_k);
+    for (size_t r = 0; r < rows; r++) {
+        res->compared++;
+        if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
+            dn_check_mismatch(res,
+                              "%s row %zu: reference 0x%08" PRIx32 " (status %d), kernel "
+                              "0x%08" PRIx32 " (status %d)",
+                              what, r, dn_bits(b->o_ref[r]), (int)st_ref, dn_bits(b->o_k[r]),
+                              (int)st_k);
+    }
+}
+
 /* Q4_K and Q5_K at the bounds of the kernels' integer sums under Sub32:
    every digit, sub-block scale and min at its largest (all bytes 0xFF),
    every code +-127 of one sign per row, and activation scales whose factors
@@ -516,22 +540,10 @@ static void check_extreme_k(const dn_dot_kernels *kern, dn_type type, mv_bufs *b
                 b->scales[k].m = k % 8 == 0 ? 255 : 15;
                 b->scales[k].e = k % 8 == 0 ? 0 : shift + past;
             }
-            dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
-            size_t bad_ref = 0, bad_k = 0;
-            dn_status st_ref = dn_dot_scalar.mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32,
-                                                          0, rows, b->o_ref, &bad_ref);
-            dn_status st_k = kern->mat_vec_rows(type, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows,
-                                                b->o_k, &bad_k);
-            for (size_t r = 0; r < rows; r++) {
-                res->compared++;
-                if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
-                    dn_check_mismatch(
-                        res,
-                        "%s extreme sums (past %d, sign %d) row %zu: reference 0x%08" PRIx32
-                        " (status %d), kernel 0x%08" PRIx32 " (status %d)",
-                        type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign, r, dn_bits(b->o_ref[r]),
-                        (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
-            }
+            char what[64];
+            snprintf(what, sizeof what, "%s extreme sums (past %d, sign %d)",
+                     type == DN_TYPE_Q4_K ? "Q4_K" : "Q5_K", past, sign);
+            compare_sub32_rows(kern, type, b, rows, n, what, res);
         }
 }
 
@@ -567,20 +579,7 @@ static void check_tie_q8_0(const dn_dot_kernels *kern, mv_bufs *b, dn_check_resu
         row[bb + 1] = 0x00;
         row[bb + 2] = (uint8_t)(int8_t)s1;
     }
-    dn_act_row act = {b->codes, b->scales, n, 32, DN_WORDS_ONE};
-    size_t bad_ref = 0, bad_k = 0;
-    dn_status st_ref = dn_dot_scalar.mat_vec_rows(DN_TYPE_Q8_0, b->w, rows, n, &act, DN_ACT_SUB32,
-                                                  0, rows, b->o_ref, &bad_ref);
-    dn_status st_k = kern->mat_vec_rows(DN_TYPE_Q8_0, b->w, rows, n, &act, DN_ACT_SUB32, 0, rows,
-                                        b->o_k, &bad_k);
-    for (size_t r = 0; r < rows; r++) {
-        res->compared++;
-        if (st_ref != st_k || dn_bits(b->o_ref[r]) != dn_bits(b->o_k[r]))
-            dn_check_mismatch(res,
-                              "Q8_0 tie row %zu: reference 0x%08" PRIx32 " (status %d), kernel "
-                              "0x%08" PRIx32 " (status %d)",
-                              r, dn_bits(b->o_ref[r]), (int)st_ref, dn_bits(b->o_k[r]), (int)st_k);
-    }
+    compare_sub32_rows(kern, DN_TYPE_Q8_0, b, rows, n, "Q8_0 tie", res);
 }
 
 /* The product over prepared columns (mat_mul_rows): the kernel's table
@@ -627,7 +626,9 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         const size_t cols =
             long_row ? 9 + (size_t)dn_rng_below(&r, 3) : 1 + (size_t)dn_rng_below(&r, maxcols);
         uint16_t prev = 0x3C00;
-        const int allow_bad = dn_rng_below(&r, 8) == 0;
+        /* unreadable blocks in one blocked case in three (each kernel's
+           scale test bites on the plan's seeds), one in eight otherwise */
+        const int allow_bad = dn_rng_below(&r, i % 2 ? 8 : 3) == 0;
         for (size_t k = 0; k < rows * blocks; k++)
             fill_block(&r, type, w + k * bb, bb, 0, allow_bad, &prev);
         for (size_t c = 0; c < cols; c++)

@@ -210,14 +210,17 @@ AI __m128 big_block_planes(const __m256i Ch[4], const __m256i Oh[4], const __m25
 /* The four pieces of a Sub32 group of G 32-element blocks: sum_k C_k d_k S_k
    (+ O_k m_k S_k) per row, exact where sum |terms| < ymin gfac
    (dn_piece_small_sub32's argument; ymin here is the least |d_k| S_k over
-   non-zero ones, +inf-scaled past the row and for zero activation blocks). */
-AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4],
-                        const int32_t *bs32, int has_o, const double *S, const double *Sinf,
-                        double gfac, int *need)
+   non-zero ones, +inf-scaled past the row and for zero activation blocks).
+   small_sub32_dc takes the rows' scales d as columns_f gives them (the
+   blocked matrix product transposes them once for its columns);
+   small_sub32_4 below from d. */
+AI __m128 small_sub32_dc(const __m256i C[4], const __m256d dcol[8], const __m256 m[4],
+                         const int32_t *bs32, int has_o, const double *S, const double *Sinf,
+                         double gfac, int *need)
 {
     __m256d c[8], dc[8];
     columns_i(C, c);
-    columns_f(d, dc);
+    for (int k = 0; k < 8; k++) dc[k] = dcol[k];
     const __m256d sign = _mm256_set1_pd(-0.0);
     __m256d s = _mm256_setzero_pd(), ab = _mm256_setzero_pd(), ym = _mm256_set1_pd(INFINITY);
     for (int k = 0; k < 8; k++) {
@@ -243,6 +246,15 @@ AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4]
     __m256d ok = _mm256_cmp_pd(ab, _mm256_mul_pd(ym, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
     *need = ~_mm256_movemask_pd(ok) & 15;
     return _mm256_cvtpd_ps(_mm256_add_pd(s, _mm256_setzero_pd()));
+}
+
+AI __m128 small_sub32_4(const __m256i C[4], const __m256 d[4], const __m256 m[4],
+                        const int32_t *bs32, int has_o, const double *S, const double *Sinf,
+                        double gfac, int *need)
+{
+    __m256d dc[8];
+    columns_f(d, dc);
+    return small_sub32_dc(C, dc, m, bs32, has_o, S, Sinf, gfac, need);
 }
 
 /* One row's eight per-block pieces of G 32-element blocks (lanes past G are

@@ -27,7 +27,6 @@
 #include "dot_avx512_decode.h"
 
 #include <immintrin.h>
-#include <math.h>
 #include <string.h>
 
 #ifndef DN_DOT_PREFETCH
@@ -127,48 +126,6 @@ AIV int big_group4(const dn_dot_act *a, dn_type t, const uint8_t *const blk[4], 
     return 0;
 }
 
-/* small_sub32_4 (dot_avx2_pieces.h) for formats without offsets, two
-   chunks per instruction: lanes [rows 0-3 of chunk k | rows 0-3 of chunk k +
-   4]. The sum of a row's terms is exact where the check passes (any order:
-   every partial sum is a multiple of the least term's unit below 2^52 of
-   it), and the check is sound in any order (rounding is monotonic and the
-   bound ymin gfac is a double), so the pieces are small_sub32_4's. */
-AIV __m128 small_sub32_z(const __m256i C[4], const __m256 d[4], const double *S, const double *Sinf,
-                         double gfac, int *need)
-{
-    __m256i t0 = _mm256_unpacklo_epi32(C[0], C[1]), t1 = _mm256_unpackhi_epi32(C[0], C[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(C[2], C[3]), t3 = _mm256_unpackhi_epi32(C[2], C[3]);
-    const __m256i ci[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
-                           _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
-    __m256 f0 = _mm256_unpacklo_ps(d[0], d[1]), f1 = _mm256_unpackhi_ps(d[0], d[1]);
-    __m256 f2 = _mm256_unpacklo_ps(d[2], d[3]), f3 = _mm256_unpackhi_ps(d[2], d[3]);
-    const __m256d g0 = _mm256_castps_pd(f0), g1 = _mm256_castps_pd(f1);
-    const __m256d g2 = _mm256_castps_pd(f2), g3 = _mm256_castps_pd(f3);
-    const __m256 df[4] = {
-        _mm256_castpd_ps(_mm256_unpacklo_pd(g0, g2)), _mm256_castpd_ps(_mm256_unpackhi_pd(g0, g2)),
-        _mm256_castpd_ps(_mm256_unpacklo_pd(g1, g3)), _mm256_castpd_ps(_mm256_unpackhi_pd(g1, g3))};
-    const __m512d Sv = _mm512_loadu_pd(S), Iv = _mm512_loadu_pd(Sinf);
-    const __m512d sign = _mm512_set1_pd(-0.0);
-    __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
-    for (int k = 0; k < 4; k++) {
-        const __m512i idx = _mm512_setr_epi64(k, k, k, k, k + 4, k + 4, k + 4, k + 4);
-        const __m512d dz = _mm512_cvtps_pd(df[k]);
-        const __m512d t = _mm512_mul_pd(_mm512_cvtepi32_pd(ci[k]),
-                                        _mm512_mul_pd(dz, _mm512_permutexvar_pd(idx, Sv)));
-        s = _mm512_add_pd(s, t);
-        ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
-        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
-        ym = _mm512_min_pd(
-            _mm512_mul_pd(_mm512_andnot_pd(sign, dz), _mm512_permutexvar_pd(idx, Iv)), ym);
-    }
-    const __m256d s4 = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
-    const __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(ab), _mm512_extractf64x4_pd(ab, 1));
-    const __m256d y4 = _mm256_min_pd(_mm512_castpd512_pd256(ym), _mm512_extractf64x4_pd(ym, 1));
-    __m256d ok = _mm256_cmp_pd(a4, _mm256_mul_pd(y4, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
-    *need = ~_mm256_movemask_pd(ok) & 15;
-    return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
-}
-
 /* Q8_0: the four rows' pieces of a Sub32 group of G blocks (dot_avx2.c's
    small_group); -1 when a block is unreadable, else 0. */
 AIV int q8_0_group4(const dn_dot_act *a, size_t bb, const uint8_t *const blk[4], size_t g, int G,
@@ -198,7 +155,9 @@ AIV int q8_0_group4(const dn_dot_act *a, size_t bb, const uint8_t *const blk[4],
         q8_0_chunks4(blk, bb, a->c8 + g, a->bs32 + g / 32, C);
     else /* the row's last, partial group */
         for (int r = 0; r < 4; r++) C[r] = small_narrow(t, blk[r], bb, G, a->c8 + g, NULL, 0);
-    *p = small_sub32_z(C, d, a->S + g / 32, a->Sinf + g / 32, a->gfac[gi], need);
+    __m512d dz[4], az[4];
+    small_scales_z(d, dz, az);
+    *p = small_sub32_z(C, dz, az, a->S + g / 32, a->Sinf + g / 32, a->gfac[gi], need);
     return 0;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dot_avx512_decode.h: the AVX-512 (+VNNI) dot kernels' integer half,
- * included by src/x86/dot_avx512.c alone: the exact chunk sums of four rows'
- * Q8_0 groups, Q4_K / Q5_K groups (factored) and Q6_K blocks with 64
- * elements per instruction. Every sum is the integer the AVX2 kernels
+ * included by src/x86/dot_avx512.c and dot_mm_avx512.c: the exact chunk
+ * sums of four rows' Q8_0 groups, Q4_K / Q5_K groups (factored) and Q6_K
+ * blocks with 64 elements per instruction, and Q8_0's Sub32 pieces of four
+ * rows (small_sub32_z). Every sum is the integer the AVX2 kernels
  * compute (dot_avx2_decode.h), the bound at each use; only the instructions
  * differ: vpdpbusd (u8 x s8, four products into an int32 lane) and
  * vpdpwssd (s16 x s16, two products into an int32 lane) in place of
@@ -20,6 +21,7 @@
 #include "dot_avx2_decode.h"
 
 #include <immintrin.h>
+#include <math.h>
 
 #define VNNI __attribute__((target("avx512vnni")))
 #define AIV static inline __attribute__((always_inline, target("avx512vnni")))
@@ -306,6 +308,61 @@ AIV __m256i q6_k_chunks(const uint8_t *blk, const int8_t *c8, const int16_t *bs1
     const __m256i raw = chunks_of_packed(A0, A2);
     __m256i zs = _mm256_madd_epi16(sc16, load32(bs16n));
     return _mm256_sub_epi32(raw, _mm256_slli_epi32(zs, 5));
+}
+
+/* ---- Q8_0's pieces (the floating-point half) ------------------------------------- */
+
+/* The four rows' block scales d of a Sub32 group of Q8_0 as small_sub32_z
+   pairs them, [rows 0-3 of block k | rows 0-3 of block k + 4] for k =
+   0..3, as doubles (dz) and their magnitudes (az): what every column's
+   pieces share (the matrix product computes them once per group). */
+AIV void small_scales_z(const __m256 d[4], __m512d dz[4], __m512d az[4])
+{
+    __m256 f0 = _mm256_unpacklo_ps(d[0], d[1]), f1 = _mm256_unpackhi_ps(d[0], d[1]);
+    __m256 f2 = _mm256_unpacklo_ps(d[2], d[3]), f3 = _mm256_unpackhi_ps(d[2], d[3]);
+    const __m256d g0 = _mm256_castps_pd(f0), g1 = _mm256_castps_pd(f1);
+    const __m256d g2 = _mm256_castps_pd(f2), g3 = _mm256_castps_pd(f3);
+    const __m256 df[4] = {
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g0, g2)), _mm256_castpd_ps(_mm256_unpackhi_pd(g0, g2)),
+        _mm256_castpd_ps(_mm256_unpacklo_pd(g1, g3)), _mm256_castpd_ps(_mm256_unpackhi_pd(g1, g3))};
+    for (int k = 0; k < 4; k++) {
+        dz[k] = _mm512_cvtps_pd(df[k]);
+        az[k] = _mm512_andnot_pd(_mm512_set1_pd(-0.0), dz[k]);
+    }
+}
+
+/* small_sub32_4 (dot_avx2_pieces.h) for formats without offsets, two
+   chunks per instruction: lanes [rows 0-3 of chunk k | rows 0-3 of chunk k +
+   4], the rows' scales from small_scales_z. The sum of a row's terms is
+   exact where the check passes (any order: every partial sum is a multiple
+   of the least term's unit below 2^52 of it), and the check is sound in any
+   order (rounding is monotonic and the bound ymin gfac is a double), so the
+   pieces are small_sub32_4's. */
+AIV __m128 small_sub32_z(const __m256i C[4], const __m512d dz[4], const __m512d az[4],
+                         const double *S, const double *Sinf, double gfac, int *need)
+{
+    __m256i t0 = _mm256_unpacklo_epi32(C[0], C[1]), t1 = _mm256_unpackhi_epi32(C[0], C[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(C[2], C[3]), t3 = _mm256_unpackhi_epi32(C[2], C[3]);
+    const __m256i ci[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
+                           _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
+    const __m512d Sv = _mm512_loadu_pd(S), Iv = _mm512_loadu_pd(Sinf);
+    const __m512d sign = _mm512_set1_pd(-0.0);
+    __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
+    for (int k = 0; k < 4; k++) {
+        const __m512i idx = _mm512_setr_epi64(k, k, k, k, k + 4, k + 4, k + 4, k + 4);
+        const __m512d t = _mm512_mul_pd(_mm512_cvtepi32_pd(ci[k]),
+                                        _mm512_mul_pd(dz[k], _mm512_permutexvar_pd(idx, Sv)));
+        s = _mm512_add_pd(s, t);
+        ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
+        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
+        ym = _mm512_min_pd(_mm512_mul_pd(az[k], _mm512_permutexvar_pd(idx, Iv)), ym);
+    }
+    const __m256d s4 = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+    const __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(ab), _mm512_extractf64x4_pd(ab, 1));
+    const __m256d y4 = _mm256_min_pd(_mm512_castpd512_pd256(ym), _mm512_extractf64x4_pd(ym, 1));
+    __m256d ok = _mm256_cmp_pd(a4, _mm256_mul_pd(y4, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
+    *need = ~_mm256_movemask_pd(ok) & 15;
+    return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
 }
 
 #endif

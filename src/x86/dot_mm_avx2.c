@@ -134,12 +134,6 @@ AI void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, __
 
 /* ---- four rows' pieces of a group against MM_NC columns ------------------------ */
 
-/* Column j of four rows' C vectors. */
-AI void col_of(const __m256i C[4][MM_NC], int j, __m256i out[4])
-{
-    for (int r = 0; r < 4; r++) out[r] = C[r][j];
-}
-
 /* Q4_K, Q5_K, one column whose group is not factored: dot_avx2.c's
    big_group for it (the reference, the factored sums, or the chunk sums
    with the mins and the activation's products P). */
@@ -148,10 +142,8 @@ AI __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *
 {
     const size_t gi = g / DN_GROUP;
     __m256i C[4], O[4];
-    if (!a->gok[gi]) {
-        *need = 15;
-        return _mm_setzero_ps();
-    }
+    __m128 p;
+    if (mm_no_fast(a, gi, &p, need)) return p;
     if (a->fok[gi]) {
         big_k_factored(t, blk, a->c8 + g, a->f16 + g / 32, a->fbs + g / 32, C, O);
         const __m256d s = _mm256_set1_pd(a->g2e[gi]);
@@ -163,11 +155,7 @@ AI __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act *
         O[r] = _mm256_setzero_si256();
         big_narrow(t, 1, blk + r, a->c8 + g, a->bs16n + g / 16, NULL, 0, C + r, O + r);
     }
-    const double *S = a->S + g / 32, *P = a->P + g / 32;
-    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
-    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-    return big_sub32_AB(rows_dot_S(C, S0, S1), B, dn_has_offs(t), a->glim[gi], d, dm, need);
+    return mm_chunk_pieces(C, O, a, g, d, dm, need);
 }
 
 /* Q4_K, Q5_K: the pieces p[j] of each column (lanes in need[j] for the
@@ -201,77 +189,54 @@ AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t
     return 0;
 }
 
-/* Q6_K: as k_group (dot_avx2.c's big_group_narrow, no offsets). */
-AI int q6_k_group(const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
-                  int need[MM_NC])
-{
-    const dn_type t = DN_TYPE_Q6_K;
-    const size_t gi = g / DN_GROUP;
-    int bad = 0;
-    const __m256d d = scales4(blk, dn_d_at(t), &bad), dm = _mm256_setzero_pd();
-    if (bad) return -1;
-    __m256i C[4][MM_NC], O[4];
-    for (int r = 0; r < 4; r++) {
-        q6_k_cols(blk[r], col, g, C[r]);
-        O[r] = _mm256_setzero_si256();
-    }
-    for (int j = 0; j < MM_NC; j++) {
-        const dn_dot_act *a = col[j].a;
-        __m256i Cj[4];
-        col_of(C, j, Cj);
-        if (!a->gok[gi]) {
-            p[j] = _mm_setzero_ps();
-            need[j] = 15;
-        } else {
-            p[j] = big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, dm, &need[j]);
-        }
-    }
-    return 0;
-}
-
-/* Q8_0, a group of G blocks: as k_group (dot_avx2.c's small_group). */
-AI int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g, int G,
-                  __m128 p[MM_NC], int need[MM_NC])
-{
-    const dn_type t = DN_TYPE_Q8_0;
-    const size_t gi = g / DN_GROUP;
+/* Q8_0: the four rows' scales of a group of G blocks as small_sub32_4
+   takes them (dot_mm_groups.h's q8_0_group); nonzero when one is
+   unreadable. */
+typedef struct mm_q8s {
     __m256 d[4], m[4];
+    __m256d dc[8]; /* d as columns_f gives it, once for the MM_NC columns */
+} mm_q8s;
+
+AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
+{
     int bad = 0;
-    for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
-    if (bad) return -1;
-    __m256i C[4][MM_NC];
+    if (G < 8) { /* the row's last, partial group */
+        for (int r = 0; r < 4; r++)
+            bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &s->d[r], &s->m[r]);
+        if (!bad) columns_f(s->d, s->dc);
+        return bad;
+    }
+    /* small_scales's values (the same binary16 words, m = 0) from scalar
+       loads: its vpgatherdd took 14 % of this product's time (perf, 256
+       rows x 64 columns of 2048 in cache, AVX2 table) */
+    const __m128i e = _mm_set1_epi16(0x7C00);
+    __m128i badw = _mm_setzero_si128();
     for (int r = 0; r < 4; r++) {
-        if (G == 8)
-            q8_0_cols(blk[r], bb, col, g, C[r]);
-        else /* the row's last, partial group */
-            for (int j = 0; j < MM_NC; j++)
-                C[r][j] = small_narrow(t, blk[r], bb, G, col[j].a->c8 + g, NULL, 0);
-    }
-    for (int j = 0; j < MM_NC; j++) {
-        const dn_dot_act *a = col[j].a;
-        __m256i Cj[4];
-        col_of(C, j, Cj);
-        if (!a->gok[gi]) {
-            p[j] = _mm_setzero_ps();
-            need[j] = 15;
-        } else {
-            p[j] = small_sub32_4(Cj, d, m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
-                                 a->gfac[gi], &need[j]);
+        uint64_t lo = 0, hi = 0;
+        for (int k = 0; k < 4; k++) {
+            lo |= (uint64_t)dn_load_u16(blk[r] + k * bb) << (16 * k);
+            hi |= (uint64_t)dn_load_u16(blk[r] + (k + 4) * bb) << (16 * k);
         }
+        const __m128i w = _mm_set_epi64x((long long)hi, (long long)lo);
+        badw = _mm_or_si128(badw, _mm_cmpeq_epi16(_mm_and_si128(w, e), e));
+        s->d[r] = _mm256_cvtph_ps(w);
+        s->m[r] = _mm256_setzero_ps();
     }
-    return 0;
+    columns_f(s->d, s->dc);
+    return !_mm_testz_si128(badw, badw);
 }
 
-/* The group functions by format (dot_mm_loops.h's mm_group). */
-AI int mm_group(dn_type t, size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g,
-                int G, __m128 p[MM_NC], int need[MM_NC])
+/* Q8_0, one column's four row pieces: dot_avx2.c's small_group. */
+AI __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, const dn_dot_act *a, size_t g,
+                         int *need)
 {
-    if (t == DN_TYPE_Q8_0) return q8_0_group(bb, blk, col, g, G, p, need);
-    if (t == DN_TYPE_Q6_K) return q6_k_group(blk, col, g, p, need);
-    return k_group(t, blk, col, g, p, need);
+    return small_sub32_dc(C, s->dc, s->m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
+                          a->gfac[g / DN_GROUP], need);
 }
 
 #define MM_AI AI
+#include "dot_mm_groups.h"
+
 #define MM_NOINLINE __attribute__((noinline))
 #define MM_ENTRY_ATTR
 #define MM_ENTRY dn_dot_mm_blocked_avx2

@@ -21,7 +21,6 @@
 #include "dot_avx512_decode.h"
 
 #include <immintrin.h>
-#include <math.h>
 #include <string.h>
 
 #include "dot_mm_types.h"
@@ -126,61 +125,7 @@ AIV void q8_0_cols(const uint8_t *blk, size_t bb, const mm_col *col, size_t g, _
                                 _mm256_slli_epi32(load32(col[j].a->bs32 + g / 32), 7));
 }
 
-/* The four rows' block scales d of a Sub32 group of Q8_0 as small_sub32_z
-   (dot_avx512.c) pairs them, [rows 0-3 of block k | rows 0-3 of block k +
-   4] for k = 0..3, as doubles (dz) and their magnitudes (az): what every
-   column's pieces share. */
-AIV void q8_0_scales_t(const __m256 d[4], __m512d dz[4], __m512d az[4])
-{
-    __m256 f0 = _mm256_unpacklo_ps(d[0], d[1]), f1 = _mm256_unpackhi_ps(d[0], d[1]);
-    __m256 f2 = _mm256_unpacklo_ps(d[2], d[3]), f3 = _mm256_unpackhi_ps(d[2], d[3]);
-    const __m256d g0 = _mm256_castps_pd(f0), g1 = _mm256_castps_pd(f1);
-    const __m256d g2 = _mm256_castps_pd(f2), g3 = _mm256_castps_pd(f3);
-    const __m256 df[4] = {
-        _mm256_castpd_ps(_mm256_unpacklo_pd(g0, g2)), _mm256_castpd_ps(_mm256_unpackhi_pd(g0, g2)),
-        _mm256_castpd_ps(_mm256_unpacklo_pd(g1, g3)), _mm256_castpd_ps(_mm256_unpackhi_pd(g1, g3))};
-    for (int k = 0; k < 4; k++) {
-        dz[k] = _mm512_cvtps_pd(df[k]);
-        az[k] = _mm512_andnot_pd(_mm512_set1_pd(-0.0), dz[k]);
-    }
-}
-
-/* dot_avx512.c's small_sub32_z (the pieces of small_sub32_4: the same
-   terms, sum and check, two chunks per instruction) with the rows' scales
-   from q8_0_scales_t. */
-AIV __m128 q8_0_pieces(const __m256i C[4], const __m512d dz[4], const __m512d az[4],
-                       const double *S, const double *Sinf, double gfac, int *need)
-{
-    __m256i t0 = _mm256_unpacklo_epi32(C[0], C[1]), t1 = _mm256_unpackhi_epi32(C[0], C[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(C[2], C[3]), t3 = _mm256_unpackhi_epi32(C[2], C[3]);
-    const __m256i ci[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2),
-                           _mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3)};
-    const __m512d Sv = _mm512_loadu_pd(S), Iv = _mm512_loadu_pd(Sinf);
-    const __m512d sign = _mm512_set1_pd(-0.0);
-    __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
-    for (int k = 0; k < 4; k++) {
-        const __m512i idx = _mm512_setr_epi64(k, k, k, k, k + 4, k + 4, k + 4, k + 4);
-        const __m512d t = _mm512_mul_pd(_mm512_cvtepi32_pd(ci[k]),
-                                        _mm512_mul_pd(dz[k], _mm512_permutexvar_pd(idx, Sv)));
-        s = _mm512_add_pd(s, t);
-        ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
-        /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
-        ym = _mm512_min_pd(_mm512_mul_pd(az[k], _mm512_permutexvar_pd(idx, Iv)), ym);
-    }
-    const __m256d s4 = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
-    const __m256d a4 = _mm256_add_pd(_mm512_castpd512_pd256(ab), _mm512_extractf64x4_pd(ab, 1));
-    const __m256d y4 = _mm256_min_pd(_mm512_castpd512_pd256(ym), _mm512_extractf64x4_pd(ym, 1));
-    __m256d ok = _mm256_cmp_pd(a4, _mm256_mul_pd(y4, _mm256_set1_pd(gfac)), _CMP_LT_OQ);
-    *need = ~_mm256_movemask_pd(ok) & 15;
-    return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
-}
-
 /* ---- four rows' pieces of a group against MM_NC columns ------------------------ */
-
-AIV void col_of(const __m256i C[4][MM_NC], int j, __m256i out[4])
-{
-    for (int r = 0; r < 4; r++) out[r] = C[r][j];
-}
 
 /* Q4_K, Q5_K, one column whose group is not factored: dot_avx512.c's
    big_group4 for it (the reference, the factored sums, or the chunk sums
@@ -190,10 +135,8 @@ AIV __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act 
 {
     const size_t gi = g / DN_GROUP;
     __m256i C[4], O[4];
-    if (!a->gok[gi]) {
-        *need = 15;
-        return _mm_setzero_ps();
-    }
+    __m128 p;
+    if (mm_no_fast(a, gi, &p, need)) return p;
     if (a->fok[gi]) {
         __m512i mb;
         k_factored4(t, blk, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, C, &mb);
@@ -203,11 +146,7 @@ AIV __m128 k_group_one(dn_type t, const uint8_t *const blk[4], const dn_dot_act 
                             1, a->glim[gi], d, dm, need);
     }
     for (int r = 0; r < 4; r++) C[r] = k_chunks(t, blk[r], a->c8 + g, &O[r]);
-    const double *S = a->S + g / 32, *P = a->P + g / 32;
-    __m256d S0 = _mm256_loadu_pd(S), S1 = _mm256_loadu_pd(S + 4);
-    __m256d P0 = _mm256_loadu_pd(P), P1 = _mm256_loadu_pd(P + 4);
-    __m256d B = _mm256_sub_pd(_mm256_setzero_pd(), rows_dot_S(O, P0, P1));
-    return big_sub32_AB(rows_dot_S(C, S0, S1), B, 1, a->glim[gi], d, dm, need);
+    return mm_chunk_pieces(C, O, a, g, d, dm, need);
 }
 
 /* rows_total_pd's values (the sums of each row's eight int32 lanes, exact
@@ -304,86 +243,41 @@ AIV int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_
     return 0;
 }
 
-/* Q6_K: as k_group (dot_avx512.c's big_group4, no offsets). */
-AIV int q6_k_group(const uint8_t *const blk[4], const mm_col *col, size_t g, __m128 p[MM_NC],
-                   int need[MM_NC])
-{
-    const size_t gi = g / DN_GROUP;
-    int bad = 0;
-    const __m256d d = scales4(blk, dn_d_at(DN_TYPE_Q6_K), &bad), dm = _mm256_setzero_pd();
-    if (bad) return -1;
-    __m256i C[4][MM_NC], O[4];
-    for (int r = 0; r < 4; r++) {
-        q6_k_cols(blk[r], col, g, C[r]);
-        O[r] = _mm256_setzero_si256();
-    }
-    for (int j = 0; j < MM_NC; j++) {
-        const dn_dot_act *a = col[j].a;
-        __m256i Cj[4];
-        col_of(C, j, Cj);
-        if (!a->gok[gi]) {
-            p[j] = _mm_setzero_ps();
-            need[j] = 15;
-        } else {
-            p[j] = big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, dm, &need[j]);
-        }
-    }
-    return 0;
-}
+/* Q8_0: the four rows' scales of a group of G blocks as small_sub32_z
+   takes them (dot_mm_groups.h's q8_0_group); nonzero when one is
+   unreadable. Once per group for the four columns. */
+typedef struct mm_q8s {
+    __m512d dz[4], az[4];
+} mm_q8s;
 
-/* Q8_0, a group of G blocks: as k_group (dot_avx512.c's q8_0_group4). */
-AIV int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g, int G,
-                   __m128 p[MM_NC], int need[MM_NC])
+AIV int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
 {
-    const dn_type t = DN_TYPE_Q8_0;
-    const size_t gi = g / DN_GROUP;
     __m256 d[4], m[4];
     int bad = 0;
     if (G == 8) {
         for (int r = 0; r < 4; r += 2) {
-            const __m512 s = q8_0_scales2(blk[r], blk[r + 1], &bad);
-            d[r] = _mm512_castps512_ps256(s);
-            d[r + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
-            m[r] = m[r + 1] = _mm256_setzero_ps();
+            const __m512 v = q8_0_scales2(blk[r], blk[r + 1], &bad);
+            d[r] = _mm512_castps512_ps256(v);
+            d[r + 1] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
         }
     } else {
-        for (int r = 0; r < 4; r++) bad |= small_scales(t, blk[r], bb, G, &d[r], &m[r]);
+        for (int r = 0; r < 4; r++) bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &d[r], &m[r]);
     }
-    if (bad) return -1;
-    __m256i C[4][MM_NC];
-    for (int r = 0; r < 4; r++) {
-        if (G == 8)
-            q8_0_cols(blk[r], bb, col, g, C[r]);
-        else /* the row's last, partial group */
-            for (int j = 0; j < MM_NC; j++)
-                C[r][j] = small_narrow(t, blk[r], bb, G, col[j].a->c8 + g, NULL, 0);
-    }
-    __m512d dz[4], az[4];
-    q8_0_scales_t(d, dz, az);
-    for (int j = 0; j < MM_NC; j++) {
-        const dn_dot_act *a = col[j].a;
-        __m256i Cj[4];
-        col_of(C, j, Cj);
-        if (!a->gok[gi]) {
-            p[j] = _mm_setzero_ps();
-            need[j] = 15;
-        } else {
-            p[j] = q8_0_pieces(Cj, dz, az, a->S + g / 32, a->Sinf + g / 32, a->gfac[gi], &need[j]);
-        }
-    }
-    return 0;
+    if (!bad) small_scales_z(d, s->dz, s->az);
+    return bad;
 }
 
-/* The group functions by format (dot_mm_loops.h's mm_group). */
-AIV int mm_group(dn_type t, size_t bb, const uint8_t *const blk[4], const mm_col *col, size_t g,
-                 int G, __m128 p[MM_NC], int need[MM_NC])
+/* Q8_0, one column's four row pieces: dot_avx512.c's q8_0_group4. */
+AIV __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, const dn_dot_act *a, size_t g,
+                          int *need)
 {
-    if (t == DN_TYPE_Q8_0) return q8_0_group(bb, blk, col, g, G, p, need);
-    if (t == DN_TYPE_Q6_K) return q6_k_group(blk, col, g, p, need);
-    return k_group(t, blk, col, g, p, need);
+    return small_sub32_z(C, s->dz, s->az, a->S + g / 32, a->Sinf + g / 32, a->gfac[g / DN_GROUP],
+                         need);
 }
 
 #define MM_AI AIV
+#include "dot_mm_groups.h"
+
 #define MM_NOINLINE __attribute__((noinline, target("avx512vnni")))
 #define MM_ENTRY_ATTR VNNI
 #define MM_ENTRY dn_dot_mm_blocked_avx512
