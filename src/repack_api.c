@@ -47,7 +47,8 @@ static dn_status by_columns(const dn_dot_kernels *k, const dn_act *x, size_t c0,
         const dn_act_row *row = NULL;
         const dn_dot_act *a = NULL;
         if (!dn_act_view(x, c, type, &row, &a)) return DN_ERR_INVALID_ARGUMENT;
-        dn_status st = f(type, w, rows, x->n, row, x->scaling, a, r0, r1, out + (c - c0) * ldo, bad);
+        dn_status st =
+            f(type, w, rows, x->n, row, x->scaling, a, r0, r1, out + (c - c0) * ldo, bad);
         if (st != DN_OK) return st;
     }
     return DN_OK;
@@ -79,8 +80,9 @@ static dn_status by_tiles(const dn_dot_kernels *k, const dn_act *x, size_t c0, s
                 const size_t left = x->n - j * DN_GROUP;
                 const size_t here = (left < DN_GROUP ? left : DN_GROUP) /
                                     dn_block_formats[type].elements * dn_block_formats[type].bytes;
-                memcpy(buf + (r - t0) * rb + j * (DN_GROUP / dn_block_formats[type].elements) *
-                                                dn_block_formats[type].bytes,
+                memcpy(buf + (r - t0) * rb +
+                           j * (DN_GROUP / dn_block_formats[type].elements) *
+                               dn_block_formats[type].bytes,
                        dn_packed_chunk(w, type, x->n, rb, r, j), here);
             }
         size_t at = 0;
@@ -113,9 +115,11 @@ dn_status dn_repacked_mat_vec_rows(const dn_act *act, size_t col, dn_type type, 
 {
     int empty;
     const size_t c1 = act && col < SIZE_MAX ? col + 1 : col;
-    dn_status st = packed_args(act, col, c1, type, packed, rows, row_begin, row_end, out, 1, &empty);
+    dn_status st =
+        packed_args(act, col, c1, type, packed, rows, row_begin, row_end, out, 1, &empty);
     if (st != DN_OK || empty) return st;
-    return by_columns(dn_kernels_active()->dot, act, col, c1, type, packed, rows, row_begin, row_end, out, 0, bad);
+    return by_columns(dn_kernels_active()->dot, act, col, c1, type, packed, rows, row_begin,
+                      row_end, out, 0, bad);
 }
 
 dn_status dn_repacked_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end,
@@ -146,8 +150,8 @@ static void pack_task(size_t t, void *ctx)
 {
     pack_job *j = ctx;
     const size_t r0 = t * j->chunk, r1 = j->rows - r0 > j->chunk ? r0 + j->chunk : j->rows;
-    j->status[t] = run_rows(j->x, j->c0, j->c1, j->type, j->w, j->rows, r0, r1, j->out, j->rows,
-                            &j->bad[t]);
+    j->status[t] =
+        run_rows(j->x, j->c0, j->c1, j->type, j->w, j->rows, r0, r1, j->out, j->rows, &j->bad[t]);
 }
 
 static dn_status pack_run(pack_job *j, dn_pool *pool, size_t *bad)
@@ -173,8 +177,8 @@ dn_status dn_repacked_mat_vec(const dn_act *act, size_t col, dn_type type, const
     const size_t c1 = act && col < SIZE_MAX ? col + 1 : col;
     dn_status st = packed_args(act, col, c1, type, packed, rows, 0, rows, out, 1, &empty);
     if (st != DN_OK || empty) return st;
-    pack_job j = {.x = act, .c0 = col, .c1 = c1, .rows = rows, .type = type, .w = packed,
-                  .out = out};
+    pack_job j = {
+        .x = act, .c0 = col, .c1 = c1, .rows = rows, .type = type, .w = packed, .out = out};
     return pack_run(&j, pool, bad);
 }
 
@@ -185,7 +189,7 @@ dn_status dn_repacked_mat_mul(const dn_act *act, dn_type type, const void *packe
     const size_t cols = act ? act->cols : 0;
     dn_status st = packed_args(act, 0, cols, type, packed, rows, 0, rows, out, cols, &empty);
     if (st != DN_OK || empty) return st;
-    pack_job j = {.x = act, .c0 = 0, .c1 = cols, .rows = rows, .type = type, .w = packed,
-                  .out = out};
+    pack_job j = {
+        .x = act, .c0 = 0, .c1 = cols, .rows = rows, .type = type, .w = packed, .out = out};
     return pack_run(&j, pool, bad);
 }

@@ -22,6 +22,11 @@ typedef struct dd_state {
     dn_act_scale *scales;
     dn_act_row act;
     const float *act_src;
+    size_t act_n;   /* act_src's length */
+    int have_row;   /* act holds act_src quantized */
+    dn_act *pact;   /* act_src prepared (dn_act), for repacked matrices */
+    void *pact_mem; /* pact's memory, pact_bytes */
+    size_t pact_bytes;
     /* one embedding row read as coded integers */
     int16_t *coef, *offs;
     dn_segment *segs;
