@@ -621,8 +621,9 @@ static void rp_run(rp_case *c, int nc, int rounds, clockid_t id)
 
 /* One format, `rows` rows of its matrix, t threads: ours plain, ours
    repacked (activation prepared in the call, and the product alone) and
-   ggml on its repacked weights, alternated. */
-static void rp_compare(dot_run *r, int f, size_t rows, int t, const char *regime, int rounds)
+   ggml on its repacked weights, alternated; their minima into res (cpu,
+   wall; ggml's NAN without a repacked peer). 0 when the bits differ. */
+static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double res[4][2])
 {
     const dn_type type = ftypes[f];
     size_t pbytes = 0, abytes = 0;
@@ -654,38 +655,53 @@ static void rp_compare(dot_run *r, int f, size_t rows, int t, const char *regime
     rp_run(c, nc, rounds, t == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID);
     const int same = memcmp(out, out + rows, rows * sizeof *out) == 0 &&
                      memcmp(out, out + 2 * rows, rows * sizeof *out) == 0;
-    printf("  %-5s %-9s %6zu %dT %-8s", fnames[f], regime, rows, t,
-           same ? "bits =" : "BITS DIFFER");
-    for (int i = 0; i < nc; i++) printf(" %9.1f %9.1f", c[i].cpu * 1e6, c[i].wall * 1e6);
-    if (nc == 4)
-        printf("  | ggml/ours repacked: cpu %.3f wall %.3f; ggml/ours plain: cpu %.3f wall %.3f",
-               c[3].cpu / c[1].cpu, c[3].wall / c[1].wall, c[3].cpu / c[0].cpu,
-               c[3].wall / c[0].wall);
-    printf("  | plain/repacked: cpu %.3f wall %.3f\n", c[0].cpu / c[1].cpu, c[0].wall / c[1].wall);
-    fflush(stdout);
+    for (int i = 0; i < 4; i++) {
+        res[i][0] = i < nc ? c[i].cpu : NAN;
+        res[i][1] = i < nc ? c[i].wall : NAN;
+    }
 #ifdef DN_BENCH_GGML
     ggml_peer_destroy(gp);
 #endif
     free(packed);
     for (int i = 0; i < 3; i++) free(am[i]);
     free(out);
+    return same;
+}
+
+static void rp_print(int f, const char *regime, int t, int same, double v[4][2])
+{
+    printf("  %-5s %-14s %dT %-11s", fnames[f], regime, t, same ? "bits =" : "BITS DIFFER");
+    for (int i = 0; i < 4; i++) printf(" %8.1f %8.1f", v[i][0] * 1e6, v[i][1] * 1e6);
+    printf("  | ggml/repacked %.3f %.3f, ggml/alone %.3f %.3f, plain/repacked %.3f %.3f\n",
+           v[3][0] / v[1][0], v[3][1] / v[1][1], v[3][0] / v[2][0], v[3][1] / v[2][1],
+           v[0][0] / v[1][0], v[0][1] / v[1][1]);
+    fflush(stdout);
 }
 
 /* The repacked layout against the plain one and against ggml's repacked
-   weights: in cache (32 rows, 0.3-0.5 MiB) and from memory (all 8192 rows),
-   1 and 2 threads. */
+   weights, 1 and 2 threads: in cache, as the difference of 48 rows and 16
+   rows (0.4-0.8 MiB: 32 rows' product, each side's activation
+   quantization and call overhead cancelled), and from memory (all 8192
+   rows). */
 static void repacked_section(dot_run *r)
 {
-    printf("\nrepacked weights: dn_act_prepare + dn_repacked_mat_vec against dn_act_prepare +\n"
-           "dn_act_mat_vec (plain) and ggml_mul_mat on its repacked weights (its quantization\n"
-           "included); minimum over the rounds of CPU time (1 thread: the calling thread's;\n"
-           "2 threads: the process's) and wall time, us per call:\n");
-    printf("  %-5s %-9s %6s %2s %-8s %19s %19s %19s %19s\n", "type", "regime", "rows", "", "",
-           "ours plain cpu/wall", "repacked cpu/wall", "product alone", "ggml repacked");
+    printf("\nrepacked weights, us per call (minimum over the rounds; cpu = the calling thread's\n"
+           "CPU time with 1 thread, the process's with 2; then wall): plain = dn_act_prepare +\n"
+           "dn_act_mat_vec, repacked = dn_act_prepare + dn_repacked_mat_vec, alone = the repacked\n"
+           "product on an activation prepared once, ggml = ggml_mul_mat on its repacked weights\n"
+           "(its quantization in every call); ratios > 1: ours faster:\n");
+    printf("  %-5s %-14s %2s %-11s %17s %17s %17s %17s\n", "type", "regime", "", "", "plain",
+           "repacked", "alone", "ggml");
     for (int f = 0; f < 3; f++)
         for (int t = 1; t <= 2; t++) {
-            rp_compare(r, f, 32, t, "in cache", r->quick ? 200 : 1000);
-            rp_compare(r, f, ROWS, t, "memory", r->quick ? 5 : 15);
+            double a[4][2], b[4][2], d[4][2];
+            int same = rp_compare(r, f, 48, t, r->quick ? 300 : 1500, a);
+            same &= rp_compare(r, f, 16, t, r->quick ? 300 : 1500, b);
+            for (int i = 0; i < 4; i++)
+                for (int k = 0; k < 2; k++) d[i][k] = a[i][k] - b[i][k];
+            rp_print(f, "cache 48-16", t, same, d);
+            same = rp_compare(r, f, ROWS, t, r->quick ? 5 : 15, a);
+            rp_print(f, "memory 8192", t, same, a);
         }
 }
 

@@ -98,8 +98,12 @@ dn_status dn_repacked_mm_with(const dn_dot_kernels *k, const dn_act *x, size_t c
                               dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
                               float *out, size_t ldo, size_t *bad)
 {
-    return c1 - c0 == 1 ? by_columns(k, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad)
-                        : by_tiles(k, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
+    /* a SIMD table without repacked row loops (NEON): its own kernels over
+       unpacked tiles beat the layout's reference by far */
+    const int own = k->packed_rows_act && (k->packed_rows_act != dn_ref_rows_packed ||
+                                           k->mat_mul_rows == dn_ref_mat_mul_rows);
+    return c1 - c0 == 1 && own ? by_columns(k, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad)
+                               : by_tiles(k, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
 }
 
 static dn_status run_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
@@ -118,8 +122,7 @@ dn_status dn_repacked_mat_vec_rows(const dn_act *act, size_t col, dn_type type, 
     dn_status st =
         packed_args(act, col, c1, type, packed, rows, row_begin, row_end, out, 1, &empty);
     if (st != DN_OK || empty) return st;
-    return by_columns(dn_kernels_active()->dot, act, col, c1, type, packed, rows, row_begin,
-                      row_end, out, 0, bad);
+    return run_rows(act, col, c1, type, packed, rows, row_begin, row_end, out, 0, bad);
 }
 
 dn_status dn_repacked_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end,

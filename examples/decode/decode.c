@@ -26,8 +26,8 @@ static const char usage[] =
     "  -t N             threads on one pool (1; 0 = one per CPU)\n"
     "  --kv f16|int8    the KV cache's rows (f16)\n"
     "  --quiet          print only the digest line\n"
-    "  --no-repack      keep the quantized matrices in place (default: repacked at load\n"
-    "                   for Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS; the same digest)\n"
+    "  --no-repack      keep the quantized matrices in place (default on x86: repacked at\n"
+    "                   load for Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS; the same digest)\n"
     "synthetic model (the default without a file):\n"
     "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
     "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
@@ -219,6 +219,9 @@ int dd_main(int argc, char **argv)
         gf_close(&f);
     } else if (rc == 0) {
         if (dd_model_load(&f, &m, err, sizeof err) == 0) {
+            /* repacked where the kernels read the layout in place (x86) */
+            const dn_isa isa = dn_isa_active();
+            if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.no_repack = 1;
             rc = !o.no_repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
             if (rc == 0) rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
             if (rc == 0 && !o.quiet) report(&m, &o, &r);

@@ -68,7 +68,11 @@ DN_API dn_status dn_repack_unpack(dn_type type, const void *packed, size_t rows,
    blocks as in the plain row: r * (n / block) + the block's index in its
    row). Statuses as the dn_act products (decodenum/dot.h). Any row range
    (a range that starts or ends inside a row group computes the group's
-   four rows and writes its own). No allocation; no alignment needed.
+   four rows and writes its own). No alignment needed. No allocation on
+   x86 (AVX2, AVX-512 and the scalar reference have repacked row loops); on
+   an ISA without them (NEON for now) the rows are unpacked a tile at a
+   time and run by its in-place kernels: one malloc of about 64 KiB (or
+   four rows) per call, DN_ERR_OUT_OF_MEMORY when it fails.
    O((row_end - row_begin) n). Any number of threads may call it at once
    with the same act and matrix (each its own rows). */
 DN_API dn_status dn_repacked_mat_vec_rows(const dn_act *act, size_t col, dn_type type,

@@ -42,13 +42,16 @@
    place four rows on (the next batch, whose row starts no stream would
    otherwise have fetched) into L2: a constant count of lines per group, a
    prefetch never faults. A repacked matrix (packed) is one stream: the
-   four rows' distance ahead of the group's first row. */
+   four rows' distance ahead into L1, and the next row group's same chunk
+   (4 row_bytes on, as the plain matrix's next batch) into L2. */
 AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
 {
     const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
     if (packed) {
-        for (size_t o = 0; o < 4 * chunk + 63; o += 64)
+        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
             _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
         return;
     }
     for (int r = 0; r < 4; r++)

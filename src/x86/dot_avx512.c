@@ -35,13 +35,16 @@
 #endif
 
 /* dot_avx2.c's prefetch: each row stream ahead into L1, the next batch's
-   rows into L2; a repacked matrix (packed) one stream. */
+   rows into L2; a repacked matrix (packed) one stream, its next row
+   group's chunk into L2. */
 AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
 {
     const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
     if (packed) {
-        for (size_t o = 0; o < 4 * chunk + 63; o += 64)
+        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
             _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
         return;
     }
     for (int r = 0; r < 4; r++)
