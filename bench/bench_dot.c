@@ -26,7 +26,12 @@
  *  - per ISA, single thread, dn_kernels_for(isa)->dot->mat_vec_rows called
  *    directly on the first 512 rows: scalar (the reference) against avx2 and
  *    avx512, or neon, bits checked equal.
- * Every figure is the median of CLOCK_MONOTONIC samples after a warm-up;
+ *  - repacked weights (decodenum/repack.h): dn_act_prepare + dn_repacked_mat_vec
+ *    against the same on the plain matrix and ggml on its repacked weights,
+ *    32 rows (in cache) and 8192 rows (from memory), 1 and 2 threads,
+ *    alternated round by round: the minimum CPU time and wall time per call
+ *    (`--repacked` as the last argument: this comparison alone).
+ * Every other figure is the median of CLOCK_MONOTONIC samples after a warm-up;
  * outputs of 1 and 2 threads are checked bit-identical.
  *
  * Weights: every block built byte by byte: random digits and sub-block
@@ -40,9 +45,11 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "decodenum/dot.h"
+#include "decodenum/repack.h"
 #include "decodenum/pool.h"
 #include "dispatch.h"
 #ifdef DN_BENCH_GGML
@@ -174,8 +181,10 @@ static void usage(const char *argv0)
            "  and 2 threads against the read bandwidth with as many threads and against ggml\n"
            "  (measured in the same run when built with DECODENUM_BENCH_GGML, else its figures\n"
            "  from issue 5), round-robin and back to back; the other scalings and word counts\n"
-           "  on 1 thread; the kernel tables per ISA.\n"
-           "  --quick   fewer samples\n",
+           "  on 1 thread; the kernel tables per ISA; repacked weights against the plain ones\n"
+           "  and ggml's repacked weights, in cache and from memory.\n"
+           "  --quick      fewer samples\n"
+           "  --repacked   (last) the repacked comparison alone\n",
            argv0);
 }
 
@@ -531,6 +540,171 @@ static int per_isa(dot_run *r)
     return isa_ok;
 }
 
+/* ---- repacked weights (decodenum/repack.h) ------------------------------------------ */
+
+/* One product of the repacked comparison: the activation prepared
+   (dn_act_prepare into memory allocated once) and the product on the plain
+   or the repacked matrix; prep 0: the activation prepared beforehand, the
+   product alone. */
+typedef struct rp_ctx {
+    dn_type type;
+    const uint8_t *w;
+    size_t rows;
+    const float *x;
+    void *amem;
+    size_t abytes;
+    dn_act *act;
+    float *out;
+    dn_pool *pool;
+    int packed, prep;
+} rp_ctx;
+
+static void rp_call(void *ctx)
+{
+    rp_ctx *p = ctx;
+    dn_status st = DN_OK;
+    if (p->prep)
+        st = dn_act_prepare(p->x, COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, p->amem, p->abytes, &p->act,
+                            NULL);
+    if (st != DN_OK) fail_status("dn_act_prepare", st);
+    st = p->packed ? dn_repacked_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL)
+                   : dn_act_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL);
+    if (st != DN_OK) fail_status(p->packed ? "dn_repacked_mat_vec" : "dn_act_mat_vec", st);
+}
+
+#ifdef DN_BENCH_GGML
+static void rp_ggml(void *ctx)
+{
+    bench_case c = {.ctx = ctx};
+    ggml_peer_call(&c);
+}
+#endif
+
+typedef struct rp_case {
+    const char *name;
+    void (*fn)(void *);
+    void *ctx;
+    int reps;
+    double cpu, wall; /* the minima over the rounds, seconds per call */
+} rp_case;
+
+static double clock_of(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The cases alternated round by round (each round starting one case on),
+   each sample `reps` calls: the minimum CPU time (clock `id`) and wall
+   time per call. */
+static void rp_run(rp_case *c, int nc, int rounds, clockid_t id)
+{
+    for (int i = 0; i < nc; i++) {
+        c[i].fn(c[i].ctx); /* warm */
+        double t0 = now_s();
+        c[i].fn(c[i].ctx);
+        double one = now_s() - t0;
+        c[i].reps = one > 2e-3 ? 1 : (int)(2e-3 / (one + 1e-9)) + 1;
+        c[i].cpu = c[i].wall = INFINITY;
+    }
+    for (int k = 0; k < rounds; k++)
+        for (int j = 0; j < nc; j++) {
+            rp_case *q = &c[(j + k) % nc];
+            double w0 = now_s(), c0 = clock_of(id);
+            for (int r = 0; r < q->reps; r++) q->fn(q->ctx);
+            double cpu = (clock_of(id) - c0) / q->reps, wall = (now_s() - w0) / q->reps;
+            q->cpu = cpu < q->cpu ? cpu : q->cpu;
+            q->wall = wall < q->wall ? wall : q->wall;
+        }
+}
+
+/* One format, `rows` rows of its matrix, t threads: ours plain, ours
+   repacked (activation prepared in the call, and the product alone) and
+   ggml on its repacked weights, alternated; their minima into res (cpu,
+   wall; ggml's NAN without a repacked peer). 0 when the bits differ. */
+static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double res[4][2])
+{
+    const dn_type type = ftypes[f];
+    size_t pbytes = 0, abytes = 0;
+    if (dn_repack_size(type, rows, COLS, &pbytes) != DN_OK ||
+        dn_act_size(COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, &abytes) != DN_OK)
+        fail_status("repack sizes", DN_ERR_INVALID_ARGUMENT);
+    uint8_t *packed = bench_alloc(pbytes);
+    void *am[3] = {bench_alloc(abytes), bench_alloc(abytes), bench_alloc(abytes)};
+    float *out = bench_alloc(4 * rows * sizeof *out);
+    if (!packed || !am[0] || !am[1] || !am[2] || !out) fail_status("bench", DN_ERR_OUT_OF_MEMORY);
+    if (dn_repack(type, r->w[f], rows, COLS, packed, pbytes) != DN_OK)
+        fail_status("dn_repack", DN_ERR_INVALID_ARGUMENT);
+    dn_pool *pool = t == 2 ? r->pool2 : NULL;
+    rp_ctx ctx[3] = {
+        {type, r->w[f], rows, r->x, am[0], abytes, NULL, out, pool, 0, 1},
+        {type, packed, rows, r->x, am[1], abytes, NULL, out + rows, pool, 1, 1},
+        {type, packed, rows, r->x, am[2], abytes, NULL, out + 2 * rows, pool, 1, 1},
+    };
+    rp_call(&ctx[2]); /* prepares ctx[2]'s activation once */
+    ctx[2].prep = 0;
+    rp_case c[4] = {{"ours plain", rp_call, &ctx[0], 0, 0, 0},
+                    {"ours repacked", rp_call, &ctx[1], 0, 0, 0},
+                    {"ours repacked, product alone", rp_call, &ctx[2], 0, 0, 0}};
+    int nc = 3;
+#ifdef DN_BENCH_GGML
+    ggml_peer *gp = ggml_peer_create((int)type, r->w[f], rows, COLS, r->x, 1, out + 3 * rows, t, 1);
+    if (gp && ggml_peer_repacked(gp)) c[nc++] = (rp_case){"ggml repacked", rp_ggml, gp, 0, 0, 0};
+#endif
+    rp_run(c, nc, rounds, t == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID);
+    const int same = memcmp(out, out + rows, rows * sizeof *out) == 0 &&
+                     memcmp(out, out + 2 * rows, rows * sizeof *out) == 0;
+    for (int i = 0; i < 4; i++) {
+        res[i][0] = i < nc ? c[i].cpu : NAN;
+        res[i][1] = i < nc ? c[i].wall : NAN;
+    }
+#ifdef DN_BENCH_GGML
+    ggml_peer_destroy(gp);
+#endif
+    free(packed);
+    for (int i = 0; i < 3; i++) free(am[i]);
+    free(out);
+    return same;
+}
+
+static void rp_print(int f, const char *regime, int t, int same, double v[4][2])
+{
+    printf("  %-5s %-14s %dT %-11s", fnames[f], regime, t, same ? "bits =" : "BITS DIFFER");
+    for (int i = 0; i < 4; i++) printf(" %8.1f %8.1f", v[i][0] * 1e6, v[i][1] * 1e6);
+    printf("  | ggml/repacked %.3f %.3f, ggml/alone %.3f %.3f, plain/repacked %.3f %.3f\n",
+           v[3][0] / v[1][0], v[3][1] / v[1][1], v[3][0] / v[2][0], v[3][1] / v[2][1],
+           v[0][0] / v[1][0], v[0][1] / v[1][1]);
+    fflush(stdout);
+}
+
+/* The repacked layout against the plain one and against ggml's repacked
+   weights, 1 and 2 threads: in cache, as the difference of 48 rows and 16
+   rows (0.4-0.8 MiB: 32 rows' product, each side's activation
+   quantization and call overhead cancelled), and from memory (all 8192
+   rows). */
+static void repacked_section(dot_run *r)
+{
+    printf("\nrepacked weights, us per call (minimum over the rounds; cpu = the calling thread's\n"
+           "CPU time with 1 thread, the process's with 2; then wall): plain = dn_act_prepare +\n"
+           "dn_act_mat_vec, repacked = dn_act_prepare + dn_repacked_mat_vec, alone = the repacked\n"
+           "product on an activation prepared once, ggml = ggml_mul_mat on its repacked weights\n"
+           "(its quantization in every call); ratios > 1: ours faster:\n");
+    printf("  %-5s %-14s %2s %-11s %17s %17s %17s %17s\n", "type", "regime", "", "", "plain",
+           "repacked", "alone", "ggml");
+    for (int f = 0; f < 3; f++)
+        for (int t = 1; t <= 2; t++) {
+            double a[4][2], b[4][2], d[4][2];
+            int same = rp_compare(r, f, 48, t, r->quick ? 300 : 1500, a);
+            same &= rp_compare(r, f, 16, t, r->quick ? 300 : 1500, b);
+            for (int i = 0; i < 4; i++)
+                for (int k = 0; k < 2; k++) d[i][k] = a[i][k] - b[i][k];
+            rp_print(f, "cache 48-16", t, same, d);
+            same = rp_compare(r, f, ROWS, t, r->quick ? 5 : 15, a);
+            rp_print(f, "memory 8192", t, same, a);
+        }
+}
+
 /* 1 when the outputs of 1 and 2 threads are bit-identical, each format. */
 static int print_thread_bits(const dot_run *r)
 {
@@ -559,7 +733,8 @@ static void teardown(dot_run *r)
 
 int main(int argc, char **argv)
 {
-    int quick = 0;
+    int quick = 0, only_repacked = 0;
+    if (argc > 1 && !strcmp(argv[argc - 1], "--repacked")) only_repacked = 1, argc--;
     int rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
     static dot_run r;
@@ -567,6 +742,12 @@ int main(int argc, char **argv)
     plan(&r, quick);
     print_header(&r, argc, argv);
     if (setup(&r)) return 1;
+    if (only_repacked) {
+        repacked_section(&r);
+        bench_print_load();
+        teardown(&r);
+        return 0;
+    }
     add_thread_cases(&r);
 #ifdef DN_BENCH_GGML
     if (add_ggml_cases(&r)) return 1;
@@ -577,6 +758,7 @@ int main(int argc, char **argv)
     other_scalings(&r);
     int isa_ok = per_isa(&r);
     int threads_ok = print_thread_bits(&r);
+    repacked_section(&r);
     printf("run took %.1f s\n", now_s() - r.t_start);
     bench_print_load();
     teardown(&r);

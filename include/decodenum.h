@@ -38,6 +38,7 @@
 #include "decodenum/blocks.h"
 #include "decodenum/quant.h"
 #include "decodenum/dot.h"
+#include "decodenum/repack.h"
 #include "decodenum/lane.h"
 #include "decodenum/math.h"
 #include "decodenum/attention.h"

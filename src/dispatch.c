@@ -117,6 +117,7 @@ static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)
         if (!k->mat_vec_rows_act) k->mat_vec_rows_act = b->mat_vec_rows_act;
     }
     if (!k->mat_mul_rows) k->mat_mul_rows = b->mat_mul_rows;
+    if (!k->packed_rows_act) k->packed_rows_act = b->packed_rows_act;
 }
 
 static void resolve_attention(dn_attention_kernels *k, const dn_attention_kernels *b)

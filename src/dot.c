@@ -280,4 +280,5 @@ dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type typ
 const dn_dot_kernels dn_dot_scalar = {
     .mat_vec_rows = dn_ref_mat_vec_rows,
     .mat_mul_rows = dn_ref_mat_mul_rows,
+    .packed_rows_act = dn_ref_rows_packed,
 };

@@ -57,6 +57,10 @@ typedef struct dn_dot_kernels {
        dn_act_* functions accepted: x serves type (dn_act_view), r0 < r1 <=
        rows, c0 < c1 <= x->cols, the sizes fit. Allocates nothing. */
     dn_dot_mm_fn mat_mul_rows;
+    /* mat_vec_rows_act on a repacked matrix (decodenum/repack.h): w is the
+       repacked layout, rows the matrix's (unpadded) rows; the bits, status
+       and *bad of mat_vec_rows_act on the plain matrix. Any row range. */
+    dn_dot_rows_act_fn packed_rows_act;
 } dn_dot_kernels;
 
 /* The reference (src/dot.c). */
@@ -76,6 +80,32 @@ dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t
 dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type type, const uint8_t *w,
                               size_t rows, size_t r0, size_t r1, float *out, size_t ldo,
                               size_t *bad);
+
+/* The reference on a repacked matrix: dn_ref_rows_pieces reading each
+   piece's bytes where the layout keeps them (src/repack.c); a is unused. */
+dn_status dn_ref_rows_packed(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, const dn_dot_act *a,
+                             size_t row_begin, size_t row_end, float *out, size_t *bad);
+
+/* The repacked product of kernels k over prepared columns (src/repack_api.c):
+   one column by k->packed_rows_act, several by k->mat_mul_rows over
+   unpacked tiles of rows (DN_ERR_OUT_OF_MEMORY when the tile's malloc
+   fails). Arguments the public functions accepted. */
+dn_status dn_repacked_mm_with(const dn_dot_kernels *k, const dn_act *x, size_t c0, size_t c1,
+                              dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                              float *out, size_t ldo, size_t *bad);
+
+/* The repacked layout (decodenum/repack.h): row r's bytes of chunk j (its
+   elements [256 j, min(256 j + 256, n))) in a repacked matrix w of rows of
+   row_bytes. Every chunk of a row holds whole blocks. */
+static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, size_t n,
+                                             size_t row_bytes, size_t r, size_t j)
+{
+    const size_t be = dn_block_formats[type].elements, bb = dn_block_formats[type].bytes;
+    const size_t cb = DN_GROUP / be * bb, left = n - j * DN_GROUP;
+    const size_t here = left < DN_GROUP ? left / be * bb : cb;
+    return w + (r / 4) * 4 * row_bytes + j * 4 * cb + (r % 4) * here;
+}
 
 extern const dn_dot_kernels dn_dot_scalar;
 #if defined(DN_HAVE_AVX2)

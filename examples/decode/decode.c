@@ -16,7 +16,7 @@ typedef struct opts {
     const char *file, *write, *prompt;
     dd_synth sp;
     dd_run run;
-    int quiet;
+    int quiet, no_repack;
 } opts;
 
 static const char usage[] =
@@ -26,6 +26,8 @@ static const char usage[] =
     "  -t N             threads on one pool (1; 0 = one per CPU)\n"
     "  --kv f16|int8    the KV cache's rows (f16)\n"
     "  --quiet          print only the digest line\n"
+    "  --no-repack      keep the quantized matrices in place (default on x86: repacked at\n"
+    "                   load for Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS; the same digest)\n"
     "synthetic model (the default without a file):\n"
     "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
     "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
@@ -69,11 +71,13 @@ static int parse(int argc, char **argv, opts *o)
 {
     *o = (opts){
         NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0, NULL},
-        0};
+        0,    0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)
             o->file = NULL;
+        else if (strcmp(a, "--no-repack") == 0)
+            o->no_repack = 1;
         else if (strcmp(a, "--quiet") == 0)
             o->quiet = 1;
         else if (strcmp(a, "--tied") == 0)
@@ -159,8 +163,9 @@ static void report(const dd_model *m, const opts *o, const dd_result *r)
             "%zu conv taps\n",
             m->n_layer - m->n_layer / m->attn_interval, m->n_layer, m->attn_interval, m->gdn_kh,
             m->gdn_vh, m->gdn_d, m->gdn_taps);
-    printf("isa %s, %u thread(s), kv cache %s\n", dn_isa_name(dn_isa_active()), o->run.threads,
-           o->run.kv_int8 ? "int8" : "f16");
+    printf("isa %s, %u thread(s), kv cache %s, quantized weights %s\n",
+           dn_isa_name(dn_isa_active()), o->run.threads, o->run.kv_int8 ? "int8" : "f16",
+           o->no_repack ? "in place" : "repacked");
     print_tokens(m, r);
     size_t gen = r->n_tokens > 1 ? r->n_tokens - 1 : 0;
     printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after "
@@ -214,7 +219,11 @@ int dd_main(int argc, char **argv)
         gf_close(&f);
     } else if (rc == 0) {
         if (dd_model_load(&f, &m, err, sizeof err) == 0) {
-            rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
+            /* repacked where the kernels read the layout in place (x86) */
+            const dn_isa isa = dn_isa_active();
+            if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.no_repack = 1;
+            rc = !o.no_repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
+            if (rc == 0) rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
             if (rc == 0 && !o.quiet) report(&m, &o, &r);
             if (rc == 0) printf("digest %016llx\n", (unsigned long long)r.digest);
             dd_model_free(&m);

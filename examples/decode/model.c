@@ -117,7 +117,7 @@ static int matrix(binder *b, int layer, const char *name, size_t rows, size_t co
     }
     const uint8_t *data = type == DN_TYPE_F16 ? host_f16(b, t, rows * cols) : t->data;
     if (!data) return -1;
-    *out = (dd_matrix){type, data, rows, cols};
+    *out = (dd_matrix){type, data, rows, cols, NULL};
     return 0;
 }
 
@@ -309,6 +309,43 @@ int dd_model_load(const gf_file *f, dd_model *m, char *err, size_t err_bytes)
     for (size_t i = 0; r == 0 && i < m->n_layer; i++) r = layer(&b, (int)i);
     if (r == 0) r = vocabulary(&b);
     if (r != 0) dd_model_free(m);
+    return r;
+}
+
+/* One matrix's repacked copy, owned by the model; 0, or -1 (out of memory). */
+static int repack_one(dd_model *m, dd_matrix *w)
+{
+    switch (w->data && !w->packed ? w->type : DN_TYPE_F32) {
+    case DN_TYPE_Q4_K:
+    case DN_TYPE_Q5_K:
+    case DN_TYPE_Q6_K:
+    case DN_TYPE_Q8_0:
+    case DN_TYPE_IQ4_XS: break;
+    default: return 0;
+    }
+    size_t bytes = 0;
+    if (dn_repack_size(w->type, w->rows, w->cols, &bytes) != DN_OK) return 0; /* stays in place */
+    void **grown = realloc(m->owned, (m->n_owned + 1) * sizeof *grown);
+    if (!grown) return -1;
+    m->owned = grown;
+    uint8_t *p = malloc(bytes);
+    if (!p) return -1;
+    m->owned[m->n_owned++] = p;
+    if (dn_repack(w->type, w->data, w->rows, w->cols, p, bytes) != DN_OK) return 0;
+    w->packed = p;
+    return 0;
+}
+
+int dd_model_repack(dd_model *m, char *err, size_t err_bytes)
+{
+    int r = repack_one(m, &m->output);
+    for (size_t i = 0; r == 0 && i < m->n_layer; i++) {
+        dd_layer *l = &m->layers[i];
+        dd_matrix *all[] = {&l->wq, &l->wk, &l->wv, &l->wo, &l->gate, &l->up, &l->down,
+                            &l->sq, &l->sk, &l->sv, &l->sz, &l->sb,   &l->sa, &l->sout};
+        for (size_t k = 0; r == 0 && k < sizeof all / sizeof all[0]; k++) r = repack_one(m, all[k]);
+    }
+    if (r) snprintf(err, err_bytes, "out of memory (repacked weights)");
     return r;
 }
 

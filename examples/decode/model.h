@@ -25,6 +25,7 @@ typedef struct dd_matrix {
     dn_type type;
     const uint8_t *data;
     size_t rows, cols;
+    const uint8_t *packed; /* the rows repacked at load (decodenum/repack.h), or NULL */
 } dd_matrix;
 
 typedef struct dd_layer {
@@ -65,6 +66,12 @@ typedef struct dd_model {
    whatever dn_mat_vec reads). 0, or -1 with a message in err. */
 int dd_model_load(const gf_file *f, dd_model *m, char *err, size_t err_bytes);
 void dd_model_free(dd_model *m);
+/* Repacks every matrix the products read (not the embedding, read by rows)
+   whose format has repacked kernels (Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS) into
+   memory the model owns: dn_repack_size's bytes each, about the weights'
+   size again (the file's pages of those matrices are then no longer read).
+   The products' bits do not change. 0, or -1 with a message in err. */
+int dd_model_repack(dd_model *m, char *err, size_t err_bytes);
 
 /* The per-module time buckets of the breakdown. */
 enum {

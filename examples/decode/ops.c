@@ -57,12 +57,32 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
     return st == DN_OK ? 0 : dd_fail(s, "rmsnorm", st);
 }
 
+/* x (n floats) prepared as a dn_act (one column, Sub32 scales, one word)
+   in s->pact_mem, grown as needed: what the repacked products read. */
+static int prepare_act(dd_state *s, const float *x, size_t n)
+{
+    size_t bytes = 0;
+    dn_status st = dn_act_size(n, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes);
+    if (st == DN_OK && bytes > s->pact_bytes) {
+        free(s->pact_mem);
+        s->pact_bytes = 0;
+        if (!(s->pact_mem = malloc(bytes)))
+            return dd_fail(s, "activation memory", DN_ERR_OUT_OF_MEMORY);
+        s->pact_bytes = bytes;
+    }
+    if (st == DN_OK)
+        st = dn_act_prepare(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, s->pact_mem, s->pact_bytes,
+                            &s->pact, NULL);
+    return st == DN_OK ? 0 : dd_fail(s, "activation preparation", st);
+}
+
 /* y = W x. F16 weights: dn_f16_mat_vec (ggml's vec_dot bits). A block
-   format: x quantized once per vector (dn_quantize, Sub32 scales, one word)
-   and reused by every matrix that reads the same vector until an
-   operation writes a vector (each forgets act_src), then dn_mat_vec.
-   Both split their rows over the pool. (The dot module's prepared
-   activations will take the place of act_src's bookkeeping.) */
+   format: x quantized once per vector (Sub32 scales, one word) and reused
+   by every matrix that reads the same vector until an operation writes a
+   vector (each forgets act_src): for a matrix in place dn_quantize then
+   dn_mat_vec; for a repacked one (dd_model_repack) dn_act_prepare then
+   dn_repacked_mat_vec, the same bits (decodenum/repack.h). Both split
+   their rows over the pool. */
 int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket)
 {
     dn_status st;
@@ -73,17 +93,27 @@ int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bu
         s->bucket[bucket] += dd_now() - t0;
         return st == DN_OK ? 0 : dd_fail(s, "f16 product", st);
     }
-    if (s->act_src != x || s->act.n != w->cols) {
-        double t0 = dd_now();
-        s->act = (dn_act_row){s->codes, s->scales, w->cols, 0, DN_WORDS_ONE};
-        st = dn_quantize(x, w->cols, DN_WORDS_ONE, &s->act, NULL);
-        s->bucket[DD_T_QUANT] += dd_now() - t0;
-        if (st != DN_OK) return dd_fail(s, "activation quantization", st);
+    if (s->act_src != x || s->act_n != w->cols) { /* a new vector: both forms stale */
         s->act_src = x;
+        s->act_n = w->cols;
+        s->have_row = 0;
+        s->pact = NULL;
     }
     double t0 = dd_now();
-    st = dn_mat_vec(w->type, w->data, w->rows, w->cols, &s->act, DN_ACT_SUB32, y, s->pool, NULL);
-    s->bucket[bucket] += dd_now() - t0;
+    if (w->packed && !s->pact) {
+        if (prepare_act(s, x, w->cols)) return -1;
+    } else if (!w->packed && !s->have_row) {
+        s->act = (dn_act_row){s->codes, s->scales, w->cols, 0, DN_WORDS_ONE};
+        st = dn_quantize(x, w->cols, DN_WORDS_ONE, &s->act, NULL);
+        if (st != DN_OK) return dd_fail(s, "activation quantization", st);
+        s->have_row = 1;
+    }
+    double t1 = dd_now();
+    s->bucket[DD_T_QUANT] += t1 - t0;
+    st = w->packed ? dn_repacked_mat_vec(s->pact, 0, w->type, w->packed, w->rows, y, s->pool, NULL)
+                   : dn_mat_vec(w->type, w->data, w->rows, w->cols, &s->act, DN_ACT_SUB32, y,
+                                s->pool, NULL);
+    s->bucket[bucket] += dd_now() - t1;
     return st == DN_OK ? 0 : dd_fail(s, "quantized product", st);
 }
 

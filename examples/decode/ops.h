@@ -22,6 +22,11 @@ typedef struct dd_state {
     dn_act_scale *scales;
     dn_act_row act;
     const float *act_src;
+    size_t act_n;   /* act_src's length */
+    int have_row;   /* act holds act_src quantized */
+    dn_act *pact;   /* act_src prepared (dn_act), for repacked matrices */
+    void *pact_mem; /* pact's memory, pact_bytes */
+    size_t pact_bytes;
     /* the KV cache: per layer K and V, int8 codes or binary16 */
     void **kc, **vc;
     uint16_t **ks, **vs;

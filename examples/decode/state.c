@@ -130,6 +130,7 @@ void dd_state_free(dd_state *s)
     free(s->ks);
     free(s->vs);
     free(s->attn_work);
+    free(s->pact_mem);
     if (s->m) dd_hybrid_state_free(s);
     dn_pool_destroy(s->pool);
     char *err = s->err;

@@ -48,6 +48,7 @@ extern "C" {
 #define DN_HAVE_BLOCKS 200    /* decodenum/blocks.h */
 #define DN_HAVE_QUANT 200     /* decodenum/quant.h */
 #define DN_HAVE_DOT 200       /* decodenum/dot.h */
+#define DN_HAVE_REPACK 300    /* decodenum/repack.h */
 #define DN_HAVE_LANE 200      /* decodenum/lane.h */
 #define DN_HAVE_MATH 200      /* decodenum/math.h */
 #define DN_HAVE_SELFTEST 200  /* decodenum/selftest.h */

@@ -15,6 +15,7 @@
 
 #include "bits.h" /* dn_bits, dn_from_bits: the float bit casts */
 #include "decodenum/common.h"
+#include "decodenum/dot.h" /* the repacked checks' arguments */
 
 typedef struct dn_rng {
     uint64_t state;
@@ -85,6 +86,18 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
    quantize, and mat_vec_rows of every block format under both scalings and
    both word counts (src/check/check_dot.c). */
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+/* check_repack.c: the repacked products of kern (decodenum/repack.h) on one
+   of check_dot.c's cases, against the plain reference's values o_ref,
+   status and *bad (mismatches into res). */
+struct dn_dot_kernels;
+void dn_check_repacked_rows(const struct dn_dot_kernels *kern, dn_type type, const uint8_t *w,
+                            size_t rows, size_t n, const struct dn_act_row *act,
+                            dn_act_scaling scaling, size_t r0, size_t r1, const float *o_ref,
+                            dn_status st_ref, size_t bad_ref, dn_check_result *res);
+void dn_check_repacked_mm(const struct dn_dot_kernels *kern, const struct dn_act *x, size_t c0,
+                          size_t c1, dn_type type, const uint8_t *w, size_t rows, size_t r0,
+                          size_t r1, const float *o_ref, dn_status st_ref, size_t bad_ref,
+                          dn_check_result *res);
 
 /* The attention module's kernels: scores and weighted sums over f32, binary16
    and bfloat16 rows, int8 scores and weighted sums (src/check/check_attention.c). */

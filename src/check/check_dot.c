@@ -465,6 +465,8 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
                                                       b->o_ref, &bad_ref);
         dn_status st_k =
             kern->mat_vec_rows(type, b->w, rows, n, &act, scaling, r0, r1, b->o_k, &bad_k);
+        dn_check_repacked_rows(kern, type, b->w, rows, n, &act, scaling, r0, r1, b->o_ref, st_ref,
+                               bad_ref, res);
         res->compared++;
         if (st_ref != st_k || bad_ref != bad_k) {
             dn_check_mismatch(
@@ -649,6 +651,7 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         dn_status st_ref =
             dn_dot_scalar.mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_ref, rows, &bad_ref);
         dn_status st_k = kern->mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_k, rows, &bad_k);
+        dn_check_repacked_mm(kern, act, c0, c1, type, w, rows, r0, r1, o_ref, st_ref, bad_ref, res);
         res->compared++;
         if (st_ref != st_k || bad_ref != bad_k) {
             dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",

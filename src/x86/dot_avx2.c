@@ -41,11 +41,21 @@
 /* Four row streams: each a few hundred bytes ahead into L1, and the same
    place four rows on (the next batch, whose row starts no stream would
    otherwise have fetched) into L2: a constant count of lines per group, a
-   prefetch never faults. */
-AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
+   prefetch never faults. A repacked matrix (packed) is one stream: the
+   four rows' distance ahead into L1, and the next row group's same chunk
+   (4 row_bytes on, as the plain matrix's next batch) into L2. */
+AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
 {
+    const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
+    if (packed) {
+        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
+            _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
+        return;
+    }
     for (int r = 0; r < 4; r++)
-        for (size_t o = 0; o < (dn_big(t) ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
+        for (size_t o = 0; o < chunk + 63; o += 64) {
             _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
             _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
         }
@@ -230,9 +240,11 @@ AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const b
 
 /* Four rows (row pointers may repeat for a short batch), narrow codes: the
    row values into v[4]. Returns -1 when a block is unreadable, else the
-   mask of rows that met a tiny piece (their chain must be redone). */
+   mask of rows that met a tiny piece (their chain must be redone). packed:
+   row[0] is a repacked row group (decodenum/repack.h), the four rows'
+   bytes of a group side by side. */
 AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4],
-                    int planes)
+                    int planes, int packed)
 {
     const dn_dot_act *a = c->a;
     const int16_t *codes = c->act->codes;
@@ -244,8 +256,11 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
-        for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
-        prefetch_group(c, t, blk);
+        const size_t here = big ? bb : (size_t)G * bb; /* a row's bytes of the group */
+        for (int r = 0; r < 4; r++)
+            blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
+                            : row[r] + (big ? gi * bb : (g / 32) * bb);
+        prefetch_group(c, t, blk, packed);
         __m128 p;
         int need = 0;
         if (big) {
@@ -327,9 +342,9 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
             /* wide codes: 256-element formats in two byte planes, 32-element
                ones with int16 products */
-            tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0)
-                   : dn_big(t)  ? batch_narrow(c, t, rp, v, 1)
-                                : batch_narrow(c, t, rp, v, 2);
+            tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, 0)
+                   : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, 0)
+                                : batch_narrow(c, t, rp, v, 2, 0);
         } else {
             count = 1;
             tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
@@ -346,6 +361,40 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             }
         }
         r += count;
+    }
+    return DN_OK;
+}
+
+/* mv_rows on a repacked matrix: one row group at a time (its four rows
+   computed, the ones in [r0, r1) written); the reference of the layout
+   where mv_rows takes the plain one's. IQ4_XS with wide codes (row_wide's
+   case) goes to that reference. */
+AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out,
+                            size_t *bad)
+{
+    if (!c->a->narrow && t == DN_TYPE_IQ4_XS)
+        return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r0, r1, out,
+                                  bad);
+    for (size_t r = r0; r < r1;) {
+        const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
+        const uint8_t *rp[4] = {c->w + q * c->row_bytes, NULL, NULL, NULL};
+        float v[4];
+        const int tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, 1)
+                         : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, 1)
+                                      : batch_narrow(c, t, rp, v, 2, 1);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r, r1, out,
+                                      bad);
+        for (size_t k = r - q; k < k1; k++) {
+            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
+                dn_status st = dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a,
+                                                  q + k, q + k + 1, out, bad);
+                if (st != DN_OK) return st;
+            } else {
+                out[q + k] = dn_chain_result(v[k]);
+            }
+        }
+        r = q + k1;
     }
     return DN_OK;
 }
@@ -450,8 +499,50 @@ static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_typ
                                   bad);
 }
 
+/* The repacked row loops: the formats decode engines meet (Q4_K_M files:
+   Q4_K, Q6_K, some Q5_K; Q8_0; IQ4_XS), the layout's reference for the
+   others. */
+static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows_packed(c, DN_TYPE_Q8_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows_packed(c, DN_TYPE_Q4_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows_packed(c, DN_TYPE_Q5_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_rows_packed(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
+                                    size_t *bad)
+{
+    return mv_rows_packed(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
+}
+
+static dn_status packed_rows_act_avx2(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                      const dn_act_row *act, dn_act_scaling scaling,
+                                      const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                      size_t *bad)
+{
+    const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
+    switch (a->usable ? type : DN_TYPE_LIMIT) {
+    case DN_TYPE_Q8_0: return pk_q8_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q4_K: return pk_q4_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_K: return pk_q5_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q6_K: return pk_q6_k(&c, r0, r1, out, bad);
+    case DN_TYPE_IQ4_XS: return pk_iq4_xs(&c, r0, r1, out, bad);
+    default: return dn_ref_rows_packed(type, w, rows, n, act, scaling, a, r0, r1, out, bad);
+    }
+}
+
 const dn_dot_kernels dn_dot_avx2 = {
     .mat_vec_rows = mat_vec_rows_avx2,
     .mat_vec_rows_act = mat_vec_rows_act_avx2,
     .mat_mul_rows = mat_mul_rows_avx2,
+    .packed_rows_act = packed_rows_act_avx2,
 };

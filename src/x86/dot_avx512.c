@@ -34,11 +34,20 @@
 #endif
 
 /* dot_avx2.c's prefetch: each row stream ahead into L1, the next batch's
-   rows into L2. */
-AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4])
+   rows into L2; a repacked matrix (packed) one stream, its next row
+   group's chunk into L2. */
+AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
 {
+    const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
+    if (packed) {
+        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
+            _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
+            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
+        }
+        return;
+    }
     for (int r = 0; r < 4; r++)
-        for (size_t o = 0; o < (dn_big(t) ? dn_bb(t) : 8 * dn_bb(t)) + 63; o += 64) {
+        for (size_t o = 0; o < chunk + 63; o += 64) {
             _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
             _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
         }
@@ -174,8 +183,9 @@ AIV __m128 reference_pieces4(const dn_mv_ctx *c, dn_type t, const uint8_t *const
 
 /* Four rows (pointers may repeat for a short batch): the row values into
    v[4]. Returns -1 when a block is unreadable, else the mask of rows that
-   met a tiny piece (their chain must be redone). */
-AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4])
+   met a tiny piece (their chain must be redone). packed: row[0] is a
+   repacked row group (decodenum/repack.h). */
+AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4], int packed)
 {
     const dn_dot_act *a = c->a;
     const int big = dn_big(t);
@@ -192,8 +202,11 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
-        for (int r = 0; r < 4; r++) blk[r] = row[r] + (big ? gi * bb : (g / 32) * bb);
-        prefetch4(c, t, blk);
+        const size_t here = big ? bb : (size_t)G * bb; /* a row's bytes of the group */
+        for (int r = 0; r < 4; r++)
+            blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
+                            : row[r] + (big ? gi * bb : (g / 32) * bb);
+        prefetch4(c, t, blk, packed);
         __m128 p = _mm_setzero_ps(); /* set unless the group is pending */
         int need = 0;
         if ((big ? big_group4(a, t, blk, g, &p, &need, &q[cur])
@@ -230,7 +243,7 @@ AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, floa
         const uint8_t *rp[4];
         const size_t count = r1 - r < 4 ? r1 - r : 4;
         for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
-        const int tiny = batch4(c, t, rp, v);
+        const int tiny = batch4(c, t, rp, v, 0);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
             return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
         for (size_t k = 0; k < count; k++) {
@@ -243,6 +256,33 @@ AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, floa
             }
         }
         r += count;
+    }
+    return DN_OK;
+}
+
+/* mv_rows4 on a repacked matrix, one row group at a time (dot_avx2.c's
+   mv_rows_packed). */
+AIV dn_status mv_packed4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out,
+                         size_t *bad)
+{
+    for (size_t r = r0; r < r1;) {
+        const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
+        const uint8_t *rp[4] = {c->w + q * c->row_bytes, NULL, NULL, NULL};
+        float v[4];
+        const int tiny = batch4(c, t, rp, v, 1);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r, r1, out,
+                                      bad);
+        for (size_t k = r - q; k < k1; k++) {
+            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
+                dn_status st = dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a,
+                                                  q + k, q + k + 1, out, bad);
+                if (st != DN_OK) return st;
+            } else {
+                out[q + k] = dn_chain_result(v[k]);
+            }
+        }
+        r = q + k1;
     }
     return DN_OK;
 }
@@ -302,9 +342,46 @@ static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_t
                                     ldo, bad);
 }
 
+static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_packed4(c, DN_TYPE_Q8_0, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_packed4(c, DN_TYPE_Q4_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_packed4(c, DN_TYPE_Q5_K, r0, r1, out, bad);
+}
+static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    return mv_packed4(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+}
+
+/* The repacked product: the four formats' row loops where the activation
+   side is usable, Sub32 and narrow; the AVX2 table's otherwise. */
+static VNNI dn_status packed_rows_act_avx512(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                                             const dn_act_row *act, dn_act_scaling scaling,
+                                             const dn_dot_act *a, size_t r0, size_t r1, float *out,
+                                             size_t *bad)
+{
+    const int ours = a->usable && a->narrow && scaling == DN_ACT_SUB32;
+    const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
+    switch (ours ? type : DN_TYPE_LIMIT) {
+    case DN_TYPE_Q8_0: return pk_q8_0(&c, r0, r1, out, bad);
+    case DN_TYPE_Q4_K: return pk_q4_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q5_K: return pk_q5_k(&c, r0, r1, out, bad);
+    case DN_TYPE_Q6_K: return pk_q6_k(&c, r0, r1, out, bad);
+    default:
+        return dn_dot_avx2.packed_rows_act(type, w, rows, n, act, scaling, a, r0, r1, out, bad);
+    }
+}
+
 /* Registered for DN_ISA_AVX512 only on a CPU with AVX512-VNNI (dispatch.c). */
 const dn_dot_kernels dn_dot_avx512 = {
     .mat_vec_rows = mat_vec_rows_avx512,
     .mat_vec_rows_act = mat_vec_rows_act_avx512,
     .mat_mul_rows = mat_mul_rows_avx512,
+    .packed_rows_act = packed_rows_act_avx512,
 };
