@@ -16,6 +16,7 @@
 #include "../gdn_kernels.h"
 #include "../math_kernels.h"
 #include "avx2_common.h"
+#include "avx512_bf16.h"
 
 #include <stdint.h>
 
@@ -120,6 +121,87 @@ static void rows_avx512(void *state, dn_gdn_store store, size_t dk, size_t r0, s
     dn_avx2_leave(csr, 0.0f);
 }
 
+/* ---- a bfloat16 state on CPUs with AVX512_BF16 ------------------------------- */
+
+/* The lanes of a dot kept as even and odd elements (lane i of e is the
+   reference's lane 2i, of o lane 2i + 1), folded as dn_ref_fdot folds 32
+   lanes: its first level adds the adjacent lanes 2i and 2i + 1, which is
+   e + o in natural order; the rest is the tree over those 16 sums. */
+INLINE float tree_eo(__m512 e, __m512 o)
+{
+    __m512 p = _mm512_add_ps(e, o);
+    __m256 q = _mm256_hadd_ps(_mm512_castps512_ps256(p), _mm512_extractf32x8_ps(p, 1));
+    /* q: (p0+p1),(p2+p3),(p8+p9),(p10+p11) | (p4+p5),(p6+p7),(p12+p13),(p14+p15) */
+    __m256 r = _mm256_hadd_ps(q, q);
+    __m128 halves = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
+    return dn_result(_mm_cvtss_f32(_mm_add_ss(halves, _mm_movehdup_ps(halves))));
+}
+
+/* rows128 for a bfloat16 state: 32 elements (64 bytes) widened by a shift
+   (even elements) and a mask (odd ones), so the key and the query are held
+   split the same way; a row's bytes are half the f32 row's and its
+   conversions one instruction per 32 elements each way. */
+DN_BF16_TARGET static void rows128_bf16(uint16_t *state, size_t r0, size_t r1,
+                                        const dn_gdn_token *t, float *out)
+{
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __m512i order;
+    {
+        uint16_t at[32];
+        for (int i = 0; i < 16; i++) at[2 * i] = (uint16_t)i, at[2 * i + 1] = (uint16_t)(16 + i);
+        order = _mm512_loadu_si512(at);
+    }
+    __m512 ke[4], ko[4], qe[4], qo[4];
+    for (int c = 0; c < 4; c++) {
+        __m512 a = _mm512_loadu_ps(t->k + 32 * c), b = _mm512_loadu_ps(t->k + 32 * c + 16);
+        ke[c] = _mm512_permutex2var_ps(a, even, b), ko[c] = _mm512_permutex2var_ps(a, odd, b);
+        a = _mm512_loadu_ps(t->q + 32 * c), b = _mm512_loadu_ps(t->q + 32 * c + 16);
+        qe[c] = _mm512_permutex2var_ps(a, even, b), qo[c] = _mm512_permutex2var_ps(a, odd, b);
+    }
+    const __m512 d = _mm512_set1_ps(t->decay);
+    const __m512i high = _mm512_set1_epi32((int)0xFFFF0000u);
+    for (size_t j = r0; j < r1; j++) {
+        uint16_t *row = state + j * DK;
+        __m512 me[4], mo[4];
+        for (int c = 0; c < 4; c++) {
+            __m512i x = _mm512_loadu_si512(row + 32 * c);
+            me[c] = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+            mo[c] = _mm512_castsi512_ps(_mm512_and_si512(x, high));
+        }
+        __m512 ae = _mm512_setzero_ps(), ao = ae, be = ae, bo = ae;
+        for (int c = 0; c < 4; c++) {
+            ae = _mm512_add_ps(ae, _mm512_mul_ps(me[c], ke[c]));
+            ao = _mm512_add_ps(ao, _mm512_mul_ps(mo[c], ko[c]));
+            be = _mm512_add_ps(be, _mm512_mul_ps(me[c], qe[c]));
+            bo = _mm512_add_ps(bo, _mm512_mul_ps(mo[c], qo[c]));
+        }
+        float rk = tree_eo(ae, ao), rq = tree_eo(be, bo);
+        float coef = dn_gdn_fmul(t->beta, dn_gdn_fsub(t->v[j], dn_gdn_fmul(t->decay, rk)));
+        const __m512 cf = _mm512_set1_ps(coef);
+        for (int c = 0; c < 4; c++) {
+            __m512 re = _mm512_add_ps(_mm512_mul_ps(d, me[c]), _mm512_mul_ps(cf, ke[c]));
+            __m512 ro = _mm512_add_ps(_mm512_mul_ps(d, mo[c]), _mm512_mul_ps(cf, ko[c]));
+            _mm512_storeu_si512(row + 32 * c, dn_avx512_bf16_round32(re, ro, order));
+        }
+        out[j] =
+            dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
+    }
+}
+
+DN_BF16_TARGET static void rows_avx512bf16(void *state, dn_gdn_store store, size_t dk, size_t r0,
+                                           size_t r1, const dn_gdn_token *t, float *out)
+{
+    if (dk != DK || store != DN_GDN_STORE_BF16) {
+        rows_avx512(state, store, dk, r0, r1, t, out);
+        return;
+    }
+    unsigned csr = dn_avx2_enter();
+    rows128_bf16(state, r0, r1, t, out);
+    dn_avx2_leave(csr, 0.0f);
+}
+
 /* Four taps of 16 channels (64 floats, channel by channel) as one vector
    per tap: two permutes per eight channels and a lane shuffle in place of a
    16-element gather per tap. */
@@ -181,4 +263,10 @@ static void conv_avx512(const float *ring, uint32_t head, size_t channels, size_
 const dn_gdn_kernels dn_gdn_avx512 = {
     .conv = conv_avx512,
     .rows = rows_avx512,
+};
+
+/* What src/dispatch.c registers in its place where the CPU has AVX512_BF16. */
+const dn_gdn_kernels dn_gdn_avx512bf16 = {
+    .conv = conv_avx512,
+    .rows = rows_avx512bf16,
 };
