@@ -16,7 +16,7 @@
 #include "../gdn_kernels.h"
 #include "../math_kernels.h"
 #include "avx2_common.h"
-#include "avx512_bf16.h"
+#include "avx512_half.h"
 
 #include <stdint.h>
 
@@ -46,19 +46,21 @@ INLINE __m512 result16(__m512 x)
                                 _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000)));
 }
 
-/* Writes a result x through the store: bfloat16 by dn_f32_to_bf16's integer
-   nearest-even rounding, binary16 by vcvtps2ph (nearest even). */
+/* Writes a result x through the store: f32 flushed and its NaN made the
+   one NaN (result16), binary16 by dn_avx512_f16_round16 (which needs no
+   flush first), bfloat16 by dn_f32_to_bf16's integer nearest-even rounding
+   of the flushed result. */
 INLINE void store16(void *row, dn_gdn_store store, size_t i, __m512 x)
 {
     if (store == DN_GDN_STORE_F32) {
-        _mm512_storeu_ps((float *)row + i, x);
+        _mm512_storeu_ps((float *)row + i, result16(x));
         return;
     }
     __m256i h;
     if (store == DN_GDN_STORE_F16) {
-        h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT);
+        h = dn_avx512_f16_round16(x);
     } else {
-        __m512i u = _mm512_castps_si512(x);
+        __m512i u = _mm512_castps_si512(result16(x));
         __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
         u = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd));
         h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(u, 16));
@@ -97,7 +99,7 @@ INLINE void rows128(void *state, dn_gdn_store store, size_t r0, size_t r1, const
         const __m512 c = _mm512_set1_ps(coef);
         for (int v = 0; v < VECS; v++) {
             __m512 r = _mm512_add_ps(_mm512_mul_ps(d, m[v]), _mm512_mul_ps(c, k[v]));
-            store16(row, store, 16 * (size_t)v, result16(r));
+            store16(row, store, 16 * (size_t)v, r);
         }
         out[j] =
             dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
