@@ -183,11 +183,12 @@ static void run_head(size_t t, void *ctx)
 /* Lane l's task: its own range of heads in order, then what is left of the
    others' (a thread that starts late, or is slowed, is helped). The caller
    of dn_pool_run claims lane 0 first and the workers the next ones, so a
-   head's state stays in the cache of the core that ran it the token before:
-   32 heads of S = 128 on 2 threads took 1.0-1.3x the time of a split
-   into heads claimed one by one against this one's (the 2-core AMD EPYC VM;
-   a 16-bit state, half a core's L2 in each range, gained most). Which thread
-   runs a head never changes a bit. */
+   head's state stays in the cache of the core that ran it the token before
+   (heads claimed one by one moved between the cores every token). 32 heads
+   of S = 128 on the 2-core AMD EPYC VM, best wall time of 2,000 calls
+   against one thread's: f32 / bf16 / f16 1.29x / 1.71x / 1.85x claimed one
+   by one, 1.76x / 1.79x / 1.86x in lanes. Which thread runs a head never
+   changes a bit. */
 static void run_lane(size_t l, void *ctx)
 {
     layer_token *L = ctx;

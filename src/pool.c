@@ -9,12 +9,15 @@
  * outputs in a fixed order.
  *
  * Between jobs close together (a decode step's layers) a worker watches the
- * generation for up to SPIN_NS before it sleeps, and the caller watches the
- * check-outs as long before it sleeps: a condition variable's wake-up costs
- * each side about 8-10 us on a virtual machine, which is what a token's
- * gdn layer takes on one core in tens of microseconds could not afford
- * (32 heads of S = 128 on the 2-core AMD EPYC VM: the second thread made
- * it 0.9x as fast as one, and 1.4-1.9x with both sides spinning). After
+ * generation for up to SPIN_NS before it sleeps: a condition variable's
+ * wake-up costs about 8-10 us on a virtual machine, and the worker started
+ * that late on every job. The caller only glances at the check-outs (64
+ * spins) before it sleeps: a caller spinning while its worker is queued on
+ * the same CPU (a loaded host) holds the worker off. Measured on a gdn layer
+ * (32 heads of S = 128) on the 2-core AMD EPYC VM, load average 6-7, best
+ * wall time of 600 calls per case against one thread: sleeping workers
+ * 0.87-1.89x, the worker spinning 200 us 1.78-1.85x in two runs each,
+ * the caller spinning too (50 or 200 us) 0.27-0.66x for most stores. After
  * SPIN_NS without a job the workers sleep: an idle pool costs nothing.
  */
 /* clock_gettime and CLOCK_MONOTONIC under -std=c11 */
@@ -40,9 +43,10 @@
 #define relax() ((void)0)
 #endif
 
-/* How long a worker watches for the next job, and the caller for the
-   check-outs, before sleeping. */
+/* How long a worker watches for the next job before sleeping, and the
+   caller for the check-outs (0: 64 spins, then the clock says stop). */
 #define SPIN_NS 200000
+#define CALLER_SPIN_NS 0
 
 typedef struct job {
     dn_task_fn task;
@@ -79,13 +83,14 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Spins until done(p, arg) or SPIN_NS have passed; returns done's last word. */
-static int spin_until(dn_pool *p, int (*done)(dn_pool *, unsigned long), unsigned long arg)
+/* Spins until done(p, arg) or `ns` have passed; returns done's last word. */
+static int spin_until(dn_pool *p, int (*done)(dn_pool *, unsigned long), unsigned long arg,
+                      uint64_t ns)
 {
     uint64_t start = now_ns();
     for (unsigned i = 1;; i++) {
         if (done(p, arg)) return 1;
-        if (i % 64 == 0 && now_ns() - start > SPIN_NS) return done(p, arg);
+        if (i % 64 == 0 && now_ns() - start > ns) return done(p, arg);
         relax();
     }
 }
@@ -107,7 +112,7 @@ static void *worker(void *arg)
     dn_pool *p = arg;
     unsigned long seen = 0;
     for (;;) {
-        spin_until(p, job_posted, seen);
+        spin_until(p, job_posted, seen, SPIN_NS);
         pthread_mutex_lock(&p->lock);
         while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop) {
@@ -199,7 +204,7 @@ void dn_pool_run(dn_pool *p, size_t count, dn_task_fn task, void *ctx)
 
     take_tasks(p, &j);
 
-    if (!spin_until(p, all_out, 0)) {
+    if (!spin_until(p, all_out, 0, CALLER_SPIN_NS)) {
         pthread_mutex_lock(&p->lock);
         while (p->pending > 0) pthread_cond_wait(&p->done, &p->lock);
         pthread_mutex_unlock(&p->lock);
