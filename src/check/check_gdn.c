@@ -18,7 +18,7 @@ enum { ROWS, FLUSH, FOLD, READ, CONV, COUNT };
 static const char *const names[COUNT] = {"rows", "flush_rows", "fold", "read_rows", "conv"};
 
 #define MAX_DK 257
-#define MAX_DV 16
+#define MAX_DV 40
 #define MAX_LOG 12
 #define MAX_CH 8200
 

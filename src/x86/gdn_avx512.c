@@ -136,7 +136,27 @@ INLINE float tree_eo(__m512 e, __m512 o)
     /* q: (p0+p1),(p2+p3),(p8+p9),(p10+p11) | (p4+p5),(p6+p7),(p12+p13),(p14+p15) */
     __m256 r = _mm256_hadd_ps(q, q);
     __m128 halves = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
-    return dn_result(_mm_cvtss_f32(_mm_add_ss(halves, _mm_movehdup_ps(halves))));
+    return _mm_cvtss_f32(_mm_add_ss(halves, _mm_movehdup_ps(halves)));
+}
+
+/* The scalar steps of 16 rows at once (lanes of `live` only): from the rows'
+   dots with k and q (as the tree leaves them, before the result rule), coef
+   into c and the read-out into out. Each step is the engine's operation: the
+   operands read under DAZ, the result through result16, as dn_gdn_fmul and
+   its kin do one at a time. */
+INLINE __m512 scalars16(const float *rk_raw, const float *rq_raw, const float *v, __mmask16 live,
+                        const dn_gdn_token *t, float *out)
+{
+    const __m512 d = _mm512_set1_ps(t->decay), beta = _mm512_set1_ps(t->beta);
+    __m512 rk = result16(_mm512_loadu_ps(rk_raw)), rq = result16(_mm512_loadu_ps(rq_raw));
+    __m512 dk = result16(_mm512_mul_ps(d, rk));
+    __m512 c = result16(_mm512_sub_ps(_mm512_maskz_loadu_ps(live, v), dk));
+    c = result16(_mm512_mul_ps(beta, c));
+    __m512 a = result16(_mm512_mul_ps(d, rq));
+    __m512 b = result16(_mm512_mul_ps(c, _mm512_set1_ps(t->kq)));
+    __m512 o = result16(_mm512_mul_ps(result16(_mm512_add_ps(a, b)), _mm512_set1_ps(t->scale)));
+    _mm512_mask_storeu_ps(out, live, o);
+    return c;
 }
 
 /* rows128 for a bfloat16 state: 32 elements (64 bytes) widened by a shift
@@ -164,31 +184,40 @@ DN_BF16_TARGET static void rows128_bf16(uint16_t *state, size_t r0, size_t r1,
     }
     const __m512 d = _mm512_set1_ps(t->decay);
     const __m512i high = _mm512_set1_epi32((int)0xFFFF0000u);
-    for (size_t j = r0; j < r1; j++) {
-        uint16_t *row = state + j * DK;
-        __m512 me[4], mo[4];
-        for (int c = 0; c < 4; c++) {
-            __m512i x = _mm512_loadu_si512(row + 32 * c);
-            me[c] = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
-            mo[c] = _mm512_castsi512_ps(_mm512_and_si512(x, high));
+    /* 16 rows at a time: their dots, then their scalar steps in one vector
+       (they took as many instructions as the row's vector work, one row at
+       a time), then their updates (the rows read again, from L1) */
+    for (size_t j0 = r0; j0 < r1; j0 += 16) {
+        size_t nb = r1 - j0 < 16 ? r1 - j0 : 16;
+        float rk[16] = {0}, rq[16] = {0}, cs[16];
+        for (size_t r = 0; r < nb; r++) {
+            const uint16_t *row = state + (j0 + r) * DK;
+            __m512 ae = _mm512_setzero_ps(), ao = ae, be = ae, bo = ae;
+            for (int c = 0; c < 4; c++) {
+                __m512i x = _mm512_loadu_si512(row + 32 * c);
+                __m512 me = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+                __m512 mo = _mm512_castsi512_ps(_mm512_and_si512(x, high));
+                ae = _mm512_add_ps(ae, _mm512_mul_ps(me, ke[c]));
+                ao = _mm512_add_ps(ao, _mm512_mul_ps(mo, ko[c]));
+                be = _mm512_add_ps(be, _mm512_mul_ps(me, qe[c]));
+                bo = _mm512_add_ps(bo, _mm512_mul_ps(mo, qo[c]));
+            }
+            rk[r] = tree_eo(ae, ao), rq[r] = tree_eo(be, bo);
         }
-        __m512 ae = _mm512_setzero_ps(), ao = ae, be = ae, bo = ae;
-        for (int c = 0; c < 4; c++) {
-            ae = _mm512_add_ps(ae, _mm512_mul_ps(me[c], ke[c]));
-            ao = _mm512_add_ps(ao, _mm512_mul_ps(mo[c], ko[c]));
-            be = _mm512_add_ps(be, _mm512_mul_ps(me[c], qe[c]));
-            bo = _mm512_add_ps(bo, _mm512_mul_ps(mo[c], qo[c]));
+        __mmask16 live = (__mmask16)((1u << nb) - 1);
+        _mm512_storeu_ps(cs, scalars16(rk, rq, t->v + j0, live, t, out + j0));
+        for (size_t r = 0; r < nb; r++) {
+            uint16_t *row = state + (j0 + r) * DK;
+            const __m512 cf = _mm512_set1_ps(cs[r]);
+            for (int c = 0; c < 4; c++) {
+                __m512i x = _mm512_loadu_si512(row + 32 * c);
+                __m512 me = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+                __m512 mo = _mm512_castsi512_ps(_mm512_and_si512(x, high));
+                __m512 re = _mm512_add_ps(_mm512_mul_ps(d, me), _mm512_mul_ps(cf, ke[c]));
+                __m512 ro = _mm512_add_ps(_mm512_mul_ps(d, mo), _mm512_mul_ps(cf, ko[c]));
+                _mm512_storeu_si512(row + 32 * c, dn_avx512_bf16_round32(re, ro, order));
+            }
         }
-        float rk = tree_eo(ae, ao), rq = tree_eo(be, bo);
-        float coef = dn_gdn_fmul(t->beta, dn_gdn_fsub(t->v[j], dn_gdn_fmul(t->decay, rk)));
-        const __m512 cf = _mm512_set1_ps(coef);
-        for (int c = 0; c < 4; c++) {
-            __m512 re = _mm512_add_ps(_mm512_mul_ps(d, me[c]), _mm512_mul_ps(cf, ke[c]));
-            __m512 ro = _mm512_add_ps(_mm512_mul_ps(d, mo[c]), _mm512_mul_ps(cf, ko[c]));
-            _mm512_storeu_si512(row + 32 * c, dn_avx512_bf16_round32(re, ro, order));
-        }
-        out[j] =
-            dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
     }
 }
 
