@@ -68,67 +68,19 @@ INLINE void store16(void *row, dn_gdn_store store, size_t i, __m512 x)
     _mm256_storeu_si256((__m256i *)((uint16_t *)row + i), h);
 }
 
-/* The 32 lanes of two accumulators, folded as dn_ref_fdot folds them. */
+/* The 32 lanes of two accumulators, folded as dn_ref_fdot folds them (the
+   result rule left to scalars16). */
 INLINE float tree(__m512 lo, __m512 hi)
 {
-    return dn_result(dn_avx2_tree32(_mm512_castps512_ps256(lo), _mm512_extractf32x8_ps(lo, 1),
-                                    _mm512_castps512_ps256(hi), _mm512_extractf32x8_ps(hi, 1)));
+    return dn_avx2_tree32(_mm512_castps512_ps256(lo), _mm512_extractf32x8_ps(lo, 1),
+                          _mm512_castps512_ps256(hi), _mm512_extractf32x8_ps(hi, 1));
 }
-
-INLINE void rows128(void *state, dn_gdn_store store, size_t r0, size_t r1, const dn_gdn_token *t,
-                    float *out)
-{
-    __m512 k[VECS], q[VECS];
-    for (int v = 0; v < VECS; v++) k[v] = _mm512_loadu_ps(t->k + 16 * v);
-    for (int v = 0; v < VECS; v++) q[v] = _mm512_loadu_ps(t->q + 16 * v);
-    const __m512 d = _mm512_set1_ps(t->decay);
-    for (size_t j = r0; j < r1; j++) {
-        void *row = dn_gdn_row_at(state, store, DK, j);
-        __m512 m[VECS];
-        for (int v = 0; v < VECS; v++) m[v] = widen16(row, store, 16 * (size_t)v);
-        /* lanes 0-15 take vectors 0, 2, 4, 6 in element order; 16-31 the odd ones */
-        __m512 k0 = _mm512_setzero_ps(), k1 = k0, q0 = k0, q1 = k0;
-        for (int v = 0; v < VECS; v += 2) {
-            k0 = _mm512_add_ps(k0, _mm512_mul_ps(m[v], k[v]));
-            k1 = _mm512_add_ps(k1, _mm512_mul_ps(m[v + 1], k[v + 1]));
-            q0 = _mm512_add_ps(q0, _mm512_mul_ps(m[v], q[v]));
-            q1 = _mm512_add_ps(q1, _mm512_mul_ps(m[v + 1], q[v + 1]));
-        }
-        float rk = tree(k0, k1), rq = tree(q0, q1);
-        float coef = dn_gdn_fmul(t->beta, dn_gdn_fsub(t->v[j], dn_gdn_fmul(t->decay, rk)));
-        const __m512 c = _mm512_set1_ps(coef);
-        for (int v = 0; v < VECS; v++) {
-            __m512 r = _mm512_add_ps(_mm512_mul_ps(d, m[v]), _mm512_mul_ps(c, k[v]));
-            store16(row, store, 16 * (size_t)v, r);
-        }
-        out[j] =
-            dn_gdn_fmul(dn_gdn_fadd(dn_gdn_fmul(t->decay, rq), dn_gdn_fmul(coef, t->kq)), t->scale);
-    }
-}
-
-static void rows_avx512(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
-                        const dn_gdn_token *t, float *out)
-{
-    if (dk != DK) {
-        dn_gdn_avx2.rows(state, store, dk, r0, r1, t, out);
-        return;
-    }
-    unsigned csr = dn_avx2_enter();
-    if (store == DN_GDN_STORE_F32)
-        rows128(state, DN_GDN_STORE_F32, r0, r1, t, out);
-    else if (store == DN_GDN_STORE_BF16)
-        rows128(state, DN_GDN_STORE_BF16, r0, r1, t, out);
-    else
-        rows128(state, DN_GDN_STORE_F16, r0, r1, t, out);
-    dn_avx2_leave(csr, 0.0f);
-}
-
-/* ---- a bfloat16 state on CPUs with AVX512_BF16 ------------------------------- */
 
 /* The lanes of a dot kept as even and odd elements (lane i of e is the
    reference's lane 2i, of o lane 2i + 1), folded as dn_ref_fdot folds 32
    lanes: its first level adds the adjacent lanes 2i and 2i + 1, which is
-   e + o in natural order; the rest is the tree over those 16 sums. */
+   e + o in natural order; the rest is the tree over those 16 sums (the
+   result rule left to scalars16). */
 INLINE float tree_eo(__m512 e, __m512 o)
 {
     __m512 p = _mm512_add_ps(e, o);
@@ -158,6 +110,65 @@ INLINE __m512 scalars16(const float *rk_raw, const float *rq_raw, const float *v
     _mm512_mask_storeu_ps(out, live, o);
     return c;
 }
+
+/* 16 rows at a time, as rows128_bf16 takes them: their dots, their scalar
+   steps in one vector (scalars16), their updates (the rows read again). */
+INLINE void rows128(void *state, dn_gdn_store store, size_t r0, size_t r1, const dn_gdn_token *t,
+                    float *out)
+{
+    __m512 k[VECS], q[VECS];
+    for (int v = 0; v < VECS; v++) k[v] = _mm512_loadu_ps(t->k + 16 * v);
+    for (int v = 0; v < VECS; v++) q[v] = _mm512_loadu_ps(t->q + 16 * v);
+    const __m512 d = _mm512_set1_ps(t->decay);
+    for (size_t j0 = r0; j0 < r1; j0 += 16) {
+        size_t nb = r1 - j0 < 16 ? r1 - j0 : 16;
+        float rk[16] = {0}, rq[16] = {0}, cs[16];
+        for (size_t r = 0; r < nb; r++) {
+            const void *row = dn_gdn_row_at(state, store, DK, j0 + r);
+            /* lanes 0-15 take vectors 0, 2, 4, 6 in element order; 16-31 the odd ones */
+            __m512 k0 = _mm512_setzero_ps(), k1 = k0, q0 = k0, q1 = k0;
+            for (int v = 0; v < VECS; v += 2) {
+                __m512 m0 = widen16(row, store, 16 * (size_t)v);
+                __m512 m1 = widen16(row, store, 16 * (size_t)v + 16);
+                k0 = _mm512_add_ps(k0, _mm512_mul_ps(m0, k[v]));
+                k1 = _mm512_add_ps(k1, _mm512_mul_ps(m1, k[v + 1]));
+                q0 = _mm512_add_ps(q0, _mm512_mul_ps(m0, q[v]));
+                q1 = _mm512_add_ps(q1, _mm512_mul_ps(m1, q[v + 1]));
+            }
+            rk[r] = tree(k0, k1), rq[r] = tree(q0, q1);
+        }
+        __mmask16 live = (__mmask16)((1u << nb) - 1);
+        _mm512_storeu_ps(cs, scalars16(rk, rq, t->v + j0, live, t, out + j0));
+        for (size_t r = 0; r < nb; r++) {
+            void *row = dn_gdn_row_at(state, store, DK, j0 + r);
+            const __m512 c = _mm512_set1_ps(cs[r]);
+            for (int v = 0; v < VECS; v++) {
+                __m512 m = widen16(row, store, 16 * (size_t)v);
+                __m512 x = _mm512_add_ps(_mm512_mul_ps(d, m), _mm512_mul_ps(c, k[v]));
+                store16(row, store, 16 * (size_t)v, x);
+            }
+        }
+    }
+}
+
+static void rows_avx512(void *state, dn_gdn_store store, size_t dk, size_t r0, size_t r1,
+                        const dn_gdn_token *t, float *out)
+{
+    if (dk != DK) {
+        dn_gdn_avx2.rows(state, store, dk, r0, r1, t, out);
+        return;
+    }
+    unsigned csr = dn_avx2_enter();
+    if (store == DN_GDN_STORE_F32)
+        rows128(state, DN_GDN_STORE_F32, r0, r1, t, out);
+    else if (store == DN_GDN_STORE_BF16)
+        rows128(state, DN_GDN_STORE_BF16, r0, r1, t, out);
+    else
+        rows128(state, DN_GDN_STORE_F16, r0, r1, t, out);
+    dn_avx2_leave(csr, 0.0f);
+}
+
+/* ---- a bfloat16 state on CPUs with AVX512_BF16 ------------------------------- */
 
 /* rows128 for a bfloat16 state: 32 elements (64 bytes) widened by a shift
    (even elements) and a mask (odd ones), so the key and the query are held
