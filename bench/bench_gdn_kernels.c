@@ -8,6 +8,10 @@
  * the thread's own CPU time (a thread the scheduler parks is not charged),
  * the best and the median of the samples, the variants alternated sample by
  * sample; every variant's state ends equal to the first one's, bit for bit.
+ * Then the whole layer (dn_gdn_layer, 16 key heads) on the calling thread
+ * and on a 2-thread pool: best wall time of blocks of 10 calls, the two
+ * alternated block by block (a block keeps each thread's heads in its
+ * cache, as a decode loop does).
  *
  *   ./bench/decodenum-bench-gdn-kernels [--quick]
  */
@@ -67,7 +71,8 @@ static int variants(variant *x)
     int n = 0;
     if (dn_isa_available(DN_ISA_AVX2)) x[n++] = (variant){.name = "avx2", .rows = dn_gdn_avx2.rows};
 #if defined(DN_HAVE_AVX512)
-    if (dn_isa_available(DN_ISA_AVX512)) x[n++] = (variant){.name = "avx512", .rows = dn_gdn_avx512.rows};
+    if (dn_isa_available(DN_ISA_AVX512))
+        x[n++] = (variant){.name = "avx512", .rows = dn_gdn_avx512.rows};
     if (dn_isa_available(DN_ISA_AVX512) && dn_cpu()->avx512bf16)
         x[n++] = (variant){.name = "avx512 bf16", .rows = dn_gdn_avx512bf16.rows};
 #endif
@@ -111,6 +116,40 @@ static int measure(dn_gdn_store st, int layers, int samples)
     return bad;
 }
 
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* dn_gdn_layer on 1 and 2 threads, one store, best wall time per call. */
+static void layer_threads(dn_gdn_store st, dn_pool *pool, int rounds)
+{
+    static const char *names[3] = {"f32", "bf16", "f16"};
+    enum { KH = 16 };
+    static float lq[KH * S], lk[KH * S], g[HEADS], beta[HEADS];
+    dn_gdn_shape shape = {HEADS, KH, S, S, (uint32_t)st};
+    void *state = bench_alloc((size_t)HEADS * S * S * dn_gdn_store_bytes(st));
+    if (!state) return;
+    memset(state, 0, (size_t)HEADS * S * S * dn_gdn_store_bytes(st));
+    for (int i = 0; i < KH * S; i++) lq[i] = q[i % S] * 0.1f, lk[i] = k[i % S] * 0.1f;
+    for (int h = 0; h < HEADS; h++) g[h] = -0.05f, beta[h] = 0.5f;
+    double best[2] = {1, 1};
+    for (int r = 0; r < rounds; r++)
+        for (int m = 0; m < 2; m++)
+            for (int rep = 0; rep < 10; rep++) {
+                double t0 = wall_s();
+                dn_gdn_layer(state, &shape, 1, lq, lk, v, g, beta, 0.0883883f, out,
+                             m ? pool : NULL);
+                double d = wall_s() - t0;
+                if (d < best[m]) best[m] = d;
+            }
+    printf("%-5s layer  1 thread %8.1f us, 2 threads %8.1f us: %.2fx\n", names[st], best[0] * 1e6,
+           best[1] * 1e6, best[0] / best[1]);
+    free(state);
+}
+
 static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
 
 int main(int argc, char **argv)
@@ -130,7 +169,11 @@ int main(int argc, char **argv)
         bad |= measure((dn_gdn_store)st, 1, quick ? 21 : MAX_SAMPLES);
         bad |= measure((dn_gdn_store)st, DEPTH, quick ? 5 : 15);
     }
-    printf("times: CPU time per layer (32 heads); speed: the first kernel's best over this one's%s\n",
-           bad ? "\nSTATES DIFFER" : "");
+    dn_pool *pool = dn_pool_create(2);
+    for (int st = 0; st < 3 && pool; st++) layer_threads((dn_gdn_store)st, pool, quick ? 30 : 100);
+    dn_pool_destroy(pool);
+    printf(
+        "times: CPU time per layer (32 heads); speed: the first kernel's best over this one's%s\n",
+        bad ? "\nSTATES DIFFER" : "");
     return bad;
 }
