@@ -11,7 +11,8 @@
  * again and again; a model's do not (36 such layers: 72 MiB in f32), so the
  * eager layer is also timed through a stack of DEPTH layers' states, one
  * token through each in turn (the time quoted per layer): there the state
- * comes from memory, and a 16-bit store halves what a token moves.
+ * comes from memory, and a 16-bit store halves what a token moves. One
+ * stack per store (the 1- and 2-thread cases share it: 72 + 36 + 36 MiB).
  *
  *   ./bench/decodenum-bench-gdn [--quick]
  */
@@ -42,6 +43,11 @@ static void fill(float *x, size_t n, float lo, float hi, uint64_t *s)
     }
 }
 
+/* The one 2-thread pool of every 2-thread case, as an engine has one: a
+   pool per case left the last case's worker watching for work (200 us)
+   while the next case's ran. */
+static dn_pool *pool2;
+
 static layer *layer_new(dn_gdn_store store, unsigned threads, size_t log)
 {
     layer *L = calloc(1, sizeof *L);
@@ -66,7 +72,7 @@ static layer *layer_new(dn_gdn_store store, unsigned threads, size_t log)
     }
     fill(L->v, sizeof L->v / 4, -1, 1, &s);
     fill(L->g, HEADS, -0.1f, -0.01f, &s), fill(L->beta, HEADS, 0.1f, 0.9f, &s);
-    L->pool = threads > 1 ? dn_pool_create(threads) : NULL;
+    L->pool = threads > 1 ? pool2 : NULL;
     for (int h = 0; log && h < HEADS; h++)
         dn_gdn_lazy_create((char *)L->state + (size_t)h * S * S * dn_gdn_store_bytes(store), store,
                            S, S, log, &L->lazy[h]);
@@ -76,7 +82,6 @@ static layer *layer_new(dn_gdn_store store, unsigned threads, size_t log)
 static void layer_free(layer *L)
 {
     for (int h = 0; h < HEADS; h++) dn_gdn_lazy_destroy(L->lazy[h]);
-    dn_pool_destroy(L->pool);
     free(L->state);
     free(L);
 }
@@ -100,18 +105,24 @@ static void lazy_call(bench_case *c)
     c->result = L->out[0];
 }
 
-/* DEPTH layers' states (one store) sharing one layer's inputs and pool. */
+/* DEPTH layers' states of one store, sharing one layer's inputs (one stack
+   per store: its 1- and 2-thread cases run through the same states). */
 typedef struct stack {
     const layer *in;
     void *state[DEPTH];
-    dn_pool *pool;
 } stack;
 
-static stack *stack_new(const layer *in, dn_pool *pool)
+/* A stack run on one layer's pool (NULL: the calling thread). */
+typedef struct stack_run {
+    const stack *k;
+    dn_pool *pool;
+} stack_run;
+
+static stack *stack_new(const layer *in)
 {
     stack *k = calloc(1, sizeof *k);
     size_t bytes = (size_t)HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)in->shape.store);
-    k->in = in, k->pool = pool;
+    k->in = in;
     for (int l = 0; l < DEPTH; l++) {
         k->state[l] = bench_alloc(bytes);
         if (k->state[l]) memcpy(k->state[l], in->state, bytes);
@@ -127,20 +138,20 @@ static void stack_free(stack *k)
 
 static void stack_call(bench_case *c)
 {
-    stack *k = c->ctx;
-    const layer *L = k->in;
+    const stack_run *run = c->ctx;
+    const layer *L = run->k->in;
     float out[HEADS * S];
     for (int l = 0; l < DEPTH; l++)
-        dn_gdn_layer(k->state[l], &L->shape, 1, L->q, L->k, L->v, L->g, L->beta, 0.0883883f, out,
-                     k->pool);
+        dn_gdn_layer(run->k->state[l], &L->shape, 1, L->q, L->k, L->v, L->g, L->beta, 0.0883883f,
+                     out, run->pool);
     c->result = out[0];
 }
 
-/* The eager case of L's store and pool through DEPTH layers' states. */
-static bench_case deep_case(const layer *L, const char *impl, stack **k)
+/* The eager case of L's store and pool through the store's stack. */
+static bench_case deep_case(const layer *L, const char *impl, stack_run *run)
 {
-    *k = stack_new(L, L->pool);
-    bench_case c = {.op = "eager", .impl = impl, .call = stack_call, .ctx = *k};
+    bench_case c = {.op = "eager", .impl = impl, .call = stack_call, .ctx = run};
+    run->pool = L->pool;
     c.bytes = DEPTH * 2.0 * HEADS * S * S * dn_gdn_store_bytes((dn_gdn_store)L->shape.store);
     return c;
 }
@@ -236,9 +247,11 @@ int main(int argc, char **argv)
         "lazy8 f32",   "lazy16 f32",   "lazy64 f32",   "lazy16 bf16", "conv",       "f32 1t deep",
         "f32 2t deep", "bf16 1t deep", "bf16 2t deep", "f16 1t deep", "f16 2t deep"};
     bench_case cs[20];
-    stack *deep[6] = {0};
+    stack *deep[3] = {0};
+    stack_run runs[6];
     layer *Ls[10];
     memset(cs, 0, sizeof cs);
+    pool2 = dn_pool_create(2);
     int n = 0;
     for (int st = 0; st < 3; st++)
         for (unsigned t = 1; t <= 2; t++, n++) {
@@ -262,7 +275,11 @@ int main(int argc, char **argv)
     cs[n].bytes = (double)CH * (2 * TAPS + 1) * 4;
     int conv_i = n++, first_deep = n;
     (void)conv_i; /* the ggml peer's conv is compared with it */
-    for (int i = 0; i < 6; i++, n++) cs[n] = deep_case(Ls[i], impls[11 + i], &deep[i]);
+    for (int i = 0; i < 6; i++, n++) {
+        if (i % 2 == 0) deep[i / 2] = stack_new(Ls[i]);
+        runs[i].k = deep[i / 2];
+        cs[n] = deep_case(Ls[i], impls[11 + i], &runs[i]);
+    }
 #ifdef DN_BENCH_GGML
     ggml_side gs = {0};
     int ours = n;
@@ -291,8 +308,9 @@ int main(int argc, char **argv)
     }
     ggml_side_free(&gs);
 #endif
-    for (int i = 0; i < 6; i++) stack_free(deep[i]);
+    for (int i = 0; i < 3; i++) stack_free(deep[i]);
     for (int i = 0; i < 10; i++) layer_free(Ls[i]);
+    dn_pool_destroy(pool2);
     free(buf), free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
     return 0;
 }

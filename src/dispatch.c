@@ -198,6 +198,10 @@ static void resolve_all(void)
         /* the dot kernels of AVX-512 use VNNI, a feature of its own: without
            it the dot module is the ISA below's */
         if (isa == DN_ISA_AVX512 && !dn_cpu()->avx512vnni) own.dot = NULL;
+#if defined(DN_HAVE_AVX512)
+        /* so does the bfloat16 conversion of the gdn rows' store */
+        if (isa == DN_ISA_AVX512 && dn_cpu()->avx512bf16) own.gdn = &dn_gdn_avx512bf16;
+#endif
         if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn ||
             r->vec || r->fp8)
             dn_kernels_resolve(r, &slots[below[isa]].kernels, &slots[isa]);

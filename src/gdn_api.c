@@ -14,6 +14,7 @@
 #include "decodenum/math.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,15 +150,22 @@ static dn_status check_shape(const dn_gdn_shape *s, layer_sizes *z)
     return DN_OK;
 }
 
-/* One token of a layer, as the heads' tasks read it. */
+/* Lanes a layer's heads are split into on a pool (more threads than this
+   share lanes). */
+#define MAX_LANES 64
+
+/* One token of a layer, as the heads' tasks read it: heads [first, first +
+   count) in `lanes` contiguous ranges, next[l] the next unclaimed head of
+   range l. */
 typedef struct layer_token {
     const dn_gdn_kernels *kern;
     const dn_gdn_shape *s;
-    size_t head_state, first;
+    size_t head_state, first, count, lanes;
     char *state;
     const float *q, *k, *v, *g, *beta;
     float scale;
     float *out;
+    atomic_size_t next[MAX_LANES];
 } layer_token;
 
 static void run_head(size_t t, void *ctx)
@@ -170,6 +178,26 @@ static void run_head(size_t t, void *ctx)
     dn_gdn_store store = (dn_gdn_store)L->s->store;
     void *state = L->state + h * L->head_state * dn_gdn_store_bytes(store);
     L->kern->rows(state, store, dk, 0, dv, &tok, L->out + h * dv);
+}
+
+/* Lane l's task: its own range of heads in order, then what is left of the
+   others' (a thread that starts late, or is slowed, is helped). The caller
+   of dn_pool_run claims lane 0 first and the workers the next ones, so a
+   head's state stays in the cache of the core that ran it the token before
+   (heads claimed one by one moved between the cores every token). 32 heads
+   of S = 128 on the 2-core AMD EPYC VM, best wall time of 2,000 calls
+   against one thread's: f32 / bf16 / f16 1.29x / 1.71x / 1.85x claimed one
+   by one, 1.76x / 1.79x / 1.86x in lanes. Which thread runs a head never
+   changes a bit. */
+static void run_lane(size_t l, void *ctx)
+{
+    layer_token *L = ctx;
+    for (size_t i = 0; i < L->lanes; i++) {
+        size_t lane = (l + i) % L->lanes, begin = lane * L->count / L->lanes;
+        size_t size = (lane + 1) * L->count / L->lanes - begin, t;
+        while ((t = atomic_fetch_add_explicit(&L->next[lane], 1, memory_order_relaxed)) < size)
+            run_head(begin + t, L);
+    }
 }
 
 /* Every input of heads [h0, h1) of `tokens` tokens finite. */
@@ -207,12 +235,18 @@ static dn_status run_layer(void *state, const dn_gdn_shape *s, size_t tokens, co
                      .s = s,
                      .head_state = z.head_state,
                      .first = h0,
+                     .count = h1 - h0,
                      .state = state,
                      .scale = scale};
+    size_t threads = dn_pool_threads(pool);
+    L.lanes = threads < L.count ? threads : L.count;
+    if (L.lanes > MAX_LANES) L.lanes = MAX_LANES;
     for (size_t t = 0; t < tokens; t++) {
         L.q = q + t * z.qk, L.k = k + t * z.qk, L.v = v + t * z.vo;
         L.g = g + t * s->heads, L.beta = beta + t * s->heads, L.out = out + t * z.vo;
-        dn_pool_run(pool, h1 - h0, run_head, &L);
+        for (size_t l = 0; l < L.lanes; l++)
+            atomic_store_explicit(&L.next[l], 0, memory_order_relaxed);
+        dn_pool_run(pool, L.lanes, run_lane, &L);
     }
     return DN_OK;
 }

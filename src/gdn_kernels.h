@@ -94,6 +94,9 @@ extern const dn_gdn_kernels dn_gdn_avx2;
 #endif
 #if defined(DN_HAVE_AVX512)
 extern const dn_gdn_kernels dn_gdn_avx512;
+/* dn_gdn_avx512 with a bfloat16 state rounded by AVX512_BF16's conversion:
+   src/dispatch.c registers it in place of dn_gdn_avx512 where the CPU has it */
+extern const dn_gdn_kernels dn_gdn_avx512bf16;
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_gdn_kernels dn_gdn_neon;

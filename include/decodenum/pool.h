@@ -3,8 +3,10 @@
  * decodenum/pool.h: a thread pool the heavy products can share.
  *
  * A pool owns `threads - 1` worker threads; the thread that calls a product
- * works too. Workers sleep on a condition variable between calls (they never
- * spin), so an idle pool costs nothing. Results never depend on the pool:
+ * works too. Between calls a worker watches for the next one for up to
+ * 200 us (a wake-up through the OS costs each side about 10 us, which calls
+ * of tens of microseconds cannot afford), then sleeps on a condition
+ * variable, so an idle pool costs nothing. Results never depend on the pool:
  * every element of every product is computed by one thread in one fixed
  * order, so NULL (the calling thread alone), 1, 2 or 64 threads give the
  * same bits. Engines with their own threads can skip the pool and call the
