@@ -117,24 +117,22 @@ int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bu
     return st == DN_OK ? 0 : dd_fail(s, "quantized product", st);
 }
 
-/* x += y element by element (dn_fadd): the residual adds and biases. A
-   loop of scalar calls until an element-wise vector module exists. */
+/* x += y element by element (dn_vec_add: dn_fadd each): the residual adds
+   and biases, on the calling thread (one token's vector is small). */
 void op_add(dd_state *s, float *x, const float *y, size_t n)
 {
     s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
-    for (size_t i = 0; i < n; i++) x[i] = dn_fadd(x[i], y[i]);
+    (void)dn_vec_add(x, y, x, n, NULL); /* arguments the model checked */
     s->bucket[DD_T_RESID] += dd_now() - t0;
 }
 
-/* g = silu(g) * u: dn_silu_v, then dn_fmul element by element (the second
-   step a local loop until an element-wise vector module exists). */
+/* g = silu(g) * u (dn_vec_silu_mul: dn_silu, then dn_fmul). */
 int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
 {
     s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
-    dn_status st = dn_silu_v(g, g, n);
-    for (size_t i = 0; i < n; i++) g[i] = dn_fmul(g[i], u[i]);
+    dn_status st = dn_vec_silu_mul(g, u, g, n, NULL);
     s->bucket[DD_T_SWIGLU] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "silu", st);
 }
