@@ -27,7 +27,10 @@ typedef struct {
 } vtwo;
 
 /* Lanes whose input is zero, denormal or NaN. */
-INLINE M tiny_or_nan(V x) { return _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-126f), _CMP_NGE_UQ); }
+INLINE M tiny_or_nan(V x)
+{
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-126f), _CMP_NGE_UQ);
+}
 
 /* The reference's x == 0 and NaN cases, in the lanes of such inputs. */
 INLINE V zero_nan_fix(V r, V xf)
