@@ -39,7 +39,8 @@ typedef struct {
    rounded to binary32, which is 1/c for c = 1 + (2j + 1)/256: m with the
    fraction bits below its top seven replaced by 1000...0, exactly. So the
    seed is one correctly rounded division (MXCSR: nearest), the table's
-   word for every j (tests/test_math.c checks all 128). On the AMD host a
+   word for every j (the selftest checks all 128 on the CPU it runs on:
+   check_math.c, check_recip_seed). On the AMD host a
    vdivps costs less than the eight-lane gather it replaces. */
 static inline V recip_seed_div(V m)
 {
