@@ -8,11 +8,12 @@
  * libmvec's AVX2 expf / logf measured in the same run, and the ratios
  * (ours / peer: below 1 is faster).
  *
- *   ./bench/decodenum-bench-math [--quick] [--cpu]
+ *   ./bench/decodenum-bench-math [--quick] [--cpu] [--min]
  *
  * Cases are sampled round-robin (one sample of every case, then the next),
  * so load from other processes falls on all of them alike; the figure is
- * the median of the samples. Peers are optional: without libsleef-dev or
+ * the median of the samples (--min: the fastest). --cpu times this
+ * thread's CPU time instead of the wall clock. Peers are optional: without libsleef-dev or
  * libmvec the bench says "not found" and skips them.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -35,6 +36,9 @@
 #if defined(DN_BENCH_SLEEF512)
 void dn_bench_sleef_expf16(const float *x, float *y, size_t n);
 void dn_bench_sleef_logf16(const float *x, float *y, size_t n);
+void dn_bench_sleef_tanhf16(const float *x, float *y, size_t n);
+void dn_bench_sleef_gelu_tanh16(const float *x, float *y, size_t n);
+void dn_bench_sleef_gelu16(const float *x, float *y, size_t n);
 #endif
 #if defined(DN_BENCH_MVEC)
 __m256 _ZGVdN8v_expf(__m256 x);
@@ -49,6 +53,11 @@ static volatile float sink;
 /* Wall time, or with --cpu this thread's CPU time (on a loaded machine a
    sample that was descheduled then costs nothing extra). */
 static clockid_t clock_used = CLOCK_MONOTONIC;
+
+/* --min: each case's fastest sample instead of the median (in-cache kernel
+   tuning on a loaded machine: the fastest sample is the one least
+   disturbed). */
+static int use_min;
 
 static double now(void)
 {
@@ -115,6 +124,9 @@ static void run_sleef_gelu(bcase *c)
 #if defined(DN_BENCH_SLEEF512)
 static void run_sleef512_exp(bcase *c) { dn_bench_sleef_expf16(c->in, yout, N); }
 static void run_sleef512_log(bcase *c) { dn_bench_sleef_logf16(c->in, yout, N); }
+static void run_sleef512_tanh(bcase *c) { dn_bench_sleef_tanhf16(c->in, yout, N); }
+static void run_sleef512_gelu_tanh(bcase *c) { dn_bench_sleef_gelu_tanh16(c->in, yout, N); }
+static void run_sleef512_gelu(bcase *c) { dn_bench_sleef_gelu16(c->in, yout, N); }
 #endif
 #if defined(DN_BENCH_MVEC)
 static void run_mvec_exp(bcase *c)
@@ -197,9 +209,13 @@ static void ratio(const char *ours, const char *peer);
    against the AVX2 kernels of the same run. */
 static void avx512_ratios(void)
 {
-    static const char *const fs[] = {"exp_v",     "ln_v",   "ln1p_v",     "recip_v", "rsqrt_v",
-                                     "sigmoid_v", "silu_v", "softplus_v", "softmax"};
+    static const char *const fs[] = {"exp_v",   "ln_v",      "ln1p_v",      "recip_v",
+                                     "rsqrt_v", "sigmoid_v", "silu_v",      "softplus_v",
+                                     "softmax", "tanh_v",    "gelu_tanh_v", "gelu_v"};
     ratio("avx512 exp_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 tanh_v", "sleef Sleef_tanhf16_u10");
+    ratio("avx512 gelu_tanh_v", "sleef gelu_tanh (tanhf16_u10)");
+    ratio("avx512 gelu_v", "sleef gelu (erff16_u10)");
     ratio("avx512 ln_v", "sleef Sleef_logf16_u10");
     ratio("avx512 sigmoid_v", "sleef Sleef_expf16_u10");
     ratio("avx512 silu_v", "sleef Sleef_expf16_u10");
@@ -293,6 +309,9 @@ static void add_cases(void)
     if (dn_kernels_for(DN_ISA_AVX512)) {
         add_case("sleef Sleef_expf16_u10", run_sleef512_exp, NULL, NULL, xin);
         add_case("sleef Sleef_logf16_u10", run_sleef512_log, NULL, NULL, xpos);
+        add_case("sleef Sleef_tanhf16_u10", run_sleef512_tanh, NULL, NULL, xact);
+        add_case("sleef gelu_tanh (tanhf16_u10)", run_sleef512_gelu_tanh, NULL, NULL, xact);
+        add_case("sleef gelu (erff16_u10)", run_sleef512_gelu, NULL, NULL, xact);
     }
 #endif
 #if defined(DN_BENCH_MVEC)
@@ -309,6 +328,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--cpu") == 0) clock_used = CLOCK_THREAD_CPUTIME_ID;
+        if (strcmp(argv[i], "--min") == 0) use_min = 1;
     }
     int samples = quick ? 9 : 31;
     double target = quick ? 2e-3 : 10e-3; /* seconds per sample */
@@ -318,8 +338,8 @@ int main(int argc, char **argv)
         xpos[i] = ldexpf(1.0f + (float)rand() / (float)RAND_MAX, rand() % 40 - 20); /* ln */
         xact[i] = -8.0f + 16.0f * (float)rand() / (float)RAND_MAX; /* tanh, the GELUs */
     }
-    printf("decodenum-bench-math: ns per element over %d floats, median of %d samples\n", N,
-           samples);
+    printf("decodenum-bench-math: ns per element over %d floats, %s of %d samples\n", N,
+           use_min ? "minimum" : "median", samples);
     add_cases();
     add_trig_cases();
     /* calibrate: calls per sample */
@@ -343,7 +363,7 @@ int main(int argc, char **argv)
         }
     for (int i = 0; i < ncases; i++) {
         qsort(cases[i].t, (size_t)cases[i].have, sizeof(double), cmp_double);
-        cases[i].med = cases[i].t[cases[i].have / 2];
+        cases[i].med = cases[i].t[use_min ? 0 : cases[i].have / 2];
         printf("  %-26s %8.3f ns/element\n", cases[i].name, cases[i].med);
     }
     printf("ratios (ours / peer, same run; < 1 is faster):\n");

@@ -9,8 +9,10 @@
  */
 #include "check.h"
 #include "dispatch.h"
+#include "math_tables.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +91,12 @@ static const float edges[] = {
     -13.500001f,
     -10.7f,
     -13.2f,
+    -9.0f, /* the AVX2 fast paths' bounds */
+    -9.000001f,
+    0x1p-60f,
+    0x1.fffffep-61f,
+    -0x1p-60f,
+    9.5f,
 };
 
 /* log2 of the bit-pattern spread's stride: 4096 (2^20 inputs), or 65536 (2^16)
@@ -382,6 +390,24 @@ static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan 
     return res.mismatched != 0;
 }
 
+/* The AVX2 kernels divide for the recip seed (src/x86/math_avx2.c,
+   recip_seed_div): table word j must be 1/(1 + (2j + 1)/256) rounded, as
+   this CPU's division gives it. */
+static int check_recip_seed(dn_isa isa, dn_check_sink sink, void *ctx)
+{
+    dn_check_result res = {"math", "recip_seed", isa, 0, 0, ""};
+    for (int j = 0; j < 128; j++) {
+        volatile float c = 1.0f + (float)(2 * j + 1) * 0x1p-8f; /* exact */
+        float y = 1.0f / c;
+        res.compared++;
+        if (memcmp(&y, &dn_recip_seed[j], sizeof y) != 0 && res.mismatched++ == 0)
+            snprintf(res.first, sizeof res.first, "j = %d: 1/c = %a, table %a", j, (double)y,
+                     (double)dn_recip_seed[j]);
+    }
+    if (sink) sink(&res, ctx);
+    return res.mismatched != 0;
+}
+
 int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -405,6 +431,7 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
         failed += check_unary(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
         failed += check_vector(isa, k, plan, lengths, count, max, x, w, y_ref, y_k, sink, ctx);
         failed += check_trig(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
+        if (isa == DN_ISA_AVX2) failed += check_recip_seed(isa, sink, ctx);
     }
     free(lengths);
     free(x);

@@ -4,8 +4,9 @@
  * eight lanes at a time, operation for operation (no FMA: the file is built
  * with -mfma but the build passes -ffp-contract=off and no fused intrinsic
  * is used). Tables are read with gathers, except where register permutes
- * measured faster: tanh's exp table (lut64) and the sin/cos tables and
- * windows (math_trig_avx2.h).
+ * measured faster: the exp table of tanh, gelu_tanh and gelu (lut64) and
+ * the sin/cos tables and windows (math_trig_avx2.h); the activations'
+ * recip seed is a division (math_act_avx2.h).
  *
  * Floating-point environment: the kernels run with MXCSR = DAZ only (see
  * avx2_common.h). A product or sum may come out denormal, exactly as IEEE
@@ -99,8 +100,9 @@ typedef struct {
    same word as a gather; on the AMD host of docs/math.md an 8-lane gather
    costs about as much as 30 simple operations (docs/math.md, efficiency),
    so tanh's kernel reads the exp table this way: tanh_v took 0.92x its time
-   with the gather (builds alternated on that host, thread CPU time). The
-   other kernels keep the gather. */
+   with the gather (builds alternated on that host, thread CPU time); so do
+   the GELUs' fast paths (math_act_avx2.h). The other kernels keep the
+   gather. */
 static inline VI lut64(const uint32_t *tab, VI i)
 {
     V b3 = AS_F(_mm256_slli_epi32(i, 28)), b4 = AS_F(_mm256_slli_epi32(i, 27));
@@ -535,144 +537,7 @@ static void hadamard_avx2(float *x, size_t n, int inverse)
     leave(csr);
 }
 
-/* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
-
-#define A dn_act_c
-
-typedef struct {
-    V hi, lo;
-} vtwo;
-
-static inline V v_tanh(V x)
-{
-    V xf = dn_avx2_flush(x);
-    V a = _mm256_andnot_ps(F(-0.0f), xf);
-    /* tanh_small(x) */
-    V x2 = MUL(xf, xf);
-    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
-    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
-    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
-    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
-    V r = ADD(xf, MUL(MUL(xf, x2), p));
-    V small = lt(a, F(0x1.2p-1f));
-    if (_mm256_movemask_ps(small) != 0xFF) {
-        /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
-        vsig_parts sg = sig_of_exp(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
-        V s = scale(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
-        V h = SUB(F(1.0f), s);
-        V err = SUB(SUB(F(1.0f), h), s);
-        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
-        r = sel(small, r, _mm256_or_ps(big, _mm256_and_ps(xf, F(-0.0f))));
-    }
-    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
-    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
-}
-
-static inline vtwo mul2(V a, V b)
-{
-    V p = MUL(a, b);
-    vtwo r = {p, mul_err(a, b, p)};
-    return r;
-}
-
-/* gelu_tanh_arg() */
-static inline vtwo gelu_tanh_arg(V x)
-{
-    vtwo s = mul2(x, x);
-    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
-    q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
-    V w = ADD(F(1.0f), q.hi);
-    V we = ADD(ADD(SUB(_mm256_max_ps(q.hi, F(1.0f)), w), _mm256_min_ps(q.hi, F(1.0f))), q.lo);
-    vtwo p = mul2(x, w);
-    p.lo = ADD(p.lo, MUL(x, we));
-    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
-    z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
-    return z;
-}
-
-static inline V v_gelu_tanh(V x)
-{
-    V xf = dn_avx2_flush(x);
-    V xm = _mm256_max_ps(F(-12.0f), _mm256_min_ps(xf, F(10.0f)));
-    vtwo z = gelu_tanh_arg(xm);
-    V zc = _mm256_min_ps(F(80.0f), _mm256_max_ps(F(-95.0f), z.hi));
-    /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
-    vexp_parts e = exp_split(neg(zc), 1);
-    e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
-    V r = times_sigmoid(xm, sig_of_exp(e));
-    r = sel(gt(xf, F(10.0f)), xf, r);
-    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
-    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
-}
-
-/* gelu_poly() */
-static inline vtwo gelu_poly(V uh, V ul)
-{
-    V vh = SUB(uh, F(0.4375f));
-    V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
-    V p = F(A.gelu_p[11]);
-    for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
-    vtwo t = mul2(vh, p);
-    V h = ADD(F(A.gelu_p[0]), t.hi);
-    vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
-    return r;
-}
-
-static inline vtwo mul22(vtwo a, vtwo b)
-{
-    vtwo p = mul2(a.hi, b.hi);
-    p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
-    return p;
-}
-
-/* gelu_q() */
-static inline vexp_parts gelu_q(V a)
-{
-    V ha = MUL(a, F(0.5f));
-    V d = ADD(F(1.0f), ha);
-    V de = ADD(SUB(_mm256_max_ps(ha, F(1.0f)), d), _mm256_min_ps(ha, F(1.0f)));
-    VI mD = _mm256_sub_epi32(_mm256_setzero_si256(), expo(d));
-    vrecip_parts rp = recip_split(mant(d), scale(de, mD));
-    V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
-    vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
-    vtwo u = mul2(ha, tau.hi);
-    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
-    vtwo s = mul2(a, a);
-    vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
-    vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
-    vtwo q = mul22(R, E);
-    vexp_parts r = {q.hi, q.lo, e.k};
-    return r;
-}
-
-static inline V v_gelu(V x)
-{
-    V xf = dn_avx2_flush(x);
-    V xm = _mm256_max_ps(F(-13.5f), _mm256_min_ps(xf, F(6.0f)));
-    VI Ex = expo(xm);
-    V X = smant(xm);
-    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm));
-    /* gelu_core(): x < 0 */
-    vtwo p = mul2(X, q.hi);
-    V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), q.k);
-    /* x > 0 */
-    V qh = scale(q.hi, q.k), ql = scale(q.lo, q.k);
-    V h = SUB(F(1.0f), qh);
-    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
-    p = mul2(X, h);
-    V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
-    V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
-    r = sel(gt(xf, F(6.0f)), xf, r);
-    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
-    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
-}
-
-static void tanh_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_tanh); }
-static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
-{
-    unary_avx2(x, y, n, v_gelu_tanh);
-}
-static void gelu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_gelu); }
+#include "math_act_avx2.h"
 
 /* ---- zero-centred and gated RMSNorm ------------------------------------------ */
 

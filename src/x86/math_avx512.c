@@ -232,11 +232,15 @@ typedef struct {
 } vrecip_parts;
 
 /* recip_split(m, err); without err (has_err 0) the last step is
-   r - (+0 * y1) = r, left out. */
-INLINE vrecip_parts recip_split(V m, V err, int has_err)
+   r - (+0 * y1) = r, left out. With div_seed the seed is a division
+   instead of the table read: the same word (math_act_avx2.h,
+   recip_seed_div), and on the AMD host of docs/math.md the activations
+   took 0.89-0.96x their time with it (the other kernels keep the table). */
+INLINE vrecip_parts recip_split_s(V m, V err, int has_err, int div_seed)
 {
     VI j = _mm512_srli_epi32(AS_I(m), 16);
-    V y0 = lut128(dn_recip_seed, j, bit6(j));
+    V y0 = div_seed ? _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)))
+                    : lut128(dn_recip_seed, j, bit6(j));
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
@@ -244,6 +248,11 @@ INLINE vrecip_parts recip_split(V m, V err, int has_err)
     if (has_err) r = SUB(r, MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
+}
+
+INLINE vrecip_parts recip_split(V m, V err, int has_err)
+{
+    return recip_split_s(m, err, has_err, 0);
 }
 
 /* recip_mant(mant(x), 0) with x's sign */
@@ -342,8 +351,8 @@ typedef struct {
     V e;
 } vsig_parts;
 
-/* sig_of_exp(): the sigmoid from e^-x's parts */
-INLINE vsig_parts sig_of_exp(vexp_parts p)
+/* sig_of_exp(): the sigmoid from e^-x's parts (div_seed: recip_split_s's) */
+INLINE vsig_parts sig_of_exp_s(vexp_parts p, int div_seed)
 {
     V k = kf(p);
     V t = scale(F(1.0f), neg(k));
@@ -353,10 +362,12 @@ INLINE vsig_parts sig_of_exp(vexp_parts p)
     V de = ADD(ADD(SUB(big, dh), small), p.lo);
     V D = expo(dh);
     vsig_parts s;
-    s.y = recip_split(mant(dh), scale(de, neg(D)), 1);
+    s.y = recip_split_s(mant(dh), scale(de, neg(D)), 1, div_seed);
     s.e = ADD(D, k);
     return s;
 }
+
+INLINE vsig_parts sig_of_exp(vexp_parts p) { return sig_of_exp_s(p, 0); }
 
 /* sigmoid_core() of x in [-95, 80] */
 INLINE vsig_parts sigmoid_core(V x) { return sig_of_exp(exp_split(neg(x), 1)); }
@@ -481,6 +492,8 @@ static float softmax_avx512(const float *x, float *y, size_t n)
 
 /* The other entries (the norms, rope, hadamard, the activations, sin and
    cos) are left NULL: they run the AVX2 kernels (src/dispatch.c). */
+#include "math_act_avx512.h"
+
 const dn_math_kernels dn_math_avx512 = {
     .exp_v = exp_v_avx512,
     .ln_v = ln_v_avx512,
@@ -491,4 +504,7 @@ const dn_math_kernels dn_math_avx512 = {
     .silu_v = silu_v_avx512,
     .softplus_v = softplus_v_avx512,
     .softmax = softmax_avx512,
+    .tanh_v = tanh_v_avx512,
+    .gelu_tanh_v = gelu_tanh_v_avx512,
+    .gelu_v = gelu_v_avx512,
 };

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * math_act_avx2.h: the AVX2 kernels of tanh, gelu_tanh and gelu, bit for
+ * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c).
+ * Included once, by math_avx2.c, after its exp, recip and sigmoid helpers
+ * and before its table: the activations are their own file only to keep
+ * each file readable.
+ */
+#ifndef DN_MATH_ACT_AVX2_H
+#define DN_MATH_ACT_AVX2_H
+
+/* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
+
+/* The three array forms take, per vector, a fast path when one compare finds
+   every lane in the range where the reference's special cases change
+   nothing (no clamp bites, no zero, denormal or NaN input, every result and
+   every power-of-two step normal), and the whole sequence (v_tanh,
+   v_gelu_tanh, v_gelu below) otherwise. The fast paths run the same
+   operations on the same values; what they leave out or do another way:
+   - scale(y, k) whose steps are all normal is exact, so it is an integer
+     add to the exponent field; scale(v, k) of a small error term, whose
+     result may be tiny, is one multiply by 2^k (the same rounding: the
+     reference's first multiply is exact unless v 2^floor(k/2) is below
+     2^-126, and then both results read as zero in the next operation,
+     which is where these go);
+   - the recip seed is a division (recip_seed_div);
+   - the exp table is read by register permutes (lut64);
+   - the flushes, clamps and NaN selects of the inputs and results.
+   Measured on the AMD EPYC host of docs/math.md (thread CPU time, the
+   builds alternated in one process): see docs/math.md, efficiency. */
+
+#define A dn_act_c
+
+typedef struct {
+    V hi, lo;
+} vtwo;
+
+/* dn_recip_seed[j] is 2/(a + b) for [a, b) = [1 + j/128, 1 + (j+1)/128)
+   rounded to binary32, which is 1/c for c = 1 + (2j + 1)/256: m with the
+   fraction bits below its top seven replaced by 1000...0, exactly. So the
+   seed is one correctly rounded division (MXCSR: nearest), the table's
+   word for every j (the selftest checks all 128 on the CPU it runs on:
+   check_math.c, check_recip_seed). On the AMD host a
+   vdivps costs less than the eight-lane gather it replaces. */
+static inline V recip_seed_div(V m)
+{
+    V c = AS_F(_mm256_or_si256(_mm256_and_si256(AS_I(m), I(0xFFFF0000u)), I(0x8000u)));
+    return _mm256_div_ps(F(1.0f), c);
+}
+
+/* recip_split() with the seed divided, err given. */
+static inline vrecip_parts recip_split_div(V m, V err)
+{
+    V y0 = recip_seed_div(m);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    vrecip_parts p = {y1, r};
+    return p;
+}
+
+/* y * 2^k where y, y 2^k and every step between are normal: the exponent
+   field plus k (y's sign kept). */
+static inline V scale_normal(V y, VI k)
+{
+    return AS_F(_mm256_add_epi32(AS_I(y), _mm256_slli_epi32(k, 23)));
+}
+
+/* The unbiased exponent of a positive normal v. */
+static inline VI expo_pos(V v) { return _mm256_sub_epi32(_mm256_srli_epi32(AS_I(v), 23), I(127)); }
+
+/* sig_of_exp() for e^-x's parts with k <= 125 (2^-k normal, so scale(1, -k)
+   is the power itself; dh >= 0.99, D in [-1, 126]): big and small are the
+   max and min (equal values are the same either way). */
+static inline vsig_parts sig_of_exp_fast(vexp_parts p)
+{
+    V t = pow2i(_mm256_sub_epi32(_mm256_setzero_si256(), p.k));
+    V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
+    V dh = ADD(t, p.hi);
+    V de = ADD(ADD(SUB(big, dh), small), p.lo);
+    VI D = expo_pos(dh);
+    vsig_parts s;
+    s.y = recip_split_div(mant(dh), MUL(de, pow2i(_mm256_sub_epi32(_mm256_setzero_si256(), D))));
+    s.e = _mm256_add_epi32(D, p.k);
+    return s;
+}
+
+/* Lanes outside [lo, inf] by |x| (NaN included) or below x_min: the vectors
+   the fast paths leave to the whole sequence. */
+static inline int not_fast(V x, V a, float lo, float x_min)
+{
+    V bad =
+        _mm256_or_ps(_mm256_cmp_ps(a, F(lo), _CMP_NGE_UQ), _mm256_cmp_ps(x, F(x_min), _CMP_LT_OQ));
+    return _mm256_movemask_ps(bad);
+}
+
+static inline V v_tanh(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V a = _mm256_andnot_ps(F(-0.0f), xf);
+    /* tanh_small(x) */
+    V x2 = MUL(xf, xf);
+    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
+    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
+    V r = ADD(xf, MUL(MUL(xf, x2), p));
+    V small = lt(a, F(0x1.2p-1f));
+    if (_mm256_movemask_ps(small) != 0xFF) {
+        /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
+        vsig_parts sg = sig_of_exp(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
+        V s = scale(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
+        V h = SUB(F(1.0f), s);
+        V err = SUB(SUB(F(1.0f), h), s);
+        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+        r = sel(small, r, _mm256_or_ps(big, _mm256_and_ps(xf, F(-0.0f))));
+    }
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+static inline vtwo mul2(V a, V b)
+{
+    V p = MUL(a, b);
+    vtwo r = {p, mul_err(a, b, p)};
+    return r;
+}
+
+/* gelu_tanh_arg() */
+static inline vtwo gelu_tanh_arg(V x)
+{
+    vtwo s = mul2(x, x);
+    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
+    q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
+    V w = ADD(F(1.0f), q.hi);
+    V we = ADD(ADD(SUB(_mm256_max_ps(q.hi, F(1.0f)), w), _mm256_min_ps(q.hi, F(1.0f))), q.lo);
+    vtwo p = mul2(x, w);
+    p.lo = ADD(p.lo, MUL(x, we));
+    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
+    z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
+    return z;
+}
+
+static inline V v_gelu_tanh(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V xm = _mm256_max_ps(F(-12.0f), _mm256_min_ps(xf, F(10.0f)));
+    vtwo z = gelu_tanh_arg(xm);
+    V zc = _mm256_min_ps(F(80.0f), _mm256_max_ps(F(-95.0f), z.hi));
+    /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
+    vexp_parts e = exp_split(neg(zc), 1);
+    e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
+    V r = times_sigmoid(xm, sig_of_exp(e));
+    r = sel(gt(xf, F(10.0f)), xf, r);
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+/* gelu_poly() */
+static inline vtwo gelu_poly(V uh, V ul)
+{
+    V vh = SUB(uh, F(0.4375f));
+    V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
+    V p = F(A.gelu_p[11]);
+    for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
+    vtwo t = mul2(vh, p);
+    V h = ADD(F(A.gelu_p[0]), t.hi);
+    vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
+    return r;
+}
+
+static inline vtwo mul22(vtwo a, vtwo b)
+{
+    vtwo p = mul2(a.hi, b.hi);
+    p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
+    return p;
+}
+
+/* gelu_q(); fast: a <= 9 (the fast path's: D = expo(d) in {0, 1, 2}, so
+   each scale by 2^-D is one multiply, the seed divided, exp's table
+   permuted) */
+static inline vexp_parts gelu_q(V a, int fast)
+{
+    V ha = MUL(a, F(0.5f));
+    V d = ADD(F(1.0f), ha);
+    V de = ADD(SUB(_mm256_max_ps(ha, F(1.0f)), d), _mm256_min_ps(ha, F(1.0f)));
+    VI mD = _mm256_sub_epi32(_mm256_setzero_si256(), expo(d));
+    V p2 = pow2i(mD);
+    vrecip_parts rp =
+        fast ? recip_split_div(mant(d), MUL(de, p2)) : recip_split(mant(d), scale(de, mD));
+    V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
+    V tl = ADD(SUB(rp.y1, th), yr);
+    vtwo tau = {fast ? MUL(th, p2) : scale(th, mD), fast ? MUL(tl, p2) : scale(tl, mD)};
+    vtwo u = mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
+    vtwo s = mul2(a, a);
+    vexp_parts e = exp_split_t(MUL(s.hi, F(-0.5f)), 1, fast);
+    vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
+    vtwo q = mul22(R, E);
+    vexp_parts r = {q.hi, q.lo, e.k};
+    return r;
+}
+
+static inline V v_gelu(V x)
+{
+    V xf = dn_avx2_flush(x);
+    V xm = _mm256_max_ps(F(-13.5f), _mm256_min_ps(xf, F(6.0f)));
+    VI Ex = expo(xm);
+    V X = smant(xm);
+    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm), 0);
+    /* gelu_core(): x < 0 */
+    vtwo p = mul2(X, q.hi);
+    V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), q.k);
+    /* x > 0 */
+    V qh = scale(q.hi, q.k), ql = scale(q.lo, q.k);
+    V h = SUB(F(1.0f), qh);
+    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
+    p = mul2(X, h);
+    V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
+    V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
+    r = sel(gt(xf, F(6.0f)), xf, r);
+    r = sel(eq(xf, _mm256_setzero_ps()), xf, r);
+    return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
+}
+
+/* The whole sequences out of line: the rare vectors they serve would
+   otherwise share the loop's registers with the fast path (its constants
+   spilled and reloaded every vector). */
+static __attribute__((noinline)) V v_tanh_slow(V x) { return v_tanh(x); }
+static __attribute__((noinline)) V v_gelu_tanh_slow(V x) { return v_gelu_tanh(x); }
+static __attribute__((noinline)) V v_gelu_slow(V x) { return v_gelu(x); }
+
+/* tanh where every |x| >= 2^-126 (none zero, denormal or NaN). For
+   |x| >= 9/16, 2|x| >= 1.125 gives k in [1, 28]: 2^-k <= 1/2 and the
+   result's steps are normal. */
+static inline V v_tanh_fast(V x)
+{
+    V a = _mm256_andnot_ps(F(-0.0f), x);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ))) return v_tanh_slow(x);
+    V x2 = MUL(x, x);
+    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
+    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
+    V r = ADD(x, MUL(MUL(x, x2), p));
+    V small = lt(a, F(0x1.2p-1f));
+    if (_mm256_movemask_ps(small) == 0xFF) return r;
+    vsig_parts sg = sig_of_exp_fast(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
+    V s = scale_normal(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
+    V h = SUB(F(1.0f), s);
+    V err = SUB(SUB(F(1.0f), h), s);
+    V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+    return sel(small, r, _mm256_or_ps(big, _mm256_and_ps(x, F(-0.0f))));
+}
+
+/* gelu_tanh for x in [-9, inf] with |x| >= 2^-60: z >= -66.4, so no lower
+   clamp, k in [-116, 96] and x sigmoid(z) >= 2^-93 (normal, as is every
+   step of times_sigmoid's two scales). */
+static inline V v_gelu_tanh_fast(V x)
+{
+    if (not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-60f, -9.0f)) return v_gelu_tanh_slow(x);
+    V xm = _mm256_min_ps(x, F(10.0f));
+    vtwo z = gelu_tanh_arg(xm);
+    V zc = _mm256_min_ps(F(80.0f), z.hi);
+    vexp_parts e = exp_split_t(neg(zc), 1, 1);
+    e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
+    vsig_parts s = sig_of_exp_fast(e);
+    V X = smant(xm);
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    V r = scale_normal(v, _mm256_sub_epi32(expo(xm), s.e));
+    return sel(gt(x, F(10.0f)), x, r);
+}
+
+/* gelu for x in [-9, inf] with |x| >= 2^-60: a <= 9, so k in [-59, 0],
+   Q >= 2^-63 and x Q, x (1 - Q) and their steps are normal. */
+static inline V v_gelu_fast(V x)
+{
+    if (not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-60f, -9.0f)) return v_gelu_slow(x);
+    V xm = _mm256_min_ps(x, F(6.0f));
+    VI Ex = expo(xm);
+    V X = smant(xm);
+    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm), 1);
+    vtwo p = mul2(X, q.hi);
+    V rn = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), _mm256_add_epi32(Ex, q.k));
+    V qh = scale_normal(q.hi, q.k), ql = MUL(q.lo, pow2i(q.k));
+    V h = SUB(F(1.0f), qh);
+    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
+    p = mul2(X, h);
+    V rp = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
+    V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
+    return sel(gt(x, F(6.0f)), x, r);
+}
+
+static void tanh_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_tanh_fast); }
+static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_avx2(x, y, n, v_gelu_tanh_fast);
+}
+static void gelu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_gelu_fast); }
+
+#endif /* DN_MATH_ACT_AVX2_H */

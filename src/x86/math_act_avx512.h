@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * math_act_avx512.h: the AVX-512 kernels of tanh, gelu_tanh and gelu, bit
+ * for bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c),
+ * under the rules of math_avx512.c (scale is one vscalefps, tables read by
+ * permutes). Included once, by math_avx512.c, after its sigmoid helpers
+ * and before its table: the activations are their own file only to keep
+ * each file readable.
+ *
+ * One sequence serves every lane: the clamps and the result flush are a
+ * few operations in sixteen lanes, and vscalefps is exact where the
+ * reference's two multiplies are. The input flush and the zero and NaN
+ * fixes run only in vectors with a zero, denormal or NaN input (one
+ * compare per vector: tiny_or_nan). The recip seed is a division
+ * (recip_split_s). Tried and not kept (same process, builds alternated):
+ * two vectors per loop iteration, 1.00-1.02x the time (the kernels are
+ * bound by their operation count, not by latency), and with GCC's first
+ * scheduling pass on it to interleave them, 1.03-1.05x.
+ */
+#ifndef DN_MATH_ACT_AVX512_H
+#define DN_MATH_ACT_AVX512_H
+
+#define A dn_act_c
+
+typedef struct {
+    V hi, lo;
+} vtwo;
+
+/* Lanes whose input is zero, denormal or NaN. */
+INLINE M tiny_or_nan(V x)
+{
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-126f), _CMP_NGE_UQ);
+}
+
+/* The reference's x == 0 and NaN cases, in the lanes of such inputs. */
+INLINE V zero_nan_fix(V r, V xf)
+{
+    r = put(r, eq(xf, _mm512_setzero_ps()), xf);
+    return nan_where(isnan_(xf), r);
+}
+
+INLINE V v_tanh(V x)
+{
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V a = _mm512_abs_ps(xf);
+    /* tanh_small(x) */
+    V x2 = MUL(xf, xf);
+    V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
+    p = ADD(F(A.tanh_p[2]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[1]), MUL(x2, p));
+    p = ADD(F(A.tanh_p[0]), MUL(x2, p));
+    V r = ADD(xf, MUL(MUL(xf, x2), p));
+    M small = lt(a, F(0x1.2p-1f));
+    if (small != 0xFFFF) {
+        /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
+        vsig_parts sg = sig_of_exp_s(exp_split(MUL(F(2.0f), _mm512_min_ps(a, F(10.0f))), 1), 1);
+        V s = scale(sg.y.y1, SUB(F(1.0f), sg.e));
+        V h = SUB(F(1.0f), s);
+        V err = SUB(SUB(F(1.0f), h), s);
+        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+        r = _mm512_mask_blend_ps(small, _mm512_or_ps(big, sign_of(xf)), r);
+    }
+    /* results of normal inputs are normal: |tanh x| >= |x| (1 - x^2/3) */
+    return odd ? zero_nan_fix(r, xf) : r;
+}
+
+INLINE vtwo mul2(V a, V b)
+{
+    V p = MUL(a, b);
+    vtwo r = {p, mul_err(a, b, p)};
+    return r;
+}
+
+/* gelu_tanh_arg() */
+INLINE vtwo gelu_tanh_arg(V x)
+{
+    vtwo s = mul2(x, x);
+    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
+    q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
+    V w = ADD(F(1.0f), q.hi);
+    V we = ADD(ADD(SUB(_mm512_max_ps(q.hi, F(1.0f)), w), _mm512_min_ps(q.hi, F(1.0f))), q.lo);
+    vtwo p = mul2(x, w);
+    p.lo = ADD(p.lo, MUL(x, we));
+    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
+    z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
+    return z;
+}
+
+INLINE V v_gelu_tanh(V x)
+{
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V xm = _mm512_max_ps(F(-12.0f), _mm512_min_ps(xf, F(10.0f)));
+    vtwo z = gelu_tanh_arg(xm);
+    V zc = _mm512_min_ps(F(80.0f), _mm512_max_ps(F(-95.0f), z.hi));
+    /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
+    vexp_parts e = exp_split(neg(zc), 1);
+    e.lo = SUB(e.lo, MUL(e.hi, _mm512_maskz_mov_ps(eq(zc, z.hi), z.lo)));
+    V r = put(flush(times_sigmoid(xm, sig_of_exp_s(e, 1))), gt(xf, F(10.0f)), xf);
+    return odd ? zero_nan_fix(r, xf) : r;
+}
+
+/* gelu_poly() */
+INLINE vtwo gelu_poly(V uh, V ul)
+{
+    V vh = SUB(uh, F(0.4375f));
+    V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
+    V p = F(A.gelu_p[11]);
+    for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
+    vtwo t = mul2(vh, p);
+    V h = ADD(F(A.gelu_p[0]), t.hi);
+    vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
+    return r;
+}
+
+INLINE vtwo mul22(vtwo a, vtwo b)
+{
+    vtwo p = mul2(a.hi, b.hi);
+    p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
+    return p;
+}
+
+/* gelu_q() */
+INLINE vexp_parts gelu_q(V a)
+{
+    V ha = MUL(a, F(0.5f));
+    V d = ADD(F(1.0f), ha);
+    V de = ADD(SUB(_mm512_max_ps(ha, F(1.0f)), d), _mm512_min_ps(ha, F(1.0f)));
+    V mD = neg(expo(d));
+    vrecip_parts rp = recip_split_s(mant(d), scale(de, mD), 1, 1);
+    V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
+    vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
+    vtwo u = mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
+    vtwo s = mul2(a, a);
+    vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
+    vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
+    vtwo q = mul22(R, E);
+    vexp_parts r = {q.hi, q.lo, e.k};
+    return r;
+}
+
+INLINE V v_gelu(V x)
+{
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V xm = _mm512_max_ps(F(-13.5f), _mm512_min_ps(xf, F(6.0f)));
+    V Ex = expo(xm);
+    V X = smant(xm);
+    vexp_parts q = gelu_q(_mm512_abs_ps(xm));
+    V k = kf(q);
+    /* gelu_core(): x < 0 */
+    vtwo p = mul2(X, q.hi);
+    V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), k);
+    /* x > 0 */
+    V qh = scale(q.hi, k), ql = scale(q.lo, k);
+    V h = SUB(F(1.0f), qh);
+    V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
+    p = mul2(X, h);
+    V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
+    V r = flush(_mm512_mask_blend_ps(lt(xm, _mm512_setzero_ps()), rp, rn));
+    r = put(r, gt(xf, F(6.0f)), xf);
+    return odd ? zero_nan_fix(r, xf) : r;
+}
+
+static void tanh_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_tanh); }
+static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_gelu_tanh);
+}
+static void gelu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_gelu); }
+
+#undef A
+
+#endif /* DN_MATH_ACT_AVX512_H */
