@@ -79,8 +79,7 @@ static dn_status widen_row(dn_type type, const uint8_t *bytes, size_t n, float *
     return DN_OK;
 }
 
-dn_status dn_row_to_f32(dn_type type, const uint8_t *bytes, size_t n, float *out,
-                        size_t *bad_block)
+dn_status dn_row_to_f32(dn_type type, const uint8_t *bytes, size_t n, float *out, size_t *bad_block)
 {
     size_t per = dn_type_block_elements(type);
     int plain = type == DN_TYPE_F32 || type == DN_TYPE_F16 || type == DN_TYPE_BF16;
