@@ -228,11 +228,12 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
    dn_dot's) and the same status and *bad: a row's first unreadable block
    stops the product before the row's value is written. The arguments are
    ones the kernels may assume (dot_kernels.h). */
-dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t n,
+/* The loop of both: a row's pieces from the plain layout (row r's bytes
+   at w + r * row_bytes) or the repacked one (dn_packed_chunk). */
+static dn_status rows_pieces(dn_type type, const uint8_t *w, int packed, size_t n,
                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                              size_t row_end, float *out, size_t *bad)
 {
-    (void)rows;
     const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
     const size_t blocks = n / be, row_bytes = blocks * bb;
     const size_t len = scaling == DN_ACT_PER_BLOCK ? be : DN_GROUP; /* a piece */
@@ -242,11 +243,14 @@ dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t
         float acc = 0.0f;
         for (size_t from = 0; from < n; from += len) {
             const size_t to = n - from < len ? n : from + len, k = to - from;
+            const uint8_t *p = packed ? dn_packed_chunk(w, type, n, row_bytes, r, from / DN_GROUP) +
+                                            from % DN_GROUP / be * bb
+                                      : w + r * row_bytes + from / be * bb;
             dn_coded_row row = {coef, offs, segs, k, 0};
             dn_act_row sub = {act->codes + from, act->scales + from / act->block, k, act->block,
                               act->words};
             size_t at = 0;
-            dn_status st = dn_read_row(type, w + r * row_bytes + from / be * bb, k, &row, &at);
+            dn_status st = dn_read_row(type, p, k, &row, &at);
             if (st != DN_OK) {
                 if (st == DN_ERR_UNREADABLE_BLOCK && bad) *bad = r * blocks + from / be + at;
                 return st;
@@ -256,6 +260,27 @@ dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t
         out[r] = acc;
     }
     return DN_OK;
+}
+
+dn_status dn_ref_rows_pieces(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
+                             size_t row_end, float *out, size_t *bad)
+{
+    (void)rows;
+    return rows_pieces(type, w, 0, n, act, scaling, row_begin, row_end, out, bad);
+}
+
+/* The same on a repacked matrix: the same pieces (a Sub32 group or a
+   per-block block lies within one chunk), read by the same reader,
+   computed by the same piece function and added by the same chain; the
+   same status and *bad (src/repack.c describes the layout). */
+dn_status dn_ref_rows_packed(dn_type type, const uint8_t *w, size_t rows, size_t n,
+                             const dn_act_row *act, dn_act_scaling scaling, const dn_dot_act *a,
+                             size_t row_begin, size_t row_end, float *out, size_t *bad)
+{
+    (void)rows;
+    (void)a;
+    return rows_pieces(type, w, 1, n, act, scaling, row_begin, row_end, out, bad);
 }
 
 /* The reference's quantized matrix product over prepared columns: n

@@ -82,7 +82,7 @@ dn_status dn_ref_mat_mul_rows(const dn_act *x, size_t c0, size_t c1, dn_type typ
                               size_t *bad);
 
 /* The reference on a repacked matrix: dn_ref_rows_pieces reading each
-   piece's bytes where the layout keeps them (src/repack.c); a is unused. */
+   piece's bytes where the layout keeps them (src/dot.c); a is unused. */
 dn_status dn_ref_rows_packed(dn_type type, const uint8_t *w, size_t rows, size_t n,
                              const dn_act_row *act, dn_act_scaling scaling, const dn_dot_act *a,
                              size_t row_begin, size_t row_end, float *out, size_t *bad);

@@ -163,6 +163,35 @@ static inline float dn_chain_result(float acc)
     return acc;
 }
 
+/* The reference of a row loop's layout over rows [r0, r1): the plain
+   matrix's (dn_ref_rows_pieces) or the repacked one's (dn_ref_rows_packed).
+   What a kernel calls where its fast path does not apply. */
+static inline dn_status dn_mv_ref(const dn_mv_ctx *c, int packed, size_t r0, size_t r1, float *out,
+                                  size_t *bad)
+{
+    return packed ? dn_ref_rows_packed(c->type, c->w, c->rows, c->n, c->act, c->scaling, c->a, r0,
+                                       r1, out, bad)
+                  : dn_ref_rows_pieces(c->type, c->w, c->rows, c->n, c->act, c->scaling, r0, r1,
+                                       out, bad);
+}
+
+/* A batch's rows base + k, k in [k0, k1): out = chain k's value v[k], or
+   the reference's row where bit k of tiny says the chain met a piece that
+   must flush. The first failing row's status. */
+static inline dn_status dn_mv_finish(const dn_mv_ctx *c, int packed, size_t base, size_t k0,
+                                     size_t k1, int tiny, const float *v, float *out, size_t *bad)
+{
+    for (size_t k = k0; k < k1; k++) {
+        if (tiny >> k & 1) {
+            dn_status st = dn_mv_ref(c, packed, base + k, base + k + 1, out, bad);
+            if (st != DN_OK) return st;
+        } else {
+            out[base + k] = dn_chain_result(v[k]);
+        }
+    }
+    return DN_OK;
+}
+
 /* ---- one row's pieces from its integer sums ----------------------------------- */
 
 /* A 256-element block's binary16 scales d and dm (0 where the format has

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The repacked weight layout (decodenum/repack.h): its size, the copies
- * between it and the plain layout, and the reference product on it, which
- * reads every piece's bytes where the layout keeps them and computes it with
- * the plain reference's own piece function (so its bits are the plain
- * product's by construction).
+ * The repacked weight layout (decodenum/repack.h): its size and the copies
+ * between it and the plain layout. The reference product on it is the plain
+ * reference's loop reading every piece's bytes where the layout keeps them
+ * (dn_ref_rows_packed, src/dot.c), so its bits are the plain product's by
+ * construction.
  */
 #include "decodenum/repack.h"
 #include "decodenum/fp32.h"
@@ -95,42 +95,5 @@ dn_status dn_repack_unpack(dn_type type, const void *packed, size_t rows, size_t
     if (st != DN_OK) return st;
     if (!packed || !w || bytes / row_bytes < rows) return DN_ERR_INVALID_ARGUMENT;
     copy_chunks(type, w, (uint8_t *)(uintptr_t)packed, rows, n, row_bytes, 0);
-    return DN_OK;
-}
-
-/* dn_ref_rows_pieces with each piece's bytes from the repacked layout: the
-   same pieces (a Sub32 group or a per-block block lies within one chunk),
-   read by the same reader, computed by the same piece function and added
-   by the same chain; the same status and *bad. */
-dn_status dn_ref_rows_packed(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                             const dn_act_row *act, dn_act_scaling scaling, const dn_dot_act *a,
-                             size_t row_begin, size_t row_end, float *out, size_t *bad)
-{
-    (void)rows;
-    (void)a;
-    const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    const size_t blocks = n / be, row_bytes = blocks * bb;
-    const size_t len = scaling == DN_ACT_PER_BLOCK ? be : DN_GROUP; /* a piece */
-    int16_t coef[DN_GROUP], offs[DN_GROUP];
-    dn_segment segs[DN_GROUP / DN_ACT_BLOCK];
-    for (size_t r = row_begin; r < row_end; r++) {
-        float acc = 0.0f;
-        for (size_t from = 0; from < n; from += len) {
-            const size_t to = n - from < len ? n : from + len, k = to - from;
-            const uint8_t *p = dn_packed_chunk(w, type, n, row_bytes, r, from / DN_GROUP) +
-                               from % DN_GROUP / be * bb;
-            dn_coded_row row = {coef, offs, segs, k, 0};
-            dn_act_row sub = {act->codes + from, act->scales + from / act->block, k, act->block,
-                              act->words};
-            size_t at = 0;
-            dn_status st = dn_read_row(type, p, k, &row, &at);
-            if (st != DN_OK) {
-                if (st == DN_ERR_UNREADABLE_BLOCK && bad) *bad = r * blocks + from / be + at;
-                return st;
-            }
-            acc = dn_fadd(acc, dn_dot_piece(&row, &sub, scaling, 0, k));
-        }
-        out[r] = acc;
-    }
     return DN_OK;
 }

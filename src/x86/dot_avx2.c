@@ -350,16 +350,9 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
             tiny = row_wide(c, t, c->w + r * c->row_bytes, v);
         }
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
-        for (size_t k = 0; k < count; k++) {
-            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
-                                                  r + k + 1, out, bad);
-                if (st != DN_OK) return st;
-            } else {
-                out[r + k] = dn_chain_result(v[k]);
-            }
-        }
+            return dn_mv_ref(c, 0, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 0, r, 0, count, tiny, v, out, bad);
+        if (st != DN_OK) return st;
         r += count;
     }
     return DN_OK;
@@ -372,9 +365,7 @@ AI dn_status mv_rows(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float 
 AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, float *out,
                             size_t *bad)
 {
-    if (!c->a->narrow && t == DN_TYPE_IQ4_XS)
-        return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r0, r1, out,
-                                  bad);
+    if (!c->a->narrow && t == DN_TYPE_IQ4_XS) return dn_mv_ref(c, 1, r0, r1, out, bad);
     for (size_t r = r0; r < r1;) {
         const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
         const uint8_t *rp[4] = {c->w + q * c->row_bytes, NULL, NULL, NULL};
@@ -383,17 +374,9 @@ AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1,
                          : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, 1)
                                       : batch_narrow(c, t, rp, v, 2, 1);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r, r1, out,
-                                      bad);
-        for (size_t k = r - q; k < k1; k++) {
-            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a,
-                                                  q + k, q + k + 1, out, bad);
-                if (st != DN_OK) return st;
-            } else {
-                out[q + k] = dn_chain_result(v[k]);
-            }
-        }
+            return dn_mv_ref(c, 1, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
+        if (st != DN_OK) return st;
         r = q + k1;
     }
     return DN_OK;

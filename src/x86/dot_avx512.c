@@ -245,16 +245,9 @@ AIV dn_status mv_rows4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, floa
         for (size_t k = 0; k < 4; k++) rp[k] = c->w + (r + (k < count ? k : 0)) * c->row_bytes;
         const int tiny = batch4(c, t, rp, v, 0);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r, r1, out, bad);
-        for (size_t k = 0; k < count; k++) {
-            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_pieces(t, c->w, c->rows, c->n, c->act, c->scaling, r + k,
-                                                  r + k + 1, out, bad);
-                if (st != DN_OK) return st;
-            } else {
-                out[r + k] = dn_chain_result(v[k]);
-            }
-        }
+            return dn_mv_ref(c, 0, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 0, r, 0, count, tiny, v, out, bad);
+        if (st != DN_OK) return st;
         r += count;
     }
     return DN_OK;
@@ -271,17 +264,9 @@ AIV dn_status mv_packed4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, fl
         float v[4];
         const int tiny = batch4(c, t, rp, v, 1);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a, r, r1, out,
-                                      bad);
-        for (size_t k = r - q; k < k1; k++) {
-            if (tiny >> k & 1) { /* the chain must flush: the reference redoes the row */
-                dn_status st = dn_ref_rows_packed(t, c->w, c->rows, c->n, c->act, c->scaling, c->a,
-                                                  q + k, q + k + 1, out, bad);
-                if (st != DN_OK) return st;
-            } else {
-                out[q + k] = dn_chain_result(v[k]);
-            }
-        }
+            return dn_mv_ref(c, 1, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
+        if (st != DN_OK) return st;
         r = q + k1;
     }
     return DN_OK;
