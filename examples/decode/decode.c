@@ -16,7 +16,7 @@ typedef struct opts {
     const char *file, *write, *prompt;
     dd_synth sp;
     dd_run run;
-    int quiet, no_repack;
+    int quiet, repack;
 } opts;
 
 static const char usage[] =
@@ -26,8 +26,8 @@ static const char usage[] =
     "  -t N             threads on one pool (1; 0 = one per CPU)\n"
     "  --kv f16|int8    the KV cache's rows (f16)\n"
     "  --quiet          print only the digest line\n"
-    "  --no-repack      keep the quantized matrices in place (default on x86: repacked at\n"
-    "                   load for Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS; the same digest)\n"
+    "  --repack         repack Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS matrices at load (x86; the\n"
+    "                   same digest; default: in place, read through mmap)\n"
     "synthetic model (the default without a file):\n"
     "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
     "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
@@ -76,8 +76,8 @@ static int parse(int argc, char **argv, opts *o)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)
             o->file = NULL;
-        else if (strcmp(a, "--no-repack") == 0)
-            o->no_repack = 1;
+        else if (strcmp(a, "--repack") == 0)
+            o->repack = 1;
         else if (strcmp(a, "--quiet") == 0)
             o->quiet = 1;
         else if (strcmp(a, "--tied") == 0)
@@ -165,7 +165,7 @@ static void report(const dd_model *m, const opts *o, const dd_result *r)
             m->gdn_vh, m->gdn_d, m->gdn_taps);
     printf("isa %s, %u thread(s), kv cache %s, quantized weights %s\n",
            dn_isa_name(dn_isa_active()), o->run.threads, o->run.kv_int8 ? "int8" : "f16",
-           o->no_repack ? "in place" : "repacked");
+           o->repack ? "repacked" : "in place");
     print_tokens(m, r);
     size_t gen = r->n_tokens > 1 ? r->n_tokens - 1 : 0;
     printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after "
@@ -219,10 +219,12 @@ int dd_main(int argc, char **argv)
         gf_close(&f);
     } else if (rc == 0) {
         if (dd_model_load(&f, &m, err, sizeof err) == 0) {
-            /* repacked where the kernels read the layout in place (x86) */
+            /* repacked on request where the kernels read the layout (x86):
+               measured no faster than in place on an idle AMD EPYC VM
+               (docs/decode.md), and its copies' first passes were slow */
             const dn_isa isa = dn_isa_active();
-            if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.no_repack = 1;
-            rc = !o.no_repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
+            if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.repack = 0;
+            rc = o.repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
             if (rc == 0) rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
             if (rc == 0 && !o.quiet) report(&m, &o, &r);
             if (rc == 0) printf("digest %016llx\n", (unsigned long long)r.digest);
