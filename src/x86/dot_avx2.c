@@ -33,33 +33,9 @@
 #include <string.h>
 
 #ifndef DN_DOT_PREFETCH
-#define DN_DOT_PREFETCH 512 /* bytes ahead in each row's stream */
 #endif
 
 /* ---- the row loops ---------------------------------------------------------------- */
-
-/* Four row streams: each a few hundred bytes ahead into L1, and the same
-   place four rows on (the next batch, whose row starts no stream would
-   otherwise have fetched) into L2: a constant count of lines per group, a
-   prefetch never faults. A repacked matrix (packed) is one stream: the
-   four rows' distance ahead into L1, and the next row group's same chunk
-   (4 row_bytes on, as the plain matrix's next batch) into L2. */
-AI void prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
-{
-    const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
-    if (packed) {
-        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
-            _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
-        }
-        return;
-    }
-    for (int r = 0; r < 4; r++)
-        for (size_t o = 0; o < chunk + 63; o += 64) {
-            _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
-        }
-}
 
 /* Q4_K, Q5_K under Sub32 with the group's factors small integers (fok):
    the four rows' pieces from big_k_factored. */
@@ -260,7 +236,7 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         for (int r = 0; r < 4; r++)
             blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
                             : row[r] + (big ? gi * bb : (g / 32) * bb);
-        prefetch_group(c, t, blk, packed);
+        dn_prefetch_group(c, t, blk, packed);
         __m128 p;
         int need = 0;
         if (big) {

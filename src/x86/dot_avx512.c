@@ -29,30 +29,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#ifndef DN_DOT_PREFETCH
-#define DN_DOT_PREFETCH 512 /* bytes ahead in each row's stream (as dot_avx2.c) */
-#endif
-
-/* dot_avx2.c's prefetch: each row stream ahead into L1, the next batch's
-   rows into L2; a repacked matrix (packed) one stream, its next row
-   group's chunk into L2. */
-AIV void prefetch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const blk[4], int packed)
-{
-    const size_t chunk = dn_big(t) ? dn_bb(t) : 8 * dn_bb(t);
-    if (packed) {
-        for (size_t o = 0; o < 4 * chunk + 63; o += 64) {
-            _mm_prefetch((const char *)blk[0] + 4 * DN_DOT_PREFETCH + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)blk[0] + 4 * c->row_bytes + o, _MM_HINT_T1);
-        }
-        return;
-    }
-    for (int r = 0; r < 4; r++)
-        for (size_t o = 0; o < chunk + 63; o += 64) {
-            _mm_prefetch((const char *)blk[r] + DN_DOT_PREFETCH + o, _MM_HINT_T0);
-            _mm_prefetch((const char *)blk[r] + 4 * c->row_bytes + o, _MM_HINT_T1);
-        }
-}
-
 /* Q4_K, Q5_K: four rows' chunk sums and mins where the group's scales do
    not factor. Out of line: inlined, its constants held in registers across
    the row loop slowed the factored path by about 5 % in L2. */
@@ -206,7 +182,7 @@ AIV int batch4(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float
         for (int r = 0; r < 4; r++)
             blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
                             : row[r] + (big ? gi * bb : (g / 32) * bb);
-        prefetch4(c, t, blk, packed);
+        dn_prefetch_group(c, t, blk, packed);
         __m128 p = _mm_setzero_ps(); /* set unless the group is pending */
         int need = 0;
         if ((big ? big_group4(a, t, blk, g, &p, &need, &q[cur])
