@@ -28,9 +28,9 @@ static int attention(dd_state *s, size_t l, size_t pos)
     const dd_model *m = s->m;
     const dd_layer *L = &m->layers[l];
     size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim;
-    if (op_mat_vec(s, &L->wq, s->h, s->q, DD_T_QKV) ||
-        op_mat_vec(s, &L->wk, s->h, s->k, DD_T_QKV) || op_mat_vec(s, &L->wv, s->h, s->v, DD_T_QKV))
-        return -1;
+    const dd_matrix *w[] = {&L->wq, &L->wk, &L->wv};
+    float *const y[] = {s->q, s->k, s->v};
+    if (op_mat_vecs(s, w, s->h, y, 3, DD_T_QKV)) return -1;
     if (L->bq) op_add(s, s->q, L->bq, nq);
     if (L->bk) op_add(s, s->k, L->bk, nkv);
     if (L->bv) op_add(s, s->v, L->bv, nkv);
@@ -48,9 +48,10 @@ static int layer_step(dd_state *s, size_t l, size_t pos)
         (L->gdn ? op_gdn(s, l) : attention(s, l, pos)))
         return -1;
     op_add(s, s->x, s->o, m->n_embd);
+    const dd_matrix *w[] = {&L->gate, &L->up};
+    float *const y[] = {s->g, s->u};
     if (op_rmsnorm(s, s->x, L->ffn_norm, s->h, m->n_embd) ||
-        op_mat_vec(s, &L->gate, s->h, s->g, DD_T_FFN_IN) ||
-        op_mat_vec(s, &L->up, s->h, s->u, DD_T_FFN_IN) || op_swiglu(s, s->g, s->u, m->n_ff) ||
+        op_mat_vecs(s, w, s->h, y, 2, DD_T_FFN_IN) || op_swiglu(s, s->g, s->u, m->n_ff) ||
         op_mat_vec(s, &L->down, s->g, s->o, DD_T_FFN_DOWN))
         return -1;
     op_add(s, s->x, s->o, m->n_embd);

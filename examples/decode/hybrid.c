@@ -104,13 +104,10 @@ int op_gdn(dd_state *s, size_t l)
     const dd_model *m = s->m;
     const dd_layer *L = &m->layers[l];
     size_t qk = m->gdn_kh * m->gdn_d, H = m->gdn_vh;
-    if (op_mat_vec(s, &L->sq, s->h, s->conv_in, DD_T_QKV) ||
-        op_mat_vec(s, &L->sk, s->h, s->conv_in + qk, DD_T_QKV) ||
-        op_mat_vec(s, &L->sv, s->h, s->conv_in + 2 * qk, DD_T_QKV) ||
-        op_mat_vec(s, &L->sz, s->h, s->z, DD_T_QKV) ||
-        op_mat_vec(s, &L->sb, s->h, s->gates, DD_T_QKV) ||
-        op_mat_vec(s, &L->sa, s->h, s->gates + H, DD_T_QKV))
-        return -1;
+    const dd_matrix *w[] = {&L->sq, &L->sk, &L->sv, &L->sz, &L->sb, &L->sa};
+    float *const y[] = {s->conv_in, s->conv_in + qk, s->conv_in + 2 * qk,
+                        s->z,       s->gates,        s->gates + H};
+    if (op_mat_vecs(s, w, s->h, y, 6, DD_T_QKV)) return -1;
     double t0 = dd_now();
     int r = mix(s, L, l);
     s->bucket[DD_T_GDN] += dd_now() - t0;

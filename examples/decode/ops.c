@@ -58,9 +58,17 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 }
 
 /* x (n floats) prepared as a dn_act (one column, Sub32 scales, one word)
-   in s->pact_mem, grown as needed: what the repacked products read. */
+   in s->pact_mem, grown as needed, unless it is already: every quantized
+   matrix that reads x until an operation writes a vector (each forgets
+   act_src) reuses it. The products with it have the bits of dn_quantize
+   then dn_mat_vec (decodenum/dot.h). */
 static int prepare_act(dd_state *s, const float *x, size_t n)
 {
+    if (s->pact && s->act_src == x && s->act_n == n) return 0;
+    s->pact = NULL;
+    s->act_src = x;
+    s->act_n = n;
+    double t0 = dd_now();
     size_t bytes = 0;
     dn_status st = dn_act_size(n, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes);
     if (st == DN_OK && bytes > s->pact_bytes) {
@@ -73,48 +81,53 @@ static int prepare_act(dd_state *s, const float *x, size_t n)
     if (st == DN_OK)
         st = dn_act_prepare(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, s->pact_mem, s->pact_bytes,
                             &s->pact, NULL);
+    s->bucket[DD_T_QUANT] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "activation preparation", st);
 }
 
-/* y = W x. F16 weights: dn_f16_mat_vec (ggml's vec_dot bits). A block
-   format: x quantized once per vector (Sub32 scales, one word) and reused
-   by every matrix that reads the same vector until an operation writes a
-   vector (each forgets act_src): for a matrix in place dn_quantize then
-   dn_mat_vec; for a repacked one (dd_model_repack) dn_act_prepare then
-   dn_repacked_mat_vec, the same bits (decodenum/repack.h). Both split
-   their rows over the pool. */
+/* y[i] = W[i] x for `count` matrices that read the same x (Q, K and V; gate
+   and up; a Gated-DeltaNet layer's six input projections). F16 weights:
+   dn_f16_mat_vec each (ggml's vec_dot bits). Block formats: x prepared once
+   (prepare_act); repacked matrices (dd_model_repack) by
+   dn_repacked_mat_vec each, the ones in place together by
+   dn_act_mat_vec_multi, one pass of the pool over all their rows. Every
+   product splits its rows over the pool; the bits are each matrix's own
+   dn_mat_vec's either way. */
+int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *const *y,
+                size_t count, int bucket)
+{
+    dn_act_matrix inplace[DD_GROUP_MAX];
+    size_t n_inplace = 0;
+    dn_status st = count <= DD_GROUP_MAX ? DN_OK : DN_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; st == DN_OK && i < count; i++) {
+        if (w[i]->type == DN_TYPE_F16) {
+            double t0 = dd_now();
+            st = dn_f16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
+                                x, y[i], s->pool);
+            s->bucket[bucket] += dd_now() - t0;
+            continue;
+        }
+        if (prepare_act(s, x, w[i]->cols)) return -1;
+        if (!w[i]->packed) {
+            inplace[n_inplace++] = (dn_act_matrix){w[i]->type, w[i]->data, w[i]->rows, y[i]};
+            continue;
+        }
+        double t0 = dd_now();
+        st = dn_repacked_mat_vec(s->pact, 0, w[i]->type, w[i]->packed, w[i]->rows, y[i], s->pool,
+                                 NULL);
+        s->bucket[bucket] += dd_now() - t0;
+    }
+    if (st == DN_OK && n_inplace > 0) {
+        double t0 = dd_now();
+        st = dn_act_mat_vec_multi(s->pact, 0, inplace, n_inplace, s->pool, NULL, NULL);
+        s->bucket[bucket] += dd_now() - t0;
+    }
+    return st == DN_OK ? 0 : dd_fail(s, "matrix-vector product", st);
+}
+
 int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket)
 {
-    dn_status st;
-    if (w->type == DN_TYPE_F16) {
-        double t0 = dd_now();
-        st = dn_f16_mat_vec((const uint16_t *)(const void *)w->data, w->rows, w->cols, x, y,
-                            s->pool);
-        s->bucket[bucket] += dd_now() - t0;
-        return st == DN_OK ? 0 : dd_fail(s, "f16 product", st);
-    }
-    if (s->act_src != x || s->act_n != w->cols) { /* a new vector: both forms stale */
-        s->act_src = x;
-        s->act_n = w->cols;
-        s->have_row = 0;
-        s->pact = NULL;
-    }
-    double t0 = dd_now();
-    if (w->packed && !s->pact) {
-        if (prepare_act(s, x, w->cols)) return -1;
-    } else if (!w->packed && !s->have_row) {
-        s->act = (dn_act_row){s->codes, s->scales, w->cols, 0, DN_WORDS_ONE};
-        st = dn_quantize(x, w->cols, DN_WORDS_ONE, &s->act, NULL);
-        if (st != DN_OK) return dd_fail(s, "activation quantization", st);
-        s->have_row = 1;
-    }
-    double t1 = dd_now();
-    s->bucket[DD_T_QUANT] += t1 - t0;
-    st = w->packed ? dn_repacked_mat_vec(s->pact, 0, w->type, w->packed, w->rows, y, s->pool, NULL)
-                   : dn_mat_vec(w->type, w->data, w->rows, w->cols, &s->act, DN_ACT_SUB32, y,
-                                s->pool, NULL);
-    s->bucket[bucket] += dd_now() - t1;
-    return st == DN_OK ? 0 : dd_fail(s, "quantized product", st);
+    return op_mat_vecs(s, &w, x, &y, 1, bucket);
 }
 
 /* x += y element by element (dn_vec_add: dn_fadd each): the residual adds

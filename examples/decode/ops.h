@@ -17,14 +17,10 @@ typedef struct dd_state {
     int kv_int8; /* 1: int8 KV rows, else binary16 */
     float *x, *h, *q, *k, *v, *att, *o, *g, *u, *logits;
     float *freq, *cos, *sin; /* rotary frequencies, one position's table */
-    /* the quantized activation row and the vector it was made from */
-    int16_t *codes;
-    dn_act_scale *scales;
-    dn_act_row act;
+    /* the prepared activation and the vector it was made from */
     const float *act_src;
     size_t act_n;   /* act_src's length */
-    int have_row;   /* act holds act_src quantized */
-    dn_act *pact;   /* act_src prepared (dn_act), for repacked matrices */
+    dn_act *pact;   /* act_src prepared (dn_act), when not NULL */
     void *pact_mem; /* pact's memory, pact_bytes */
     size_t pact_bytes;
     /* the KV cache: per layer K and V, int8 codes or binary16 */
@@ -52,6 +48,10 @@ int dd_fail(dd_state *s, const char *what, dn_status st);
 
 int op_embed(dd_state *s, uint32_t token);
 int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n);
+/* The most matrices op_mat_vecs takes at once. */
+#define DD_GROUP_MAX 6
+int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *const *y,
+                size_t count, int bucket);
 int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket);
 void op_add(dd_state *s, float *x, const float *y, size_t n);
 int op_swiglu(dd_state *s, float *g, const float *u, size_t n);

@@ -9,12 +9,6 @@
 
 #include "ops.h"
 
-static size_t max3(size_t a, size_t b, size_t c)
-{
-    size_t m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
 static int alloc_cache(dd_state *s)
 {
     const dd_model *m = s->m;
@@ -79,8 +73,7 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
     size_t err_bytes = s->err_bytes;
     memset(s, 0, sizeof *s);
     *s = (dd_state){.m = m, .ctx = ctx, .kv_int8 = kv_int8, .err = err, .err_bytes = err_bytes};
-    size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim,
-           wide = max3(m->n_embd, nq, m->n_ff);
+    size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim;
     size_t half = m->n_rot / 2 ? m->n_rot / 2 : 1;
     float **vec[] = {&s->x, &s->h, &s->o,      &s->q,    &s->att, &s->k,  &s->v,
                      &s->g, &s->u, &s->logits, &s->freq, &s->cos, &s->sin};
@@ -89,9 +82,6 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
     int bad = 0;
     for (size_t i = 0; i < sizeof len / sizeof len[0]; i++)
         bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
-    s->codes = malloc(wide * sizeof *s->codes);
-    s->scales = malloc((wide / DN_ACT_BLOCK + 1) * sizeof *s->scales);
-    bad |= !s->codes || !s->scales;
     if (bad || alloc_cache(s) || dd_hybrid_state_init(s)) {
         dd_state_free(s);
         snprintf(err, err_bytes, "out of memory (context %zu)", ctx);
@@ -117,8 +107,6 @@ void dd_state_free(dd_state *s)
     float *vec[] = {s->x, s->h, s->o,      s->q,    s->att, s->k,  s->v,
                     s->g, s->u, s->logits, s->freq, s->cos, s->sin};
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) free(vec[i]);
-    free(s->codes);
-    free(s->scales);
     for (size_t l = 0; s->kc && l < s->m->n_layer; l++) {
         free(s->kc[l]);
         free(s->vc ? s->vc[l] : NULL);
