@@ -143,6 +143,60 @@ static void quantize_head_blocks(void **state)
     assert_int_equal(dn_quantize_head(q, 4, DN_ACT_SUB32, 3, &row, &bad), DN_ERR_INVALID_ARGUMENT);
 }
 
+/* dn_quantize_head against its definition written here from the public
+   pieces (each block's largest magnitude, dn_block_scale or dn_wide_scale,
+   dn_rne_div of each element, the padding zero) on random heads of every
+   size to 300: elements of any binade from the subnormals to 2^100, blocks
+   of zeros, of subnormals only, both scalings and word counts. A kernel
+   that rounded a code or a scale differently, or left padding unset,
+   fails here. */
+static void quantize_head_definition(void **state)
+{
+    (void)state;
+    static float q[320];
+    static int16_t codes[320];
+    static dn_act_scale sc[10];
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t d = (size_t)between(&seed, 1, 300), dp = (d + 31) / 32 * 32;
+        int scaling = trial & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+        dn_words words = trial & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
+        int mode = (int)between(&seed, 0, 3), e0 = (int)between(&seed, -149, 100);
+        for (size_t i = 0; i < d; i++) {
+            int e = mode == 0 ? e0 + (int)between(&seed, -3, 3) : (int)between(&seed, -149, 100);
+            float v = ldexpf((float)between(&seed, -(1 << 24), 1 << 24), e - 24);
+            q[i] = mode == 2 && (i / 32) % 3 == 1 ? 0.0f : mode == 3 ? ldexpf(v, -140) : v;
+        }
+        for (size_t i = 0; i < 320; i++) codes[i] = 77;
+        dn_act_row row = {codes, sc, 0, 0, words};
+        assert_int_equal(dn_quantize_head(q, d, scaling, words, &row, NULL), DN_OK);
+        size_t block = scaling == DN_ACT_SUB32 ? 32 : dp;
+        assert_int_equal(row.n, dp);
+        assert_int_equal(row.block, block);
+        for (size_t b = 0; b < dp / block; b++) {
+            size_t lo = b * block, hi = lo + block < d ? lo + block : d;
+            float amax = 0.0f;
+            for (size_t i = lo; i < hi; i++)
+                if (fabsf(q[i]) >= 0x1p-126f && fabsf(q[i]) > amax) amax = fabsf(q[i]);
+            dn_act_scale want = {scaling == DN_ACT_SUB32 ? 8 : 128, 0};
+            if (amax > 0.0f) {
+                if (scaling == DN_ACT_SUB32)
+                    assert_int_equal(dn_block_scale(amax, words, &want), DN_OK);
+                else
+                    assert_int_equal(dn_wide_scale(amax, words, &want), DN_OK);
+            }
+            assert_int_equal(sc[b].m, want.m);
+            assert_int_equal(sc[b].e, want.e);
+            for (size_t i = lo; i < lo + block; i++) {
+                int64_t c = 0;
+                if (i < d && amax > 0.0f)
+                    assert_int_equal(dn_rne_div(q[i], (uint32_t)want.m, want.e, &c), DN_OK);
+                assert_int_equal(codes[i], c);
+            }
+        }
+    }
+}
+
 /* ---- int8_score -------------------------------------------------------------------------- */
 
 /* (m * sig * dot) * 2^(e + exp): query 127 under 8 * 2^-3, key code 1 under
@@ -582,6 +636,7 @@ int main(void)
         cmocka_unit_test(cache_row_scale_and_codes),
         cmocka_unit_test(cache_rows_is_cache_row),
         cmocka_unit_test(quantize_head_blocks),
+        cmocka_unit_test(quantize_head_definition),
         cmocka_unit_test(int8_score_by_hand),
         cmocka_unit_test(int8_score_rounds_once),
         cmocka_unit_test(weighted_int8_by_hand),
