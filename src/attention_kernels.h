@@ -92,6 +92,7 @@ extern const dn_attention_kernels dn_attention_avx2;
 #endif
 #if defined(DN_HAVE_AVX512)
 extern const dn_attention_kernels dn_attention_avx512;
+extern const dn_attention_kernels dn_attention_avx512vnni; /* with AVX512_VNNI */
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_attention_kernels dn_attention_neon;

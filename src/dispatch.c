@@ -201,6 +201,8 @@ static void resolve_all(void)
 #if defined(DN_HAVE_AVX512)
         /* so does the bfloat16 conversion of the gdn rows' store */
         if (isa == DN_ISA_AVX512 && dn_cpu()->avx512bf16) own.gdn = &dn_gdn_avx512bf16;
+        /* and the int8 attention's pair sums, by vpdpwssd when it is there */
+        if (isa == DN_ISA_AVX512 && dn_cpu()->avx512vnni) own.attention = &dn_attention_avx512vnni;
 #endif
         if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn ||
             r->vec || r->fp8)

@@ -18,14 +18,15 @@
  *   codes multiplied by its chunk factors once per call (int16, where every
  *   product fits: always for one-word codes and factors up to 258), so a
  *   key chunk of 32 codes costs one widening and, per head, one
- *   _mm512_madd_epi16 and one add; the int32 totals are the AVX2 kernel's
+ *   _mm512_madd_epi16 and one add (one vpdpwssd with VNNI); the int32 totals are the AVX2 kernel's
  *   (integer sums: exact in any order under the plan's bound), finished as
  *   it finishes them (attention_int8.h). A head outside that (wide factors,
  *   a query the fast plan refuses), a head size not a multiple of 32 or
  *   past 512 runs the AVX2 kernel for its group of four.
  * - weighted_int8: the AVX2 kernel's block step (attention_int8.h), then
  *   32 elements of two value rows per pair of zmm registers, the pair
- *   sums by _mm512_madd_epi16 as the AVX2 kernel forms them 16 at a time.
+ *   sums by _mm512_madd_epi16 (or vpdpwssd) as the AVX2 kernel forms them
+ *   16 at a time.
  * Head sizes that are not a multiple of 32 run the AVX2 kernels.
  */
 #include "../attention_kernels.h"
@@ -37,7 +38,24 @@
 #include <string.h>
 
 #define INLINE static inline __attribute__((always_inline))
+#define VNNI_INLINE static inline __attribute__((always_inline, target("avx512vnni")))
 #define GROUP 4 /* heads per pass */
+
+/* acc + the sums of a's and b's int16 pairs, lane by lane (int32 lanes
+   wrapping as the integer sums allow: they never do, see the bounds below):
+   two instructions, or VNNI's one vpdpwssd (its non-saturating form). The
+   int8 kernels take one of the two as a parameter. */
+typedef __m512i (*pair_sums_fn)(__m512i acc, __m512i a, __m512i b);
+
+INLINE __m512i pair_sums(__m512i acc, __m512i a, __m512i b)
+{
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(a, b));
+}
+
+VNNI_INLINE __m512i pair_sums_vnni(__m512i acc, __m512i a, __m512i b)
+{
+    return _mm512_dpwssd_epi32(acc, a, b);
+}
 
 INLINE __m512 load16(uint32_t type, const void *row, size_t i)
 {
@@ -223,9 +241,9 @@ INLINE __m256i halves(__m512i a)
 
 /* The scores of a group of four prescaled heads (hn of them real; the
    others' codes are 0) over n key rows. */
-static void prescaled_rows(const int16_t *qs, size_t hn, const double *pe, size_t d,
+INLINE void prescaled_rows(const int16_t *qs, size_t hn, const double *pe, size_t d,
                            const int8_t *k, size_t stride, const uint16_t *ks, size_t scale_stride,
-                           size_t n, float sc, float *s)
+                           size_t n, float sc, float *s, pair_sums_fn sums)
 {
     __m256d pe4 = _mm256_loadu_pd(pe);
     for (size_t j = 0; j < n; j++) {
@@ -236,9 +254,7 @@ static void prescaled_rows(const int16_t *qs, size_t hn, const double *pe, size_
         for (size_t i = 0; i < d; i += 32) {
             __m512i kc = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(row + i)));
             for (int g = 0; g < GROUP; g++)
-                acc[g] = _mm512_add_epi32(
-                    acc[g],
-                    _mm512_madd_epi16(_mm512_load_si512((const void *)(qs + g * d + i)), kc));
+                acc[g] = sums(acc[g], _mm512_load_si512((const void *)(qs + g * d + i)), kc);
         }
         float out[GROUP];
         __m128i t = hsum4(halves(acc[0]), halves(acc[1]), halves(acc[2]), halves(acc[3]));
@@ -268,9 +284,9 @@ static int prescale_group(const dn_act_row *q, size_t hn, size_t d, int16_t *qs,
     return 1;
 }
 
-static void scores_int8_avx512(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
+INLINE void scores_int8_groups(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
                                size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
-                               float scale, float *s)
+                               float scale, float *s, pair_sums_fn sums)
 {
     int16_t qs[GROUP * PRESCALED_MAX_D] __attribute__((aligned(64)));
     double pe[GROUP];
@@ -278,11 +294,25 @@ static void scores_int8_avx512(const dn_act_row *q, size_t heads, size_t d, cons
         size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
         if (d % 32 == 0 && d <= PRESCALED_MAX_D && prescale_group(q + g0, hn, d, qs, pe))
             prescaled_rows(qs, hn, pe, d, k, stride, ks, scale_stride, n, dn_flush(scale),
-                           s + g0 * n);
+                           s + g0 * n, sums);
         else
             dn_attention_avx2.scores_int8(q + g0, hn, d, k, stride, ks, scale_stride, n, scale,
                                           s + g0 * n);
     }
+}
+
+static void scores_int8_avx512(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
+                               size_t stride, const uint16_t *ks, size_t scale_stride, size_t n,
+                               float scale, float *s)
+{
+    scores_int8_groups(q, heads, d, k, stride, ks, scale_stride, n, scale, s, pair_sums);
+}
+
+static __attribute__((target("avx512vnni"))) void
+scores_int8_vnni(const dn_act_row *q, size_t heads, size_t d, const int8_t *k, size_t stride,
+                 const uint16_t *ks, size_t scale_stride, size_t n, float scale, float *s)
+{
+    scores_int8_groups(q, heads, d, k, stride, ks, scale_stride, n, scale, s, pair_sums_vnni);
 }
 
 /* ---- the int8 weighted sum ------------------------------------------------- */
@@ -309,7 +339,8 @@ INLINE void add_pieces16(__m512i sums, __m512d p2, float *out)
 /* Elements i..i+32 of a block's m rows for the heads of vh: block16 of the
    AVX2 kernel on 32 elements. Per 128-bit lane L, unpack leaves elements
    8L..8L+3 in s0 and 8L+4..8L+7 in s1; two permutes restore the order. */
-INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads *vh, size_t i)
+INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads *vh, size_t i,
+                    pair_sums_fn sums)
 {
     __m512i s0[INT8_HEADS], s1[INT8_HEADS];
     for (size_t g = 0; g < INT8_HEADS; g++) s0[g] = s1[g] = _mm512_setzero_si512();
@@ -323,8 +354,8 @@ INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads 
         for (size_t g = 0; g < INT8_HEADS; g++) {
             if (g >= vh->nv) break;
             __m512i cc = _mm512_set1_epi32(vh->pairs[g][j / 2]);
-            s0[g] = _mm512_add_epi32(s0[g], _mm512_madd_epi16(lo, cc));
-            s1[g] = _mm512_add_epi32(s1[g], _mm512_madd_epi16(hi, cc));
+            s0[g] = sums(s0[g], lo, cc);
+            s1[g] = sums(s1[g], hi, cc);
         }
     }
     const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
@@ -340,7 +371,13 @@ INLINE void block32(const int8_t *v, size_t stride, size_t m, const value_heads 
 INLINE void block_elements(const int8_t *vb, size_t stride, size_t m, const value_heads *vh,
                            size_t d)
 {
-    for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i);
+    for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i, pair_sums);
+}
+
+VNNI_INLINE void block_elements_vnni(const int8_t *vb, size_t stride, size_t m,
+                                     const value_heads *vh, size_t d)
+{
+    for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i, pair_sums_vnni);
 }
 
 static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const int8_t *v,
@@ -353,9 +390,29 @@ static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const in
                                 out);
 }
 
+static __attribute__((target("avx512vnni"))) int
+weighted_int8_vnni(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
+                   const uint16_t *vs, size_t scale_stride, size_t d, float *out)
+{
+    if (d % 32 != 0)
+        return dn_attention_avx2.weighted_int8(p, heads, n, v, stride, vs, scale_stride, d, out);
+    return weighted_int8_blocks(p, heads, n, v, stride, vs, scale_stride, d, 32,
+                                block_elements_vnni, out);
+}
+
 const dn_attention_kernels dn_attention_avx512 = {
     .scores = scores_avx512,
     .weighted = weighted_avx512,
     .scores_int8 = scores_int8_avx512,
     .weighted_int8 = weighted_int8_avx512,
+};
+
+/* The same kernels with the int8 pair sums by VNNI's vpdpwssd (one
+   instruction for madd + add): registered in place of the table above when
+   the CPU has AVX512_VNNI (src/dispatch.c). */
+const dn_attention_kernels dn_attention_avx512vnni = {
+    .scores = scores_avx512,
+    .weighted = weighted_avx512,
+    .scores_int8 = scores_int8_vnni,
+    .weighted_int8 = weighted_int8_vnni,
 };

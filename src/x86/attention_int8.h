@@ -86,30 +86,58 @@ static inline __m128 finish4(__m128i t, double key, __m256d pow_emin, float scal
     return result4(_mm_mul_ps(r, _mm_set1_ps(scale)));
 }
 
-/* dn_attn_value_block's step with the same results: w_j by the engine's
-   fmul (F16C widens the scale exactly), the codes as the nearest integers of
-   w_j * 2^-e, exact in binary64 (ties to even in the default rounding), in
-   place of dn_rne_div's integer division. A non-finite weight takes the
-   shared step, which reports it. */
-static inline int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride,
-                                   size_t m, int16_t c[DN_VALUE_BLOCK], int32_t *e)
+/* A block's value scales widened once for every head of the group (F16C
+   widens exactly; a binary16 denormal is an f32 normal, so dn_flush keeps
+   it), zeros past the m positions. */
+static inline void value_scales(const uint16_t *vs, size_t scale_stride, size_t m,
+                                float f[DN_VALUE_BLOCK])
 {
-    float w[DN_VALUE_BLOCK];
-    uint32_t amax = 0;
-    for (size_t j = 0; j < m; j++) {
-        w[j] = dn_result(dn_flush(p[j]) * _cvtsh_ss(vs[j * scale_stride]));
-        uint32_t u = dn_bits(w[j]) & 0x7FFFFFFFu;
-        if (u >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
-        if (u > amax) amax = u;
+    uint16_t h[DN_VALUE_BLOCK] = {0};
+    for (size_t j = 0; j < m; j++) h[j] = vs[j * scale_stride];
+    for (size_t j = 0; j < DN_VALUE_BLOCK; j += 8)
+        _mm256_storeu_ps(f + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + j))));
+}
+
+/* dn_attn_value_block's step with the same results, eight positions a
+   vector: w_j = dn_fmul(p_j, scale_j) (the operands and the product
+   flushed), the codes the nearest integers of w_j * 2^-e, ties to even.
+   With |e| < 100, 2^-e is an f32 normal and w_j * 2^-e is exact unless it
+   is below 2^-126, where w_j < amax * 2^-133 and the code is 0 either way;
+   cvtps rounds to nearest even (MXCSR's default, which the kernels keep) as
+   dn_rne_div does. A non-finite weight, or e past the bound, takes the
+   reference's step (which reports the weight). */
+static inline int value_block_avx2(const float *p, const uint16_t *vs, size_t scale_stride,
+                                   const float vsf[DN_VALUE_BLOCK], size_t m,
+                                   int16_t c[DN_VALUE_BLOCK], int32_t *e)
+{
+    __m256 w[DN_VALUE_BLOCK / 8];
+    __m256i amax = _mm256_setzero_si256();
+    const __m256i mag = _mm256_set1_epi32(0x7FFFFFFF);
+    for (size_t k = 0; k < DN_VALUE_BLOCK / 8; k++) {
+        __m256i in = dn_avx2_tail_mask(m > 8 * k ? m - 8 * k : 0);
+        __m256 pk = dn_avx2_flush(_mm256_maskload_ps(p + 8 * k, in));
+        w[k] = dn_avx2_flush(_mm256_mul_ps(pk, _mm256_loadu_ps(vsf + 8 * k)));
+        amax = _mm256_max_epi32(amax, _mm256_and_si256(_mm256_castps_si256(w[k]), mag));
     }
+    __m128i a4 = _mm_max_epi32(_mm256_castsi256_si128(amax), _mm256_extracti128_si256(amax, 1));
+    a4 = _mm_max_epi32(a4, _mm_shuffle_epi32(a4, _MM_SHUFFLE(1, 0, 3, 2)));
+    a4 = _mm_max_epi32(a4, _mm_shuffle_epi32(a4, _MM_SHUFFLE(2, 3, 0, 1)));
+    uint32_t top = (uint32_t)_mm_cvtsi128_si32(a4);
+    if (top >= DN_EXP_BITS) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
     *e = 0;
-    if (amax) {
-        uint32_t M = (amax & DN_FRAC_BITS) | 0x00800000u;
-        *e = (int32_t)(amax >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
+    if (top) {
+        uint32_t M = (top & DN_FRAC_BITS) | 0x00800000u;
+        *e = (int32_t)(top >> 23) - 150 + (M <= 127u << 17 ? 17 : 18);
     }
-    double inv = pow2(-*e);
-    for (size_t j = 0; j < DN_VALUE_BLOCK; j++)
-        c[j] = j < m ? (int16_t)__builtin_nearbyint((double)w[j] * inv) : 0;
+    if (*e <= -100 || *e >= 100) return dn_attn_value_block(p, vs, scale_stride, m, c, e);
+    __m256 inv = _mm256_castsi256_ps(_mm256_set1_epi32((127 - *e) << 23));
+    for (size_t k = 0; k < DN_VALUE_BLOCK / 16; k++) {
+        __m256i lo = _mm256_cvtps_epi32(_mm256_mul_ps(w[2 * k], inv));
+        __m256i hi = _mm256_cvtps_epi32(_mm256_mul_ps(w[2 * k + 1], inv));
+        __m256i packed =
+            _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+        _mm256_storeu_si256((__m256i *)(c + 16 * k), packed);
+    }
     return 0;
 }
 
@@ -148,13 +176,15 @@ static inline int value_heads_of(const float *p, size_t hn, size_t n, size_t j0,
                                  value_heads *vh)
 {
     int bad = 0;
+    float vsf[DN_VALUE_BLOCK];
+    value_scales(vs + j0 * scale_stride, scale_stride, m, vsf);
     vh->nv = 0;
     for (size_t g = 0; g < hn; g++) {
         float *o = out + g * d;
         int16_t *c = vh->c[vh->nv];
         int32_t e;
         c[DN_VALUE_BLOCK] = 0;
-        if (value_block_avx2(p + g * n + j0, vs + j0 * scale_stride, scale_stride, m, c, &e)) {
+        if (value_block_avx2(p + g * n + j0, vs + j0 * scale_stride, scale_stride, vsf, m, c, &e)) {
             bad = 1;
             for (size_t i = 0; i < d; i++) o[i] = dn_fadd(o[i], dn_nan());
             continue;
@@ -163,9 +193,8 @@ static inline int value_heads_of(const float *p, size_t hn, size_t n, size_t j0,
             block_scalar(vb, stride, m, c, e, 0, d, o);
             continue;
         }
-        for (size_t j = 0; j < DN_VALUE_BLOCK; j += 2)
-            vh->pairs[vh->nv][j / 2] =
-                (int32_t)(((uint32_t)(uint16_t)c[j + 1] << 16) | (uint16_t)c[j]);
+        /* the pairs (c_j, c_j+1) as _madd_epi16 reads them: x86 is little-endian */
+        memcpy(vh->pairs[vh->nv], c, sizeof vh->pairs[vh->nv]);
         vh->e[vh->nv] = e;
         vh->out[vh->nv++] = o;
     }
