@@ -18,9 +18,9 @@
  *   codes multiplied by its chunk factors once per call (int16, where every
  *   product fits: always for one-word codes and factors up to 258), so a
  *   key chunk of 32 codes costs one widening and, per head, one
- *   _mm512_madd_epi16 and one add (one vpdpwssd with VNNI); the int32 totals are the AVX2 kernel's
- *   (integer sums: exact in any order under the plan's bound), finished as
- *   it finishes them (attention_int8.h). A head outside that (wide factors,
+ *   _mm512_madd_epi16 and one add (one vpdpwssd with VNNI); the int32
+ *   totals are the AVX2 kernel's (integer sums: exact in any order under
+ *   the plan's bound), finished as it finishes them (attention_int8.h). A head outside that (wide factors,
  *   a query the fast plan refuses), a head size not a multiple of 32 or
  *   past 512 runs the AVX2 kernel for its group of four.
  * - weighted_int8: the AVX2 kernel's block step (attention_int8.h), then
