@@ -239,16 +239,100 @@ INLINE __m256i halves(__m512i a)
     return _mm256_add_epi32(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
 }
 
+/* Lane k of the result = the sum of v[k]'s 16 lanes, for 16 vectors: pairs
+   of vectors interleaved and added (32-bit, then 64-bit), then the four
+   128-bit lanes. Integer sums: any order gives the same totals. */
+INLINE __m512i totals16(const __m512i v[16])
+{
+    __m512i p[8], q[4];
+    for (int m = 0; m < 8; m++)
+        p[m] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * m], v[2 * m + 1]),
+                                _mm512_unpackhi_epi32(v[2 * m], v[2 * m + 1]));
+    for (int m = 0; m < 4; m++)
+        q[m] = _mm512_add_epi32(_mm512_unpacklo_epi64(p[2 * m], p[2 * m + 1]),
+                                _mm512_unpackhi_epi64(p[2 * m], p[2 * m + 1]));
+    __m512i r0 = _mm512_add_epi32(_mm512_shuffle_i32x4(q[0], q[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                  _mm512_shuffle_i32x4(q[0], q[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    __m512i r1 = _mm512_add_epi32(_mm512_shuffle_i32x4(q[2], q[3], _MM_SHUFFLE(2, 0, 2, 0)),
+                                  _mm512_shuffle_i32x4(q[2], q[3], _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(r0, r1, _MM_SHUFFLE(2, 0, 2, 0)),
+                            _mm512_shuffle_i32x4(r0, r1, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* result4 of 16 lanes: a denormal made its sign's zero, a NaN 0x7FC00000. */
+INLINE __m512 result16(__m512 x)
+{
+    __m512i u = _mm512_castps_si512(x);
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7F800000));
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_epi32(u, _mm512_set1_epi32(0x7FFFFFFF)),
+                                            _mm512_set1_epi32(0x7F800000));
+    u = _mm512_mask_and_epi32(u, tiny, u, _mm512_set1_epi32((int)0x80000000));
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(u, nan, _mm512_set1_epi32(0x7FC00000)));
+}
+
+/* finish4 of 16 totals, lane 4g + r = head g against row r: key (the four
+   rows' exact scales, repeated per head) and pe (each head's 2^emin,
+   repeated per row) as two halves of eight doubles. */
+INLINE __m512 finish16(__m512i t, __m512d key, const __m512d pe[2], float scale)
+{
+    __m512d v0 =
+        _mm512_mul_pd(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(t)), key), pe[0]);
+    __m512d v1 = _mm512_mul_pd(
+        _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(t, 1)), key), pe[1]);
+    __mmask16 zero = (__mmask16)(_mm512_cmp_pd_mask(v0, _mm512_setzero_pd(), _CMP_EQ_OQ) |
+                                 (_mm512_cmp_pd_mask(v1, _mm512_setzero_pd(), _CMP_EQ_OQ) << 8));
+    __m512 r =
+        _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(v0)), _mm512_cvtpd_ps(v1), 1);
+    r = _mm512_maskz_mov_ps((__mmask16)~zero, result16(r));
+    return result16(_mm512_mul_ps(r, _mm512_set1_ps(scale)));
+}
+
+/* Rows j .. j + 3 of the prescaled group: the four heads' sums against four
+   rows at once (16 accumulators, each query load feeding four rows), their
+   totals and finish as one vector. The same totals and per-lane steps as
+   the row-at-a-time loop below, so the same bits. */
+INLINE void prescaled_four_rows(const int16_t *qs, size_t hn, const __m512d pe[2], size_t d,
+                                const int8_t *row, size_t stride, const uint16_t *ks,
+                                size_t scale_stride, size_t n, float sc, float *s,
+                                pair_sums_fn sums)
+{
+    __m512i acc[GROUP * 4];
+    for (int a = 0; a < GROUP * 4; a++) acc[a] = _mm512_setzero_si512();
+    for (size_t i = 0; i < d; i += 32) {
+        __m512i kc[4];
+        for (int r = 0; r < 4; r++)
+            kc[r] = _mm512_cvtepi8_epi16(
+                _mm256_loadu_si256((const __m256i *)(row + (size_t)r * stride + i)));
+        for (int g = 0; g < GROUP; g++) {
+            __m512i qv = _mm512_load_si512((const void *)(qs + g * d + i));
+            for (int r = 0; r < 4; r++) acc[4 * g + r] = sums(acc[4 * g + r], qv, kc[r]);
+        }
+    }
+    __m256d k4 = _mm256_setr_pd(key_scale(ks[0]), key_scale(ks[scale_stride]),
+                                key_scale(ks[2 * scale_stride]), key_scale(ks[3 * scale_stride]));
+    float out[GROUP * 4];
+    _mm512_storeu_ps(out, finish16(totals16(acc), _mm512_broadcast_f64x4(k4), pe, sc));
+    for (size_t g = 0; g < hn; g++) memcpy(s + g * n, out + 4 * g, 4 * sizeof(float));
+}
+
 /* The scores of a group of four prescaled heads (hn of them real; the
-   others' codes are 0) over n key rows. */
+   others' codes are 0) over n key rows: four rows at a time, the last few
+   one at a time. */
 INLINE void prescaled_rows(const int16_t *qs, size_t hn, const double *pe, size_t d,
                            const int8_t *k, size_t stride, const uint16_t *ks, size_t scale_stride,
                            size_t n, float sc, float *s, pair_sums_fn sums)
 {
+    const __m512d pe8[2] = {_mm512_setr_pd(pe[0], pe[0], pe[0], pe[0], pe[1], pe[1], pe[1], pe[1]),
+                            _mm512_setr_pd(pe[2], pe[2], pe[2], pe[2], pe[3], pe[3], pe[3], pe[3])};
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        for (size_t f = j + 8; f < j + 12 && f < n; f++) dn_prefetch_span(k + f * stride, d);
+        prescaled_four_rows(qs, hn, pe8, d, k + j * stride, stride, ks + j * scale_stride,
+                            scale_stride, n, sc, s + j, sums);
+    }
     __m256d pe4 = _mm256_loadu_pd(pe);
-    for (size_t j = 0; j < n; j++) {
+    for (; j < n; j++) {
         const int8_t *row = k + j * stride;
-        if (j + 8 < n) dn_prefetch_span(k + (j + 8) * stride, d);
         __m512i acc[GROUP];
         for (int g = 0; g < GROUP; g++) acc[g] = _mm512_setzero_si512();
         for (size_t i = 0; i < d; i += 32) {
