@@ -120,6 +120,16 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
    load up to 16 threads. */
 #define ACT_TASKS 64
 
+/* Tasks per thread of a matrix product (two columns or more): its tasks
+   are long (a 4096 x 4096 Q4_K product with 64 columns takes ~20 ms on one
+   thread), and with four a thread the thread that fell behind (another
+   process on its CPU, a later wake-up) left the last task to one thread:
+   one task of eight is an eighth of the work done alone (at most 1.78x
+   from two threads). Sixteen a thread cut that to a 32nd; the tasks' rows
+   still cover whole blocks of columns (each task runs every column over
+   its rows, the weights read once per block of columns). */
+#define ACT_MM_PER_THREAD 16
+
 /* The checks every dn_act product makes: DN_OK with *empty when there is
    nothing to compute; else the status (decodenum/dot.h). out_cols: the
    columns out holds (1 for a matrix-vector product). */
@@ -206,8 +216,8 @@ static void act_task(size_t t, void *ctx)
    as one thread would. */
 static dn_status act_run(act_job *j, dn_pool *pool, size_t *bad_matrix, size_t *bad)
 {
-    size_t threads = dn_pool_threads(pool);
-    size_t parts = threads >= ACT_TASKS / 4 ? ACT_TASKS : threads * 4;
+    const size_t threads = dn_pool_threads(pool), per = j->c1 - j->c0 > 1 ? ACT_MM_PER_THREAD : 4;
+    size_t parts = threads >= ACT_TASKS / per ? ACT_TASKS : threads * per;
     j->chunk = dn_size_div_up(j->total, parts);
     if (j->chunk % 4) j->chunk += 4 - j->chunk % 4; /* whole batches of four rows */
     size_t tasks = dn_size_div_up(j->total, j->chunk);

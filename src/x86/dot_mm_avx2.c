@@ -190,20 +190,80 @@ AI int k_group(dn_type t, const uint8_t *const blk[4], const mm_col *col, size_t
 }
 
 /* Q8_0: the four rows' scales of a group of G blocks as small_sub32_4
-   takes them (dot_mm_groups.h's q8_0_group); nonzero when one is
-   unreadable. */
+   takes them (dot_mm_groups.h's q8_0_group) and, for a whole group
+   (G = 8), each row's eight scales as doubles and the columns whose four
+   pieces take q8_0_pieces_of's row-major path (bits of fast); nonzero when
+   a scale is unreadable. */
 typedef struct mm_q8s {
     __m256 d[4], m[4];
-    __m256d dc[8]; /* d as columns_f gives it, once for the MM_NC columns */
+    __m256d dr[4][2]; /* row r's d_k, k = 0..3 and 4..7 */
+    int fast;
 } mm_q8s;
 
-AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
+/* [f(x[0]'s lanes), ..., f(x[3]'s)] as doubles, f the minimum or maximum
+   (op 0 or 1) of eight floats. */
+AI __m256d rows_minmax(const __m256 x[4], int op)
+{
+#define MM_OP(a, b) (op ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b))
+    __m256 m01 = MM_OP(_mm256_permute2f128_ps(x[0], x[1], 0x20),
+                       _mm256_permute2f128_ps(x[0], x[1], 0x31)); /* row 0 | row 1, 4 each */
+    __m256 m23 =
+        MM_OP(_mm256_permute2f128_ps(x[2], x[3], 0x20), _mm256_permute2f128_ps(x[2], x[3], 0x31));
+    __m256 h = MM_OP(_mm256_shuffle_ps(m01, m23, 0x44), _mm256_shuffle_ps(m01, m23, 0xEE));
+    h = MM_OP(h, _mm256_shuffle_ps(h, h, 0xB1)); /* rows 0, 2 in lanes 0, 2; 1, 3 in 4, 6 */
+#undef MM_OP
+    return _mm256_cvtps_pd(_mm256_castps256_ps128(
+        _mm256_permutevar8x32_ps(h, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
+}
+
+/* The columns (bits) whose group g meets dn_piece_small_sub32's condition
+   sum_k |C_k d_k S_k| < ymin gfac (ymin the least non-zero |d_k S_k|) in
+   every row, by a bound: |C_k| <= 32 * 128 * 127 < 2^19, so the sum is at
+   most 2^19 max|d| sum S, and ymin at least min|d| min S (S over the
+   blocks with a code, Sinf). A column passes when 2^21 max_r(max|d| /
+   min|d|) < min S gfac / sum S: the factor 4 covers the few roundings of
+   these doubles. ad: the rows' |d_k|. */
+AI int q8_0_fast_cols(const __m256 ad[4], const mm_col *col, size_t g)
+{
+    const __m256d dmin = rows_minmax(ad, 0), dmax = rows_minmax(ad, 1);
+    if (_mm256_movemask_pd(_mm256_cmp_pd(dmin, _mm256_setzero_pd(), _CMP_GT_OQ)) != 15) return 0;
+    const __m256d t = _mm256_div_pd(dmax, dmin); /* >= 1, finite */
+    __m128d h = _mm_max_pd(_mm256_castpd256_pd128(t), _mm256_extractf128_pd(t, 1));
+    h = _mm_max_pd(h, _mm_unpackhi_pd(h, h));
+    const __m256d R = _mm256_mul_pd(_mm256_broadcastsd_pd(h), _mm256_set1_pd(0x1p21));
+    const size_t k0 = g / 32, gi = g / DN_GROUP;
+    __m256d v[4], m[4];
+    for (int j = 0; j < 4; j++) {
+        const dn_dot_act *a = col[j].a;
+        v[j] = _mm256_add_pd(abs_pd(_mm256_loadu_pd(a->S + k0)),
+                             abs_pd(_mm256_loadu_pd(a->S + k0 + 4)));
+        m[j] = _mm256_min_pd(_mm256_loadu_pd(a->Sinf + k0), _mm256_loadu_pd(a->Sinf + k0 + 4));
+    }
+    const __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
+    const __m256d sum = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                                      _mm256_permute2f128_pd(h01, h23, 0x31));
+    const __m256d m01 =
+        _mm256_min_pd(_mm256_unpacklo_pd(m[0], m[1]), _mm256_unpackhi_pd(m[0], m[1]));
+    const __m256d m23 =
+        _mm256_min_pd(_mm256_unpacklo_pd(m[2], m[3]), _mm256_unpackhi_pd(m[2], m[3]));
+    const __m256d least = _mm256_min_pd(_mm256_permute2f128_pd(m01, m23, 0x20),
+                                        _mm256_permute2f128_pd(m01, m23, 0x31));
+    const __m256d gf = _mm256_setr_pd(col[0].a->gfac[gi], col[1].a->gfac[gi], col[2].a->gfac[gi],
+                                      col[3].a->gfac[gi]);
+    /* a column of zero blocks: +inf (an exact zero sum), never NaN */
+    const __m256d Q = _mm256_div_pd(_mm256_mul_pd(least, gf), sum);
+    return _mm256_movemask_pd(_mm256_cmp_pd(R, Q, _CMP_LT_OQ));
+}
+
+AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, const mm_col *col, size_t g,
+                      mm_q8s *s)
 {
     int bad = 0;
-    if (G < 8) { /* the row's last, partial group */
+    s->fast = 0;
+    if (G < 8) { /* the row's last, partial group: small_sub32_4 alone */
         for (int r = 0; r < 4; r++)
             bad |= small_scales(DN_TYPE_Q8_0, blk[r], bb, G, &s->d[r], &s->m[r]);
-        if (!bad) columns_f(s->d, s->dc);
+        for (int r = 0; r < 4; r++) s->dr[r][0] = s->dr[r][1] = _mm256_setzero_pd();
         return bad;
     }
     /* small_scales's values (the same binary16 words, m = 0) from scalar
@@ -211,6 +271,7 @@ AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
        rows x 64 columns of 2048 in cache, AVX2 table) */
     const __m128i e = _mm_set1_epi16(0x7C00);
     __m128i badw = _mm_setzero_si128();
+    __m256 ad[4];
     for (int r = 0; r < 4; r++) {
         uint64_t lo = 0, hi = 0;
         for (int k = 0; k < 4; k++) {
@@ -221,17 +282,42 @@ AI int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
         badw = _mm_or_si128(badw, _mm_cmpeq_epi16(_mm_and_si128(w, e), e));
         s->d[r] = _mm256_cvtph_ps(w);
         s->m[r] = _mm256_setzero_ps();
+        s->dr[r][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(s->d[r]));
+        s->dr[r][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(s->d[r], 1));
+        ad[r] = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), s->d[r]);
     }
-    columns_f(s->d, s->dc);
-    return !_mm_testz_si128(badw, badw);
+    if (!_mm_testz_si128(badw, badw)) return 1;
+    s->fast = q8_0_fast_cols(ad, col, g);
+    return 0;
 }
 
-/* Q8_0, one column's four row pieces: dot_avx2.c's small_group. */
-AI __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, const dn_dot_act *a, size_t g,
+/* Q8_0, column j's four row pieces: dot_avx2.c's small_group. A column
+   in s->fast meets the exactness condition in every row (q8_0_fast_cols):
+   each row's exact sum sum_k C_k (d_k S_k) in any order, row by row (its
+   chunks in lanes, no transpose of C, no per-term |t| and minimum); the
+   others (and a partial group) take small_sub32_4's test and sums: either
+   way an exact sum or the reference's lane, the same bits. */
+AI __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, int j, const dn_dot_act *a, size_t g,
                          int *need)
 {
-    return small_sub32_dc(C, s->dc, s->m, a->bs32 + g / 32, 0, a->S + g / 32, a->Sinf + g / 32,
-                          a->gfac[g / DN_GROUP], need);
+    const size_t k0 = g / 32;
+    if (s->fast >> j & 1) {
+        const __m256d S0 = _mm256_loadu_pd(a->S + k0), S1 = _mm256_loadu_pd(a->S + k0 + 4);
+        __m256d v[4];
+        for (int r = 0; r < 4; r++) {
+            const __m256d c0 = _mm256_cvtepi32_pd(_mm256_castsi256_si128(C[r]));
+            const __m256d c1 = _mm256_cvtepi32_pd(_mm256_extracti128_si256(C[r], 1));
+            v[r] = _mm256_fmadd_pd(c1, _mm256_mul_pd(s->dr[r][1], S1),
+                                   _mm256_mul_pd(c0, _mm256_mul_pd(s->dr[r][0], S0)));
+        }
+        const __m256d h01 = _mm256_hadd_pd(v[0], v[1]), h23 = _mm256_hadd_pd(v[2], v[3]);
+        const __m256d tot = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                                          _mm256_permute2f128_pd(h01, h23, 0x31));
+        *need = 0;
+        return _mm256_cvtpd_ps(_mm256_add_pd(tot, _mm256_setzero_pd())); /* 0 is +0 */
+    }
+    return small_sub32_4(C, s->d, s->m, a->bs32 + k0, 0, a->S + k0, a->Sinf + k0,
+                         a->gfac[g / DN_GROUP], need);
 }
 
 #define MM_AI AI

@@ -250,8 +250,10 @@ typedef struct mm_q8s {
     __m512d dz[4], az[4];
 } mm_q8s;
 
-AIV int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
+AIV int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, const mm_col *col, size_t g,
+                       mm_q8s *s)
 {
+    (void)col, (void)g;
     __m256 d[4], m[4];
     int bad = 0;
     if (G == 8) {
@@ -268,9 +270,10 @@ AIV int q8_0_scales_of(const uint8_t *const blk[4], size_t bb, int G, mm_q8s *s)
 }
 
 /* Q8_0, one column's four row pieces: dot_avx512.c's q8_0_group4. */
-AIV __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, const dn_dot_act *a, size_t g,
+AIV __m128 q8_0_pieces_of(const __m256i C[4], const mm_q8s *s, int j, const dn_dot_act *a, size_t g,
                           int *need)
 {
+    (void)j;
     return small_sub32_z(C, s->dz, s->az, a->S + g / 32, a->Sinf + g / 32, a->gfac[g / DN_GROUP],
                          need);
 }

@@ -10,13 +10,14 @@
  *   q6_k_cols(blk, col, g, C)   one Q6_K row block's C for each column
  *   q8_0_cols(blk, bb, col, g, C)
  *                               one Q8_0 row's eight blocks' C per column
- *   mm_q8s, q8_0_scales_of(blk, bb, G, &s)
- *                               the four rows' Q8_0 scales of a group, as
- *                               its pieces take them; nonzero when a scale
- *                               is unreadable
- *   q8_0_pieces_of(C, &s, a, g, &need)
+ *   mm_q8s, q8_0_scales_of(blk, bb, G, col, g, &s)
+ *                               the four rows' Q8_0 scales of a group (and
+ *                               what its pieces need of the columns col),
+ *                               as its pieces take them; nonzero when a
+ *                               scale is unreadable
+ *   q8_0_pieces_of(C, &s, j, a, g, &need)
  *                               small_sub32_4's pieces (its sums, checks
- *                               and lanes) of one column
+ *                               and lanes) of column j
  *   k_group(t, blk, col, g, p, need)
  *                               Q4_K's and Q5_K's pieces
  *
@@ -52,7 +53,7 @@ MM_AI void mm_finish(dn_type t, const __m256i C[4][MM_NC], const mm_col *col, si
             p[j] =
                 big_sub32_4(Cj, O, 0, a->S + g / 32, a->glim[gi], d, _mm256_setzero_pd(), &need[j]);
         else
-            p[j] = q8_0_pieces_of(Cj, qs, a, g, &need[j]);
+            p[j] = q8_0_pieces_of(Cj, qs, j, a, g, &need[j]);
     }
 }
 
@@ -78,7 +79,7 @@ MM_AI int q8_0_group(size_t bb, const uint8_t *const blk[4], const mm_col *col, 
 {
     const dn_type t = DN_TYPE_Q8_0;
     mm_q8s qs;
-    if (q8_0_scales_of(blk, bb, G, &qs)) return -1;
+    if (q8_0_scales_of(blk, bb, G, col, g, &qs)) return -1;
     __m256i C[4][MM_NC];
     for (int r = 0; r < 4; r++) {
         if (G == 8)
