@@ -458,10 +458,73 @@ INLINE void block_elements(const int8_t *vb, size_t stride, size_t m, const valu
     for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i, pair_sums);
 }
 
+/* Row r of a block's m rows from element i as 64 bytes; zeros past m (a
+   row that is not there is never read; its codes are 0). */
+VNNI_INLINE __m512i value_row64(const int8_t *v, size_t stride, size_t m, size_t r, size_t i)
+{
+    return r < m ? _mm512_loadu_si512((const void *)(v + r * stride + i)) : _mm512_setzero_si512();
+}
+
+/* Out elements i..i+64 += the block's pieces for the heads of vh, four
+   positions a step: the four rows' bytes interleaved per element (unpacks of
+   bytes, then of 16-bit pairs: accumulator k holds, in 128-bit lane L,
+   elements 16 L + 4 k .. 16 L + 4 k + 3), each head's four codes (0..127)
+   as one broadcast unsigned quad, vpdpbusd summing the four products into
+   the element's int32 lane. The block sums are the same integers as
+   block32's (each below 2^19: 32 products of at most 127 * 128), so the
+   pieces and outputs are the same. */
+VNNI_INLINE void block64_quads(const int8_t *v, size_t stride, size_t m, const value_heads *vh,
+                               const uint32_t quads[INT8_HEADS][DN_VALUE_BLOCK / 4], size_t i)
+{
+    __m512i acc[INT8_HEADS][4];
+    for (size_t g = 0; g < INT8_HEADS; g++)
+        for (int k = 0; k < 4; k++) acc[g][k] = _mm512_setzero_si512();
+    for (size_t j = 0; j < m; j += 4) {
+        __m512i r0 = value_row64(v, stride, m, j, i), r1 = value_row64(v, stride, m, j + 1, i);
+        __m512i r2 = value_row64(v, stride, m, j + 2, i), r3 = value_row64(v, stride, m, j + 3, i);
+        __m512i a_lo = _mm512_unpacklo_epi8(r0, r1), a_hi = _mm512_unpackhi_epi8(r0, r1);
+        __m512i b_lo = _mm512_unpacklo_epi8(r2, r3), b_hi = _mm512_unpackhi_epi8(r2, r3);
+        __m512i e[4] = {_mm512_unpacklo_epi16(a_lo, b_lo), _mm512_unpackhi_epi16(a_lo, b_lo),
+                        _mm512_unpacklo_epi16(a_hi, b_hi), _mm512_unpackhi_epi16(a_hi, b_hi)};
+#pragma GCC unroll 4
+        for (size_t g = 0; g < INT8_HEADS; g++) {
+            if (g >= vh->nv) break;
+            __m512i c = _mm512_set1_epi32((int)quads[g][j / 4]);
+            for (int k = 0; k < 4; k++) acc[g][k] = _mm512_dpbusd_epi32(acc[g][k], c, e[k]);
+        }
+    }
+    for (size_t g = 0; g < vh->nv; g++) {
+        __m512d p2 = _mm512_set1_pd(pow2(vh->e[g]));
+        __m512i t0 = _mm512_shuffle_i32x4(acc[g][0], acc[g][1], _MM_SHUFFLE(1, 0, 1, 0));
+        __m512i t1 = _mm512_shuffle_i32x4(acc[g][2], acc[g][3], _MM_SHUFFLE(1, 0, 1, 0));
+        __m512i t2 = _mm512_shuffle_i32x4(acc[g][0], acc[g][1], _MM_SHUFFLE(3, 2, 3, 2));
+        __m512i t3 = _mm512_shuffle_i32x4(acc[g][2], acc[g][3], _MM_SHUFFLE(3, 2, 3, 2));
+        float *o = vh->out[g] + i;
+        add_pieces16(_mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)), p2, o);
+        add_pieces16(_mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)), p2, o + 16);
+        add_pieces16(_mm512_shuffle_i32x4(t2, t3, _MM_SHUFFLE(2, 0, 2, 0)), p2, o + 32);
+        add_pieces16(_mm512_shuffle_i32x4(t2, t3, _MM_SHUFFLE(3, 1, 3, 1)), p2, o + 48);
+    }
+}
+
+/* Every element of a block for the heads of vh: 64 at a time by
+   block64_quads when every head's codes are non-negative (probabilities
+   times value scales: always, but for a cache whose scales a caller made
+   negative), the rest 32 at a time by block32 with vpdpwssd. */
 VNNI_INLINE void block_elements_vnni(const int8_t *vb, size_t stride, size_t m,
                                      const value_heads *vh, size_t d)
 {
-    for (size_t i = 0; i < d; i += 32) block32(vb, stride, m, vh, i, pair_sums_vnni);
+    uint32_t quads[INT8_HEADS][DN_VALUE_BLOCK / 4];
+    int unsigned_codes = 1;
+    for (size_t g = 0; g < vh->nv; g++) {
+        __m512i c = _mm512_loadu_si512((const void *)vh->c[g]); /* 32 codes, |c| <= 127 */
+        unsigned_codes &= _mm512_movepi16_mask(c) == 0;
+        _mm256_storeu_si256((__m256i *)quads[g], _mm512_cvtepi16_epi8(c));
+    }
+    size_t i = 0;
+    if (unsigned_codes)
+        for (; i + 64 <= d; i += 64) block64_quads(vb, stride, m, vh, quads, i);
+    for (; i < d; i += 32) block32(vb, stride, m, vh, i, pair_sums_vnni);
 }
 
 static int weighted_int8_avx512(const float *p, size_t heads, size_t n, const int8_t *v,
