@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* The rows a repacked group interleaves. Part of the layout. */
-#define DN_REPACK_ROWS 4
+#define DN_REPACK_ROWS 8
 
 /* *bytes = the size of a repacked `type` matrix of rows x n: ceil(rows / 4)
    * 4 * (n / block elements) * block bytes. type: a quantized format the

@@ -218,7 +218,8 @@ AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const b
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). packed:
    row[0] is a repacked row group (decodenum/repack.h), the four rows'
-   bytes of a group side by side. */
+   bytes of a group side by side (1), or Q4_K's eight interleaved rows, of
+   which rows 4 (packed - 2) .. + 3 (packed 2, 3). */
 AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4],
                     int planes, int packed)
 {
@@ -232,11 +233,22 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
+        uint8_t tmp[4][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
         const size_t here = big ? bb : (size_t)G * bb; /* a row's bytes of the group */
-        for (int r = 0; r < 4; r++)
-            blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
-                            : row[r] + (big ? gi * bb : (g / 32) * bb);
-        dn_prefetch_group(c, t, blk, packed);
+        if (packed >= 2) { /* Q4_K interleaved: rows 4 (packed - 2) .. + 3 put back together */
+            const uint8_t *grp = row[0] + gi * DN_Q4K8_BYTES;
+            for (int o = 0; o < DN_Q4K8_BYTES; o += 64)
+                _mm_prefetch((const char *)grp + 2 * DN_Q4K8_BYTES + o, _MM_HINT_T0);
+            for (int r = 0; r < 4; r++) {
+                dn_q4k8_get(grp, 4 * (packed - 2) + r, tmp[r]);
+                blk[r] = tmp[r];
+            }
+        } else {
+            for (int r = 0; r < 4; r++)
+                blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
+                                : row[r] + (big ? gi * bb : (g / 32) * bb);
+            dn_prefetch_group(c, t, blk, packed);
+        }
         __m128 p;
         int need = 0;
         if (big) {
@@ -344,11 +356,14 @@ AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1,
     if (!c->a->narrow && t == DN_TYPE_IQ4_XS) return dn_mv_ref(c, 1, r0, r1, out, bad);
     for (size_t r = r0; r < r1;) {
         const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
-        const uint8_t *rp[4] = {c->w + q * c->row_bytes, NULL, NULL, NULL};
+        /* Q4_K: the eight-row group and which half (the blocks put back
+           together a group at a time, then the plain four-row code) */
+        const int pk = dn_packed8(t) ? 2 + (int)(q / 4 % 2) : 1;
+        const uint8_t *rp[4] = {c->w + (pk > 1 ? q / 8 * 8 : q) * c->row_bytes, NULL, NULL, NULL};
         float v[4];
-        const int tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, 1)
-                         : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, 1)
-                                      : batch_narrow(c, t, rp, v, 2, 1);
+        const int tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, pk)
+                         : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, pk)
+                                      : batch_narrow(c, t, rp, v, 2, pk);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
             return dn_mv_ref(c, 1, r, r1, out, bad);
         dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
