@@ -59,7 +59,8 @@ dn_status dn_repack_size(dn_type type, size_t rows, size_t n, size_t *bytes)
 /* Byte offsets in an interleaved chunk. */
 enum { Q8_D = 0, Q8_DM = 16, Q8_LO = 32, Q8_HI = 96, Q8_QS = 128 };
 
-/* Scale (mins = 0) or min (mins = 1) v (= 8 row + sub-block) of grp. */
+/* Scale (mins = 0) or min (mins = 1) number v of grp: scales v = 8
+   sub-block + row, mins v = 8 row + sub-block. */
 static int q4k8_value(const uint8_t *grp, int mins, int v)
 {
     const int lo = grp[Q8_LO + v] >> 4 * mins & 15;
@@ -79,8 +80,8 @@ void dn_q4k8_get(const uint8_t *grp, int k, uint8_t *blk)
     memcpy(blk + 2, grp + Q8_DM + 2 * k, 2);
     uint8_t *s = blk + 4; /* the 12 scale bytes: dn_k_scale_min's packing */
     for (int j = 0; j < 4; j++) {
-        const int sc = q4k8_value(grp, 0, 8 * k + j), m = q4k8_value(grp, 1, 8 * k + j);
-        const int sc4 = q4k8_value(grp, 0, 8 * k + j + 4), m4 = q4k8_value(grp, 1, 8 * k + j + 4);
+        const int sc = q4k8_value(grp, 0, 8 * j + k), m = q4k8_value(grp, 1, 8 * k + j);
+        const int sc4 = q4k8_value(grp, 0, 8 * (j + 4) + k), m4 = q4k8_value(grp, 1, 8 * k + j + 4);
         s[j] = (uint8_t)(sc | (sc4 >> 4) << 6);
         s[j + 4] = (uint8_t)(m | (m4 >> 4) << 6);
         s[j + 8] = (uint8_t)((sc4 & 15) | (m4 & 15) << 4);
@@ -97,7 +98,7 @@ void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k)
     for (int j = 0; j < 8; j++) {
         int sc, m;
         dn_k_scale_min(blk + 4, j, &sc, &m);
-        q4k8_set(grp, 0, 8 * k + j, sc);
+        q4k8_set(grp, 0, 8 * j + k, sc);
         q4k8_set(grp, 1, 8 * k + j, m);
     }
     for (int p = 0; p < 4; p++)

@@ -250,8 +250,9 @@ AIV dn_status mv_packed4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, fl
 
 /* ---- Q4_K repacked: eight rows interleaved, the rows in the lanes ---------------- */
 
-/* The eight rows' 6-bit sub-block scales (mins 0) or mins (mins 1) of an
-   interleaved chunk (decodenum/repack.h) as bytes, byte 8 row + sub-block:
+/* The eight rows' 6-bit sub-block scales (mins 0: byte 8 sub-block + row)
+   or mins (mins 1: byte 8 row + sub-block) of an interleaved chunk
+   (decodenum/repack.h) as bytes:
    the low four bits from the 64 bytes at 32 (low or high nibble), the high
    two from the 32 bytes at 96 (bits 0-1 for the first 32 scales, 2-3 for
    the next; 4-5 and 6-7 for the mins), each moved to bits 4-5 by a 16-bit
@@ -306,18 +307,23 @@ AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
     }
     const __m512i F = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)f16));
     const __m512i sc = q4k8_scales(grp, 0), mn = q4k8_scales(grp, 1);
-    const __m512i M0 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)), F);
+    /* M_k of the eight rows, word 8 k + r: sub-blocks 0-3 in M0, 4-7 in M1 */
+    const __m512i fk =
+        _mm512_setr_epi64(0, 0, 0x0001000100010001, 0x0001000100010001, 0x0002000200020002,
+                          0x0002000200020002, 0x0003000300030003, 0x0003000300030003);
+    const __m512i M0 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)),
+                                          _mm512_permutexvar_epi16(fk, F));
     const __m512i M1 =
-        _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)), F);
-    /* word w of 128-bit lane L: M of row 2L + (w % 4) / 2, chunk w / 4 (+ 2q) */
-    const __m512i base =
-        _mm512_set_epi16(57, 57, 49, 49, 56, 56, 48, 48, 41, 41, 33, 33, 40, 40, 32, 32, 25, 25, 17,
-                         17, 24, 24, 16, 16, 9, 9, 1, 1, 8, 8, 0, 0);
+        _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)),
+                           _mm512_permutexvar_epi16(_mm512_add_epi16(fk, _mm512_set1_epi16(4)), F));
+    /* word w of 128-bit lane L: M of chunk 2q + w / 4, row 2L + (w % 4) / 2 */
+    const __m512i base = _mm512_set_epi16(15, 15, 14, 14, 7, 7, 6, 6, 13, 13, 12, 12, 5, 5, 4, 4,
+                                          11, 11, 10, 10, 3, 3, 2, 2, 9, 9, 8, 8, 1, 1, 0, 0);
     __m512d lo = _mm512_setzero_pd(), hi = lo;
 #pragma GCC unroll 4
     for (int q = 0; q < 4; q++) {
         const __m512i W = _mm512_permutex2var_epi16(
-            M0, _mm512_add_epi16(base, _mm512_set1_epi16((short)(2 * q))), M1);
+            M0, _mm512_add_epi16(base, _mm512_set1_epi16((short)(16 * q))), M1);
         const __m512i R = _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[2 * q], D[2 * q + 1]), W);
         lo = _mm512_add_pd(lo, _mm512_cvtepi32_pd(_mm512_castsi512_si256(R)));
         hi = _mm512_add_pd(hi, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(R, 1)));
