@@ -397,7 +397,6 @@ AIV int batch8_q4k(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         const size_t gi = g / DN_GROUP;
         const uint8_t *grp = grp0 + gi * DN_Q4K8_BYTES;
         for (int o = 0; o < DN_Q4K8_BYTES; o += 64) {
-            _mm_prefetch((const char *)grp + 2 * DN_Q4K8_BYTES + o, _MM_HINT_T0);
             _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
         }
         const __m256i h = load32(grp), e = _mm256_set1_epi16(0x7C00); /* d[8], dm[8] */
