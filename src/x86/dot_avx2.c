@@ -416,6 +416,7 @@ AI void q4k8_factored2(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
     const __m256i F = _mm256_broadcastsi128_si256(f8);
     __m256d acc[2][2];
     for (int h = 0; h < 2; h++) acc[h][0] = acc[h][1] = _mm256_setzero_pd();
+#pragma GCC unroll 4
     for (int p = 0; p < 4; p++) {
         /* M of chunks 2p (low lane, rows 0-7) and 2p + 1 (high lane) */
         const __m128i s16 = half128(p < 2 ? sc0 : sc1, p % 2);
@@ -426,23 +427,21 @@ AI void q4k8_factored2(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
                                 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3,
                                 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3));
         const __m256i M = _mm256_mullo_epi16(_mm256_cvtepu8_epi16(s16), fp);
-        __m256i D[2][2];
-        for (int h = 0; h < 2; h++) D[h][0] = D[h][1] = _mm256_setzero_si256();
-        for (int u = 0; u < 4; u++) {
-            int64_t lo, hi;
-            memcpy(&lo, c8 + 64 * p + 8 * u, 8);
-            memcpy(&hi, c8 + 64 * p + 32 + 8 * u, 8);
-            const __m256i cl = _mm256_set1_epi64x(lo), ch = _mm256_set1_epi64x(hi);
-            for (int h = 0; h < 2; h++) {
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) { /* rows 4h .. 4h + 3: two sums live, codes loaded again */
+            __m256i D0 = _mm256_setzero_si256(), D1 = D0;
+#pragma GCC unroll 4
+            for (int u = 0; u < 4; u++) {
+                int64_t lo, hi;
+                memcpy(&lo, c8 + 64 * p + 8 * u, 8);
+                memcpy(&hi, c8 + 64 * p + 32 + 8 * u, 8);
                 const __m256i x = load32(grp + 128 + 256 * p + 64 * u + 32 * h);
-                D[h][0] =
-                    _mm256_add_epi16(D[h][0], _mm256_maddubs_epi16(_mm256_and_si256(x, m4), cl));
-                D[h][1] = _mm256_add_epi16(
-                    D[h][1],
-                    _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(x, 4), m4), ch));
+                D0 = _mm256_add_epi16(
+                    D0, _mm256_maddubs_epi16(_mm256_and_si256(x, m4), _mm256_set1_epi64x(lo)));
+                D1 = _mm256_add_epi16(
+                    D1, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(x, 4), m4),
+                                             _mm256_set1_epi64x(hi)));
             }
-        }
-        for (int h = 0; h < 2; h++) {
             /* word w: M of row 4h + w / 4 (chunk 2p from the low lane, 2p + 1 the high) */
             const __m256i i0 = _mm256_setr_epi8(
                 8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h + 2,
@@ -453,7 +452,7 @@ AI void q4k8_factored2(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
             const __m256i W0 = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(M, 0x44), i0);
             const __m256i W1 = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(M, 0xEE), i0);
             const __m256i E =
-                _mm256_add_epi32(_mm256_madd_epi16(D[h][0], W0), _mm256_madd_epi16(D[h][1], W1));
+                _mm256_add_epi32(_mm256_madd_epi16(D0, W0), _mm256_madd_epi16(D1, W1));
             acc[h][0] = _mm256_add_pd(acc[h][0], _mm256_cvtepi32_pd(_mm256_castsi256_si128(E)));
             acc[h][1] =
                 _mm256_add_pd(acc[h][1], _mm256_cvtepi32_pd(_mm256_extracti128_si256(E, 1)));
