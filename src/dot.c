@@ -229,7 +229,8 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
    stops the product before the row's value is written. The arguments are
    ones the kernels may assume (dot_kernels.h). */
 /* The loop of both: a row's pieces from the plain layout (row r's bytes
-   at w + r * row_bytes) or the repacked one (dn_packed_chunk). */
+   at w + r * row_bytes) or the repacked one (dn_packed_read: in place, or
+   Q4_K's block put back together from its interleaved group). */
 static dn_status rows_pieces(dn_type type, const uint8_t *w, int packed, size_t n,
                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                              size_t row_end, float *out, size_t *bad)
@@ -239,13 +240,15 @@ static dn_status rows_pieces(dn_type type, const uint8_t *w, int packed, size_t 
     const size_t len = scaling == DN_ACT_PER_BLOCK ? be : DN_GROUP; /* a piece */
     int16_t coef[DN_GROUP], offs[DN_GROUP];
     dn_segment segs[DN_GROUP / DN_ACT_BLOCK];
+    uint8_t tmp[DN_Q4K8_BYTES / DN_Q4K8_ROWS]; /* a Q4_K block put back together */
     for (size_t r = row_begin; r < row_end; r++) {
         float acc = 0.0f;
         for (size_t from = 0; from < n; from += len) {
             const size_t to = n - from < len ? n : from + len, k = to - from;
-            const uint8_t *p = packed ? dn_packed_chunk(w, type, n, row_bytes, r, from / DN_GROUP) +
-                                            from % DN_GROUP / be * bb
-                                      : w + r * row_bytes + from / be * bb;
+            const uint8_t *p =
+                packed ? dn_packed_read(w, type, n, row_bytes, r, from / DN_GROUP, tmp) +
+                             from % DN_GROUP / be * bb
+                       : w + r * row_bytes + from / be * bb;
             dn_coded_row row = {coef, offs, segs, k, 0};
             dn_act_row sub = {act->codes + from, act->scales + from / act->block, k, act->block,
                               act->words};

@@ -97,7 +97,8 @@ dn_status dn_repacked_mm_with(const dn_dot_kernels *k, const dn_act *x, size_t c
 
 /* The repacked layout (decodenum/repack.h): row r's bytes of chunk j (its
    elements [256 j, min(256 j + 256, n))) in a repacked matrix w of rows of
-   row_bytes. Every chunk of a row holds whole blocks. */
+   row_bytes, for the formats whose chunks hold whole blocks (every format
+   but Q4_K: four rows side by side). */
 static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, size_t n,
                                              size_t row_bytes, size_t r, size_t j)
 {
@@ -105,6 +106,37 @@ static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, siz
     const size_t cb = DN_GROUP / be * bb, left = n - j * DN_GROUP;
     const size_t here = left < DN_GROUP ? left / be * bb : cb;
     return w + (r / 4) * 4 * row_bytes + j * 4 * cb + (r % 4) * here;
+}
+
+/* Q4_K's repacked layout: eight rows interleaved (decodenum/repack.h). */
+#define DN_Q4K8_ROWS 8
+#define DN_Q4K8_BYTES (8 * 144) /* a row group's chunk: one block of each row */
+
+/* 1 when type's repacked chunks interleave eight rows (not whole blocks). */
+static inline int dn_packed8(dn_type type) { return type == DN_TYPE_Q4_K; }
+
+/* The start of row r's group's chunk j in a repacked Q4_K matrix. */
+static inline const uint8_t *dn_packed8_chunk(const uint8_t *w, size_t row_bytes, size_t r,
+                                              size_t j)
+{
+    return w + (r / DN_Q4K8_ROWS) * DN_Q4K8_ROWS * row_bytes + j * DN_Q4K8_BYTES;
+}
+
+/* Row k's (0..7) plain Q4_K block of an interleaved chunk grp into blk[144]
+   (src/repack.c), and the inverse: blk written as row k of grp (the bytes
+   grp shares with the other rows keep theirs). */
+void dn_q4k8_get(const uint8_t *grp, int k, uint8_t *blk);
+void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k);
+
+/* Row r's plain bytes of chunk j of a repacked matrix: in place, or (an
+   interleaved format) copied into tmp (DN_GROUP / elements * bytes of the
+   format's chunk, 144 for Q4_K). */
+static inline const uint8_t *dn_packed_read(const uint8_t *w, dn_type type, size_t n,
+                                            size_t row_bytes, size_t r, size_t j, uint8_t *tmp)
+{
+    if (!dn_packed8(type)) return dn_packed_chunk(w, type, n, row_bytes, r, j);
+    dn_q4k8_get(dn_packed8_chunk(w, row_bytes, r, j), (int)(r % DN_Q4K8_ROWS), tmp);
+    return tmp;
 }
 
 extern const dn_dot_kernels dn_dot_scalar;

@@ -3,7 +3,8 @@
  * The repacked weight layout (decodenum/repack.h): its size and the copies
  * between it and the plain layout. The reference product on it is the plain
  * reference's loop reading every piece's bytes where the layout keeps them
- * (dn_ref_rows_packed, src/dot.c), so its bits are the plain product's by
+ * (dn_ref_rows_packed, src/dot.c: in place, or Q4_K's block put back
+ * together by dn_q4k8_get), so its bits are the plain product's by
  * construction.
  */
 #include "decodenum/repack.h"
@@ -53,26 +54,89 @@ dn_status dn_repack_size(dn_type type, size_t rows, size_t n, size_t *bytes)
     return layout_args(type, rows, n, &row_bytes, bytes);
 }
 
+/* ---- Q4_K: eight rows interleaved (decodenum/repack.h gives the layout) ---- */
+
+/* Byte offsets in an interleaved chunk. */
+enum { Q8_D = 0, Q8_DM = 16, Q8_LO = 32, Q8_HI = 96, Q8_QS = 128 };
+
+/* Scale (mins = 0) or min (mins = 1) number v of grp: scales v = 8
+   sub-block + row, mins v = 8 row + sub-block. */
+static int q4k8_value(const uint8_t *grp, int mins, int v)
+{
+    const int lo = grp[Q8_LO + v] >> 4 * mins & 15;
+    return lo | (grp[Q8_HI + v % 32] >> (4 * mins + 2 * (v / 32)) & 3) << 4;
+}
+
+static void q4k8_set(uint8_t *grp, int mins, int v, int x)
+{
+    const int sh = 4 * mins + 2 * (v / 32);
+    grp[Q8_LO + v] = (uint8_t)((grp[Q8_LO + v] & ~(15 << 4 * mins)) | (x & 15) << 4 * mins);
+    grp[Q8_HI + v % 32] = (uint8_t)((grp[Q8_HI + v % 32] & ~(3 << sh)) | (x >> 4) << sh);
+}
+
+void dn_q4k8_get(const uint8_t *grp, int k, uint8_t *blk)
+{
+    memcpy(blk, grp + Q8_D + 2 * k, 2);
+    memcpy(blk + 2, grp + Q8_DM + 2 * k, 2);
+    uint8_t *s = blk + 4; /* the 12 scale bytes: dn_k_scale_min's packing */
+    for (int j = 0; j < 4; j++) {
+        const int sc = q4k8_value(grp, 0, 8 * j + k), m = q4k8_value(grp, 1, 8 * k + j);
+        const int sc4 = q4k8_value(grp, 0, 8 * (j + 4) + k), m4 = q4k8_value(grp, 1, 8 * k + j + 4);
+        s[j] = (uint8_t)(sc | (sc4 >> 4) << 6);
+        s[j + 4] = (uint8_t)(m | (m4 >> 4) << 6);
+        s[j + 8] = (uint8_t)((sc4 & 15) | (m4 & 15) << 4);
+    }
+    for (int p = 0; p < 4; p++)
+        for (int u = 0; u < 4; u++)
+            memcpy(blk + 16 + 32 * p + 8 * u, grp + Q8_QS + 256 * p + 64 * u + 8 * k, 8);
+}
+
+void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k)
+{
+    memcpy(grp + Q8_D + 2 * k, blk, 2);
+    memcpy(grp + Q8_DM + 2 * k, blk + 2, 2);
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        dn_k_scale_min(blk + 4, j, &sc, &m);
+        q4k8_set(grp, 0, 8 * j + k, sc);
+        q4k8_set(grp, 1, 8 * k + j, m);
+    }
+    for (int p = 0; p < 4; p++)
+        for (int u = 0; u < 4; u++)
+            memcpy(grp + Q8_QS + 256 * p + 64 * u + 8 * k, blk + 16 + 32 * p + 8 * u, 8);
+}
+
 /* Copies every row's chunks between the plain matrix and the repacked one
    (to_packed: plain -> repacked), and zeroes the padding rows of a repacked
-   destination. */
+   destination (a zero Q4_K block's interleaved form is zero bytes too). */
 static void copy_chunks(dn_type type, uint8_t *plain, uint8_t *packed, size_t rows, size_t n,
                         size_t row_bytes, int to_packed)
 {
     const size_t be = dn_block_formats[type].elements, bb = dn_block_formats[type].bytes;
     const size_t chunks = n / DN_GROUP + (n % DN_GROUP != 0);
     const size_t padded = (rows + DN_REPACK_ROWS - 1) / DN_REPACK_ROWS * DN_REPACK_ROWS;
+    const uint8_t zero[144] = {0};
     for (size_t r = 0; r < padded; r++)
         for (size_t j = 0; j < chunks; j++) {
             const size_t left = n - j * DN_GROUP;
             const size_t here = (left < DN_GROUP ? left : DN_GROUP) / be * bb;
-            uint8_t *p = (uint8_t *)dn_packed_chunk(packed, type, n, row_bytes, r, j);
-            if (r >= rows) {
+            uint8_t *const src = r < rows ? plain + r * row_bytes + j * DN_GROUP / be * bb : NULL;
+            if (dn_packed8(type)) {
+                uint8_t *grp = (uint8_t *)(uintptr_t)dn_packed8_chunk(packed, row_bytes, r, j);
+                if (to_packed && r % DN_Q4K8_ROWS == 0) memset(grp, 0, DN_Q4K8_BYTES);
+                if (to_packed)
+                    dn_q4k8_put(src ? src : zero, grp, (int)(r % DN_Q4K8_ROWS));
+                else if (src)
+                    dn_q4k8_get(grp, (int)(r % DN_Q4K8_ROWS), src);
+                continue;
+            }
+            uint8_t *p = (uint8_t *)(uintptr_t)dn_packed_chunk(packed, type, n, row_bytes, r, j);
+            if (!src) {
                 if (to_packed) memset(p, 0, here);
             } else if (to_packed) {
-                memcpy(p, plain + r * row_bytes + j * DN_GROUP / be * bb, here);
+                memcpy(p, src, here);
             } else {
-                memcpy(plain + r * row_bytes + j * DN_GROUP / be * bb, p, here);
+                memcpy(src, p, here);
             }
         }
 }

@@ -80,10 +80,13 @@ static dn_status by_tiles(const dn_dot_kernels *k, const dn_act *x, size_t c0, s
                 const size_t left = x->n - j * DN_GROUP;
                 const size_t here = (left < DN_GROUP ? left : DN_GROUP) /
                                     dn_block_formats[type].elements * dn_block_formats[type].bytes;
-                memcpy(buf + (r - t0) * rb +
-                           j * (DN_GROUP / dn_block_formats[type].elements) *
-                               dn_block_formats[type].bytes,
-                       dn_packed_chunk(w, type, x->n, rb, r, j), here);
+                uint8_t *to =
+                    buf + (r - t0) * rb +
+                    j * (DN_GROUP / dn_block_formats[type].elements) * dn_block_formats[type].bytes;
+                if (dn_packed8(type))
+                    dn_q4k8_get(dn_packed8_chunk(w, rb, r, j), (int)(r % DN_Q4K8_ROWS), to);
+                else
+                    memcpy(to, dn_packed_chunk(w, type, x->n, rb, r, j), here);
             }
         size_t at = 0;
         st = mm(x, c0, c1, type, buf, count, 0, count, out + t0, ldo, &at);

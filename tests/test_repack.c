@@ -79,7 +79,8 @@ static uint8_t *repack_of(dn_type t, const uint8_t *w, size_t rows, size_t n)
     const size_t row_bytes = n / dn_type_block_elements(t) * dn_type_block_bytes(t);
     size_t bytes = 0;
     assert_int_equal(dn_repack_size(t, rows, n, &bytes), DN_OK);
-    assert_int_equal(bytes, (rows + 3) / 4 * 4 * row_bytes); /* the documented cost */
+    assert_int_equal(bytes, (rows + DN_REPACK_ROWS - 1) / DN_REPACK_ROWS * DN_REPACK_ROWS *
+                                row_bytes); /* the documented cost */
     uint8_t *p = malloc(bytes + 1), *back = malloc(rows * row_bytes);
     assert_true(p && back);
     memset(p, 0xA5, bytes + 1);
@@ -196,7 +197,7 @@ static void repacked_equals_plain(void **state)
     test_seed_from_env(&seed);
     dn_pool *pools[3] = {NULL, dn_pool_create(1), dn_pool_create(2)};
     assert_true(pools[1] && pools[2]);
-    static const size_t row_counts[] = {1, 3, 4, 5, 7, 9, 70};
+    static const size_t row_counts[] = {1, 3, 4, 5, 7, 8, 9, 15, 17, 70};
     for (size_t ti = 0; ti < NTYPES; ti++)
         for (size_t ri = 0; ri < sizeof row_counts / sizeof row_counts[0]; ri++) {
             const size_t be = dn_type_block_elements(types[ti]);
@@ -212,7 +213,7 @@ static void bad_arguments_are_refused(void **state)
 {
     (void)state;
     size_t bytes = 7;
-    uint8_t w[4 * 144] = {0}, p[4 * 144];
+    uint8_t w[4 * 144] = {0}, p[DN_REPACK_ROWS * 144];
     float x[256] = {0}, out[8] = {0};
     assert_int_equal(dn_repack_size(DN_TYPE_F16, 4, 256, &bytes), DN_ERR_UNSUPPORTED_TYPE);
     assert_int_equal(dn_repack_size(DN_TYPE_F32, 4, 256, &bytes), DN_ERR_UNSUPPORTED_TYPE);
@@ -229,7 +230,7 @@ static void bad_arguments_are_refused(void **state)
                      DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(bytes, 7); /* untouched */
     assert_int_equal(dn_repack_size(DN_TYPE_Q4_K, 3, 256, &bytes), DN_OK);
-    assert_int_equal(bytes, 4 * 144);
+    assert_int_equal(bytes, DN_REPACK_ROWS * 144);
     assert_int_equal(dn_repack(DN_TYPE_Q4_K, NULL, 3, 256, p, sizeof p), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_repack(DN_TYPE_Q4_K, w, 3, 256, NULL, sizeof p), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_repack(DN_TYPE_Q4_K, w, 3, 256, p, sizeof p - 1), DN_ERR_INVALID_ARGUMENT);

@@ -3,22 +3,40 @@
  * decodenum/repack.h: quantized weight matrices laid out for the products,
  * made once when an engine loads a model.
  *
- * A repacked matrix holds the same bytes as the plain one (rows of blocks,
- * as ggml stores them), reordered so that DN_REPACK_ROWS consecutive rows'
- * blocks of each group of DN_GROUP (256) elements lie side by side:
+ * A repacked matrix holds the plain one's information (rows of blocks, as
+ * ggml stores them) in another order. Rows are taken DN_REPACK_ROWS (8) at a
+ * time (a row group), the row count padded to a whole number of row groups
+ * with zero blocks (readable; their rows are never written); the row groups
+ * follow one another. A chunk is DN_GROUP (256) elements.
  *
- *   row group q (rows 4q .. 4q + 3), chunk j (elements [256 j, 256 j + 256)):
- *     row 4q's bytes of chunk j, row 4q + 1's, row 4q + 2's, row 4q + 3's
+ * Q4_K (eight rows in the lanes): a row group is its chunks in order, chunk
+ * j (rows 8q .. 8q + 7 of row group q, one block each) 1152 bytes:
  *
- * with the row groups one after another and, inside a group, its chunks in
- * order (a row's last chunk may be short: n a multiple of 32, not 256, for
- * the 32-element formats). The kernels read one stream of weights and feed
- * each activation load to four rows' integer dots. The row count is padded
- * to a whole number of row groups with zero bytes (a zero block is readable
- * and its rows are never written).
+ *   bytes    0 ..   15  d of rows 0..7 (binary16, as in the block)
+ *   bytes   16 ..   31  dmin of rows 0..7
+ *   bytes   32 ..   95  byte i: low 4 bits of scale number i (nibble 0) and
+ *                       of min number i (nibble 1)
+ *   bytes   96 ..  127  byte i: the high 2 bits of scales i and i + 32 (bits
+ *                       0-1, 2-3) and of mins i and i + 32 (bits 4-5, 6-7)
+ *   bytes  128 .. 1151  byte 128 + 256 p + 64 u + 8 r + b = row r's qs byte
+ *                       32 p + 8 u + b (p, u 0..3, b 0..7)
  *
- * Memory: dn_repack_size's bytes, ceil(rows / 4) * 4 * the row's bytes: at
- * most three rows more than the plain matrix. The plain matrix may be freed
+ * where scale number 8 s + r is row r's 6-bit scale of sub-block s and min
+ * number 8 r + s its 6-bit min (the values dn_k_scale_min reads from the
+ * block's 12 bytes: a bijection). So a 64-byte load holds eight bytes of
+ * each row (eight elements of sub-blocks 2p and 2p + 1), one broadcast of
+ * eight activation codes feeds eight rows' integer dots with each row's
+ * sums in its own lanes, and a sub-block's eight scales are one vector.
+ *
+ * Every other format: each half of a row group (rows 4h .. 4h + 3, the
+ * halves one after another) holds, chunk after chunk, row 4h's bytes of
+ * chunk j, then row 4h + 1's, row 4h + 2's and row 4h + 3's (whole blocks;
+ * a row's last chunk may be short: n a multiple of 32, not 256, for the
+ * 32-element formats); the kernels feed each activation load to four rows'
+ * integer dots.
+ *
+ * Memory: dn_repack_size's bytes, ceil(rows / 8) * 8 * the row's bytes: at
+ * most seven rows more than the plain matrix. The plain matrix may be freed
  * (or unmapped) once repacked; dn_repack_unpack gives it back byte for byte.
  *
  * The products have the bits, statuses and *bad of the dn_act products of
@@ -35,10 +53,10 @@ extern "C" {
 #endif
 
 /* The rows a repacked group interleaves. Part of the layout. */
-#define DN_REPACK_ROWS 4
+#define DN_REPACK_ROWS 8
 
-/* *bytes = the size of a repacked `type` matrix of rows x n: ceil(rows / 4)
-   * 4 * (n / block elements) * block bytes. type: a quantized format the
+/* *bytes = the size of a repacked `type` matrix of rows x n: ceil(rows / 8)
+   * 8 * (n / block elements) * block bytes. type: a quantized format the
    dn_act products serve (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K .. Q6_K,
    IQ4_NL, IQ4_XS); n a positive multiple of its block elements, at most
    UINT32_MAX; rows >= 1. DN_ERR_UNSUPPORTED_TYPE for another type;
@@ -50,7 +68,7 @@ DN_API dn_status dn_repack_size(dn_type type, size_t rows, size_t n, size_t *byt
    into dst (`bytes` >= dn_repack_size's; any alignment; w and dst must not
    overlap). Copies bytes only: no block is decoded, so every block,
    readable or not, is carried over (a product reports an unreadable one as
-   on the plain matrix). Statuses as dn_repack_size, and
+   on the plain matrix; Q4_K's scales are moved, not interpreted). Statuses as dn_repack_size, and
    DN_ERR_INVALID_ARGUMENT for NULLs or too few bytes. Allocates nothing.
    O(rows n). */
 DN_API dn_status dn_repack(dn_type type, const uint8_t *w, size_t rows, size_t n, void *dst,
@@ -68,7 +86,7 @@ DN_API dn_status dn_repack_unpack(dn_type type, const void *packed, size_t rows,
    blocks as in the plain row: r * (n / block) + the block's index in its
    row). Statuses as the dn_act products (decodenum/dot.h). Any row range
    (a range that starts or ends inside a row group computes the group's
-   four rows and writes its own). No alignment needed. No allocation on
+   rows and writes its own). No alignment needed. No allocation on
    x86 (AVX2, AVX-512 and the scalar reference have repacked row loops); on
    an ISA without them (NEON for now) the rows are unpacked a tile at a
    time and run by its in-place kernels: one malloc of about 64 KiB (or

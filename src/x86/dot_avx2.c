@@ -218,7 +218,8 @@ AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const b
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). packed:
    row[0] is a repacked row group (decodenum/repack.h), the four rows'
-   bytes of a group side by side. */
+   bytes of a group side by side (1), or Q4_K's eight interleaved rows, of
+   which rows 4 (packed - 2) .. + 3 (packed 2, 3). */
 AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4],
                     int planes, int packed)
 {
@@ -232,11 +233,22 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
+        uint8_t tmp[4][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
         const size_t here = big ? bb : (size_t)G * bb; /* a row's bytes of the group */
-        for (int r = 0; r < 4; r++)
-            blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
-                            : row[r] + (big ? gi * bb : (g / 32) * bb);
-        dn_prefetch_group(c, t, blk, packed);
+        if (packed >= 2) { /* Q4_K interleaved: rows 4 (packed - 2) .. + 3 put back together */
+            const uint8_t *grp = row[0] + gi * DN_Q4K8_BYTES;
+            for (int o = 0; o < DN_Q4K8_BYTES; o += 64)
+                _mm_prefetch((const char *)grp + 2 * DN_Q4K8_BYTES + o, _MM_HINT_T0);
+            for (int r = 0; r < 4; r++) {
+                dn_q4k8_get(grp, 4 * (packed - 2) + r, tmp[r]);
+                blk[r] = tmp[r];
+            }
+        } else {
+            for (int r = 0; r < 4; r++)
+                blk[r] = packed ? row[0] + gi * 4 * (big ? bb : 8 * bb) + (size_t)r * here
+                                : row[r] + (big ? gi * bb : (g / 32) * bb);
+            dn_prefetch_group(c, t, blk, packed);
+        }
         __m128 p;
         int need = 0;
         if (big) {
@@ -344,11 +356,14 @@ AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1,
     if (!c->a->narrow && t == DN_TYPE_IQ4_XS) return dn_mv_ref(c, 1, r0, r1, out, bad);
     for (size_t r = r0; r < r1;) {
         const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
-        const uint8_t *rp[4] = {c->w + q * c->row_bytes, NULL, NULL, NULL};
+        /* Q4_K: the eight-row group and which half (the blocks put back
+           together a group at a time, then the plain four-row code) */
+        const int pk = dn_packed8(t) ? 2 + (int)(q / 4 % 2) : 1;
+        const uint8_t *rp[4] = {c->w + (pk > 1 ? q / 8 * 8 : q) * c->row_bytes, NULL, NULL, NULL};
         float v[4];
-        const int tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, 1)
-                         : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, 1)
-                                      : batch_narrow(c, t, rp, v, 2, 1);
+        const int tiny = c->a->narrow ? batch_narrow(c, t, rp, v, 0, pk)
+                         : dn_big(t)  ? batch_narrow(c, t, rp, v, 1, pk)
+                                      : batch_narrow(c, t, rp, v, 2, pk);
         if (tiny < 0) /* an unreadable block: the reference finds and reports it */
             return dn_mv_ref(c, 1, r, r1, out, bad);
         dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
@@ -362,6 +377,194 @@ AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1,
    Each is its own function: merged into the switch below as one function,
    GCC allocated the loops' registers together and Q8_0's product took 2 %
    more instructions (callgrind, 1024 x 4096, Sub32, one word). */
+/* ---- Q4_K repacked: eight rows interleaved, the rows in the lanes ---------------- */
+
+/* The low (hi 0) or high 128 bits of x. */
+AI __m128i half128(__m256i x, int hi)
+{
+    return hi ? _mm256_extracti128_si256(x, 1) : _mm256_castsi256_si128(x);
+}
+
+/* A factored Q4_K group of eight interleaved rows (decodenum/repack.h):
+   A[h] = [A_r / 2^emin] and Bn[h] = [-B_r / 2^emin] for rows 4h .. 4h + 3,
+   as doubles (big_k_factored's integers with the rows in the lanes). The
+   first 32 bytes of each 64-byte load are rows 0-3 (eight bytes each), the
+   next rows 4-7: low nibbles eight elements of chunk 2p, high nibbles the
+   same of chunk 2p + 1, so one broadcast of eight codes feeds four rows.
+   maddubs pairs (<= 2 * 15 * 127) added over the chunk's four loads stay
+   below 8 * 15 * 127 = 15240 in int16; madd weights each word (four per
+   row) by M_k = sc_k f_k <= 63 * 480 and the chunk pair's two vectors add
+   to at most 2 * 2 * 15240 * 30240 < 2^31 per int32 lane, then widened to
+   double (sums of at most eight int32: exact). -B / 2^emin = sum_k (m_k
+   f_k) bs32_k: madd of the rows' m_k f_k (word 8 r + k) with bs32 (<
+   2^15), eight terms per row below 2^31. */
+AI void q4k8_factored2(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
+                       const int32_t *bs32, __m256d A[2], __m256d Bn[2])
+{
+    const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+    const __m256i L0 = load32(grp + 32), L1 = load32(grp + 64), H = load32(grp + 96);
+    /* the 6-bit scales (byte 8 k + r) and mins (byte 8 r + k), as q4k8_scales */
+    const __m256i sc0 =
+        _mm256_or_si256(_mm256_and_si256(L0, m4), _mm256_and_si256(_mm256_slli_epi16(H, 4), m30));
+    const __m256i sc1 =
+        _mm256_or_si256(_mm256_and_si256(L1, m4), _mm256_and_si256(_mm256_slli_epi16(H, 2), m30));
+    const __m256i mn0 =
+        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(L0, 4), m4), _mm256_and_si256(H, m30));
+    const __m256i mn1 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(L1, 4), m4),
+                                        _mm256_and_si256(_mm256_srli_epi16(H, 2), m30));
+    const __m128i f8 = _mm_loadu_si128((const __m128i *)f16);
+    const __m256i F = _mm256_broadcastsi128_si256(f8);
+    __m256d acc[2][2];
+    for (int h = 0; h < 2; h++) acc[h][0] = acc[h][1] = _mm256_setzero_pd();
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; p++) {
+        /* M of chunks 2p (low lane, rows 0-7) and 2p + 1 (high lane) */
+        const __m128i s16 = half128(p < 2 ? sc0 : sc1, p % 2);
+        const __m256i fp = _mm256_shuffle_epi8(
+            F, _mm256_setr_epi8(4 * p, 4 * p + 1, 4 * p, 4 * p + 1, 4 * p, 4 * p + 1, 4 * p,
+                                4 * p + 1, 4 * p, 4 * p + 1, 4 * p, 4 * p + 1, 4 * p, 4 * p + 1,
+                                4 * p, 4 * p + 1, 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3,
+                                4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3,
+                                4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3, 4 * p + 2, 4 * p + 3));
+        const __m256i M = _mm256_mullo_epi16(_mm256_cvtepu8_epi16(s16), fp);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) { /* rows 4h .. 4h + 3: two sums live, codes loaded again */
+            __m256i D0 = _mm256_setzero_si256(), D1 = D0;
+#pragma GCC unroll 4
+            for (int u = 0; u < 4; u++) {
+                int64_t lo, hi;
+                memcpy(&lo, c8 + 64 * p + 8 * u, 8);
+                memcpy(&hi, c8 + 64 * p + 32 + 8 * u, 8);
+                const __m256i x = load32(grp + 128 + 256 * p + 64 * u + 32 * h);
+                D0 = _mm256_add_epi16(
+                    D0, _mm256_maddubs_epi16(_mm256_and_si256(x, m4), _mm256_set1_epi64x(lo)));
+                D1 = _mm256_add_epi16(
+                    D1, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(x, 4), m4),
+                                             _mm256_set1_epi64x(hi)));
+            }
+            /* word w: M of row 4h + w / 4 (chunk 2p from the low lane, 2p + 1 the high) */
+            const __m256i i0 = _mm256_setr_epi8(
+                8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h, 8 * h + 1, 8 * h + 2,
+                8 * h + 3, 8 * h + 2, 8 * h + 3, 8 * h + 2, 8 * h + 3, 8 * h + 2, 8 * h + 3,
+                8 * h + 4, 8 * h + 5, 8 * h + 4, 8 * h + 5, 8 * h + 4, 8 * h + 5, 8 * h + 4,
+                8 * h + 5, 8 * h + 6, 8 * h + 7, 8 * h + 6, 8 * h + 7, 8 * h + 6, 8 * h + 7,
+                8 * h + 6, 8 * h + 7);
+            const __m256i W0 = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(M, 0x44), i0);
+            const __m256i W1 = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(M, 0xEE), i0);
+            const __m256i E =
+                _mm256_add_epi32(_mm256_madd_epi16(D0, W0), _mm256_madd_epi16(D1, W1));
+            acc[h][0] = _mm256_add_pd(acc[h][0], _mm256_cvtepi32_pd(_mm256_castsi256_si128(E)));
+            acc[h][1] =
+                _mm256_add_pd(acc[h][1], _mm256_cvtepi32_pd(_mm256_extracti128_si256(E, 1)));
+        }
+    }
+    for (int h = 0; h < 2; h++) /* [r0 r0 r1 r1], [r2 r2 r3 r3] -> [r0 r1 r2 r3] */
+        A[h] = _mm256_permute4x64_pd(_mm256_hadd_pd(acc[h][0], acc[h][1]), 0xD8);
+    const __m128i bs8 = _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
+                                        _mm_loadu_si128((const __m128i *)(bs32 + 4)));
+    const __m256i bs = _mm256_broadcastsi128_si256(bs8); /* exact: < 2^15 */
+    __m256i X[4];                                        /* rows 2i, 2i + 1: four int32 each */
+    for (int i = 0; i < 4; i++) {
+        const __m128i m16 = half128(i < 2 ? mn0 : mn1, i % 2);
+        X[i] = _mm256_madd_epi16(_mm256_mullo_epi16(_mm256_cvtepu8_epi16(m16), F), bs);
+    }
+    const __m256i t =
+        _mm256_hadd_epi32(_mm256_hadd_epi32(X[0], X[1]), _mm256_hadd_epi32(X[2], X[3]));
+    const __m256i g = _mm256_permutevar8x32_epi32(t, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    Bn[0] = _mm256_cvtepi32_pd(_mm256_castsi256_si128(g));
+    Bn[1] = _mm256_cvtepi32_pd(_mm256_extracti128_si256(g, 1));
+}
+
+/* The eight pieces of a group that does not factor (or, !gok, the
+   reference's): the blocks put back together, then big_group's four-row
+   path and the reference's pieces where it flags them. */
+static __attribute__((noinline)) __m256 q4k8_unfactored2(const dn_mv_ctx *c, const uint8_t *grp,
+                                                         size_t g)
+{
+    uint8_t tmp[8][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+    float f[8];
+    for (int r = 0; r < 8; r++) dn_q4k8_get(grp, r, tmp[r]);
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *blk[4] = {tmp[4 * h], tmp[4 * h + 1], tmp[4 * h + 2], tmp[4 * h + 3]};
+        __m128 p = _mm_setzero_ps();
+        int need = 0;
+        (void)big_group(c->a, DN_TYPE_Q4_K, 1, blk, g, c->a->S + g / 32, 0, &p, &need);
+        if (need) p = reference_pieces(c, DN_TYPE_Q4_K, blk, g, g + 256, p, need);
+        _mm_storeu_ps(f + 4 * h, p);
+    }
+    return _mm256_loadu_ps(f);
+}
+
+/* The eight rows of an interleaved Q4_K row group (grp0: its first chunk),
+   narrow Sub32 codes: the row values into v[8]. Returns -1 when a block is
+   unreadable, else the mask of rows that met a tiny piece. */
+AI int batch8_q4k2(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
+{
+    const dn_dot_act *a = c->a;
+    __m256 acc = _mm256_setzero_ps();
+    __m256i tiny = _mm256_setzero_si256();
+    for (size_t g = 0; g < c->n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const uint8_t *grp = grp0 + gi * DN_Q4K8_BYTES;
+        for (int o = 0; o < DN_Q4K8_BYTES; o += 64) {
+            _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
+        }
+        const __m256i h = load32(grp), e = _mm256_set1_epi16(0x7C00); /* d[8], dm[8] */
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_and_si256(h, e), e))) return -1;
+        __m256 p;
+        if (a->gok[gi] && a->fok[gi]) {
+            __m256d A[2], Bn[2];
+            q4k8_factored2(grp, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, A, Bn);
+            const __m256 d = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+            const __m256 dm = _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1));
+            const __m256d s = _mm256_set1_pd(a->g2e[gi]), z = _mm256_setzero_pd();
+            __m128 q[2];
+            for (int k = 0; k < 2; k++) { /* pending_pieces (dot_avx512.c): no limit test */
+                const __m256d ds = _mm256_mul_pd(
+                    _mm256_cvtps_pd(k ? _mm256_extractf128_ps(d, 1) : _mm256_castps256_ps128(d)),
+                    s);
+                const __m256d dms = _mm256_mul_pd(
+                    _mm256_cvtps_pd(k ? _mm256_extractf128_ps(dm, 1) : _mm256_castps256_ps128(dm)),
+                    s);
+                q[k] =
+                    round_sum(_mm256_mul_pd(A[k], ds), _mm256_mul_pd(Bn[k], _mm256_sub_pd(z, dms)));
+            }
+            p = _mm256_set_m128(q[1], q[0]);
+        } else if (a->gok[gi]) {
+            p = q4k8_unfactored2(c, grp, g);
+        } else {
+            uint8_t blk[DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+            float f[8];
+            for (int r = 0; r < 8; r++) {
+                dn_q4k8_get(grp, r, blk);
+                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk, c->act, c->scaling, g, g + 256);
+            }
+            p = _mm256_loadu_ps(f);
+        }
+        tiny = _mm256_or_si256(tiny, tiny8(p));
+        acc = _mm256_add_ps(acc, p);
+    }
+    _mm256_storeu_ps(v, acc);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(tiny));
+}
+
+/* The repacked Q4_K product with narrow Sub32 codes, one interleaved row
+   group at a time (its eight rows computed, the ones in [r0, r1) written). */
+AI dn_status mv_packed8_q4k2(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    for (size_t r = r0; r < r1;) {
+        const size_t q = r / 8 * 8, k1 = r1 - q < 8 ? r1 - q : 8;
+        float v[8];
+        const int tiny = batch8_q4k2(c, c->w + q * c->row_bytes, v);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_mv_ref(c, 1, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
+        if (st != DN_OK) return st;
+        r = q + k1;
+    }
+    return DN_OK;
+}
+
 #define NOINLINE __attribute__((noinline))
 
 static NOINLINE dn_status mv_q4_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
@@ -467,6 +670,9 @@ static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
+    /* narrow Sub32 codes: the rows in the lanes; otherwise the blocks put
+       back together four rows at a time and the plain row loop */
+    if (c->a->narrow && c->scaling == DN_ACT_SUB32) return mv_packed8_q4k2(c, r0, r1, out, bad);
     return mv_rows_packed(c, DN_TYPE_Q4_K, r0, r1, out, bad);
 }
 static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)

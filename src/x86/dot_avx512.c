@@ -248,6 +248,207 @@ AIV dn_status mv_packed4(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1, fl
     return DN_OK;
 }
 
+/* ---- Q4_K repacked: eight rows interleaved, the rows in the lanes ---------------- */
+
+/* The eight rows' 6-bit sub-block scales (mins 0: byte 8 sub-block + row)
+   or mins (mins 1: byte 8 row + sub-block) of an interleaved chunk
+   (decodenum/repack.h) as bytes:
+   the low four bits from the 64 bytes at 32 (low or high nibble), the high
+   two from the 32 bytes at 96 (bits 0-1 for the first 32 scales, 2-3 for
+   the next; 4-5 and 6-7 for the mins), each moved to bits 4-5 by a 16-bit
+   shift below 8 (so from the same byte) and masked. */
+AIV __m512i q4k8_scales(const uint8_t *grp, int mins)
+{
+    const __m512i L = _mm512_loadu_si512(grp + 32);
+    const __m512i H = _mm512_broadcast_i64x4(load32(grp + 96));
+    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
+    if (!mins) {
+        const __m512i sh = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+        return _mm512_ternarylogic_epi32(_mm512_and_si512(L, m4), _mm512_sllv_epi16(H, sh), m30,
+                                         0xF8); /* a | (b & c) */
+    }
+    const __m512i sh = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
+    return _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(L, 4), m4),
+                                     _mm512_srlv_epi16(H, sh), m30, 0xF8);
+}
+
+/* A factored Q4_K group of eight interleaved rows: *A = [A_r / 2^emin] and
+   *Bn = [-B_r / 2^emin], r = 0..7, as doubles (big_k_factored's integers,
+   the rows in the lanes). A 64-byte load holds eight bytes of each row (row
+   r in qword r): its low nibbles are eight elements of chunk 2p, its high
+   nibbles the same elements of chunk 2p + 1, so one broadcast of eight
+   codes feeds eight rows, and vpdpbusd leaves each row's sums in its own
+   two int32 lanes: D_k after four loads holds 16 products per lane, |.| <=
+   16 * 15 * 127 = 30480 < 2^15, so vpackssdw narrows D_2q, D_2q+1 exactly;
+   per 128-bit lane L its words are rows 2L, 2L + 1 (two halves each) of
+   chunk 2q, then of chunk 2q + 1, and vpdpwssd with the matching M_k =
+   sc_k f_k (<= 63 * 480) gives one int32 per (row, chunk): |raw_k M_k| <=
+   32 * 15 * 127 * 30240 < 2^31 (two chunks would not fit, so the four
+   vectors are widened to double and added there: sums of at most eight
+   int32, exact). -B / 2^emin = sum_k (m_k f_k) bs32_k: vpdpwssd of the
+   rows' m_k f_k (word 8 r + k) with bs32 (< 2^15), eight terms per row
+   below 8 * 30240 * 4064 < 2^31. */
+AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
+                       const int32_t *bs32, __m512d *A, __m512d *Bn)
+{
+    const __m512i z = _mm512_setzero_si512(), m4 = _mm512_set1_epi8(15);
+    __m512i D[8];
+    for (int k = 0; k < 8; k++) D[k] = z;
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) { /* chunk pair p = i / 4, eight elements u = i % 4 */
+        const int p = i / 4, u = i % 4;
+        const __m512i x = _mm512_loadu_si512(grp + 128 + 64 * i);
+        int64_t lo, hi;
+        memcpy(&lo, c8 + 64 * p + 8 * u, 8);
+        memcpy(&hi, c8 + 64 * p + 32 + 8 * u, 8);
+        D[2 * p] = _mm512_dpbusd_epi32(D[2 * p], _mm512_and_si512(x, m4), _mm512_set1_epi64(lo));
+        D[2 * p + 1] = _mm512_dpbusd_epi32(
+            D[2 * p + 1], _mm512_and_si512(_mm512_srli_epi16(x, 4), m4), _mm512_set1_epi64(hi));
+    }
+    const __m512i F = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)f16));
+    const __m512i sc = q4k8_scales(grp, 0), mn = q4k8_scales(grp, 1);
+    /* M_k of the eight rows, word 8 k + r: sub-blocks 0-3 in M0, 4-7 in M1 */
+    const __m512i fk =
+        _mm512_setr_epi64(0, 0, 0x0001000100010001, 0x0001000100010001, 0x0002000200020002,
+                          0x0002000200020002, 0x0003000300030003, 0x0003000300030003);
+    const __m512i M0 = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)),
+                                          _mm512_permutexvar_epi16(fk, F));
+    const __m512i M1 =
+        _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)),
+                           _mm512_permutexvar_epi16(_mm512_add_epi16(fk, _mm512_set1_epi16(4)), F));
+    /* word w of 128-bit lane L: M of chunk 2q + w / 4, row 2L + (w % 4) / 2 */
+    const __m512i base = _mm512_set_epi16(15, 15, 14, 14, 7, 7, 6, 6, 13, 13, 12, 12, 5, 5, 4, 4,
+                                          11, 11, 10, 10, 3, 3, 2, 2, 9, 9, 8, 8, 1, 1, 0, 0);
+    __m512d lo = _mm512_setzero_pd(), hi = lo;
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) {
+        const __m512i W = _mm512_permutex2var_epi16(
+            M0, _mm512_add_epi16(base, _mm512_set1_epi16((short)(16 * q))), M1);
+        const __m512i R = _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[2 * q], D[2 * q + 1]), W);
+        lo = _mm512_add_pd(lo, _mm512_cvtepi32_pd(_mm512_castsi512_si256(R)));
+        hi = _mm512_add_pd(hi, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(R, 1)));
+    }
+    /* lo: rows [0 1 0 1 2 3 2 3] (chunks 2q, 2q + 1), hi the same of rows 4-7 */
+    *A = _mm512_add_pd(
+        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 1, 4, 5, 8, 9, 12, 13), hi),
+        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(2, 3, 6, 7, 10, 11, 14, 15), hi));
+    const __m512i bs = _mm512_broadcast_i32x4(
+        _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
+                        _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
+    const __m512i X0 = _mm512_dpwssd_epi32(
+        z, _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(mn)), F), bs);
+    const __m512i X1 = _mm512_dpwssd_epi32(
+        z, _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(mn, 1)), F), bs);
+    /* 128-bit lane L: row L in X0, row 4 + L in X1 (four int32 each) */
+    __m512i t = _mm512_add_epi32(_mm512_unpacklo_epi32(X0, X1), _mm512_unpackhi_epi32(X0, X1));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
+    const __m512i g = _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0), t);
+    *Bn = _mm512_cvtepi32_pd(_mm512_castsi512_si256(g));
+}
+
+/* round_sum (dot_avx2_pieces.h) of eight lanes. */
+AIV __m256 round_sum8(__m512d a, __m512d b)
+{
+    __m512d s = _mm512_add_pd(a, b);
+    const __m512d bb = _mm512_sub_pd(s, a);
+    const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+    if (_mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ)) { /* rare */
+        double a8[8], b8[8];
+        _mm512_storeu_pd(a8, a);
+        _mm512_storeu_pd(b8, b);
+        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
+        s = _mm512_loadu_pd(a8);
+    }
+    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd())); /* + 0: an exact 0 is +0 */
+}
+
+/* The eight pieces of a group that does not factor (or, !gok, the
+   reference's): the blocks put back together, then big_group4's four-row
+   path and the reference's pieces where it flags them. */
+static __attribute__((noinline, target("avx512vnni"))) __m256
+q4k8_unfactored(const dn_mv_ctx *c, const uint8_t *grp, size_t g)
+{
+    uint8_t tmp[8][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+    float f[8];
+    for (int r = 0; r < 8; r++) dn_q4k8_get(grp, r, tmp[r]);
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *blk[4] = {tmp[4 * h], tmp[4 * h + 1], tmp[4 * h + 2], tmp[4 * h + 3]};
+        __m128 p = _mm_setzero_ps();
+        int need = 0;
+        pending4 q;
+        q.on = 0;
+        (void)big_group4(c->a, DN_TYPE_Q4_K, blk, g, &p, &need, &q); /* readable: checked */
+        if (need) p = reference_pieces4(c, DN_TYPE_Q4_K, blk, g, g + 256, p, need);
+        _mm_storeu_ps(f + 4 * h, p);
+    }
+    return _mm256_loadu_ps(f);
+}
+
+/* The eight rows of an interleaved Q4_K row group (grp0: its first chunk):
+   the row values into v[8]. Returns -1 when a block is unreadable, else the
+   mask of rows that met a tiny piece. */
+AIV int batch8_q4k(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
+{
+    const dn_dot_act *a = c->a;
+    __m256 acc = _mm256_setzero_ps();
+    __m256i tiny = _mm256_setzero_si256();
+    for (size_t g = 0; g < c->n; g += DN_GROUP) {
+        const size_t gi = g / DN_GROUP;
+        const uint8_t *grp = grp0 + gi * DN_Q4K8_BYTES;
+        for (int o = 0; o < DN_Q4K8_BYTES; o += 64) {
+            _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
+        }
+        const __m256i h = load32(grp), e = _mm256_set1_epi16(0x7C00); /* d[8], dm[8] */
+        if (_mm256_cmpeq_epi16_mask(_mm256_and_si256(h, e), e)) return -1;
+        __m256 p;
+        if (a->gok[gi] && a->fok[gi]) {
+            __m512d A, Bn;
+            q4k8_factored(grp, a->c8 + g, a->f16 + g / 32, a->bs32 + g / 32, &A, &Bn);
+            const __m512 f = _mm512_cvtph_ps(h);
+            const __m512d s = _mm512_set1_pd(a->g2e[gi]);
+            const __m512d ds = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(f)), s);
+            const __m512d dms = _mm512_mul_pd(
+                _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))),
+                s);
+            /* big_group_factored's pieces: no limit test (pending_pieces says why) */
+            p = round_sum8(_mm512_mul_pd(A, ds),
+                           _mm512_mul_pd(Bn, _mm512_sub_pd(_mm512_setzero_pd(), dms)));
+        } else if (a->gok[gi]) {
+            p = q4k8_unfactored(c, grp, g);
+        } else {
+            uint8_t blk[DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+            float f[8];
+            for (int r = 0; r < 8; r++) {
+                dn_q4k8_get(grp, r, blk);
+                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk, c->act, c->scaling, g, g + 256);
+            }
+            p = _mm256_loadu_ps(f);
+        }
+        tiny = _mm256_or_si256(tiny, tiny8(p));
+        acc = _mm256_add_ps(acc, p);
+    }
+    _mm256_storeu_ps(v, acc);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(tiny));
+}
+
+/* The repacked Q4_K product, one interleaved row group at a time (its eight
+   rows computed, the ones in [r0, r1) written). */
+AIV dn_status mv_packed8_q4k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
+{
+    for (size_t r = r0; r < r1;) {
+        const size_t q = r / 8 * 8, k1 = r1 - q < 8 ? r1 - q : 8;
+        float v[8];
+        const int tiny = batch8_q4k(c, c->w + q * c->row_bytes, v);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_mv_ref(c, 1, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
+        if (st != DN_OK) return st;
+        r = q + k1;
+    }
+    return DN_OK;
+}
+
 /* One function per format, the format a constant (as dot_avx2.c). */
 #define NOINLINE __attribute__((noinline, target("avx512vnni")))
 
@@ -309,7 +510,7 @@ static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
-    return mv_packed4(c, DN_TYPE_Q4_K, r0, r1, out, bad);
+    return mv_packed8_q4k(c, r0, r1, out, bad);
 }
 static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
