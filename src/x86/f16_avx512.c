@@ -24,11 +24,13 @@
 
 #include <immintrin.h>
 
-/* Bytes ahead in each of mat_vec's four weight streams. Measured on this
-   file's mat_vec against the AVX2 kernel, alternated, one thread, 2048^2
+/* Bytes ahead in each of mat_vec's weight streams. Measured on the
+   four-row form against the AVX2 kernel, alternated, one thread, 2048^2
    (from L3) and 8192^2 (from memory): 1 KiB gave 1.20-1.30x and
-   1.06-1.09x, 2 KiB 1.07-1.13x and 1.04-1.12x, 4 KiB 1.11x and 1.00x.
-   No effect on bits. */
+   1.06-1.09x, 2 KiB 1.07-1.13x and 1.04-1.12x, 4 KiB 1.11x and 1.00x;
+   against the four-row form at 1 KiB from memory, 512 B 0.91x, 4 KiB
+   0.87-0.97x; on the eight-row form 768 B to 2 KiB moved less than the
+   machine's load. No effect on bits. */
 #ifndef DN_F16_PREFETCH
 #define DN_F16_PREFETCH 1024
 #endif
