@@ -221,14 +221,16 @@ static int add_ggml(ggml_cases *gc, int v, int i, bench_case *g, int *n, product
 
 static void usage(const char *argv0)
 {
-    printf("usage: %s [--quick] [--bf16]\n"
+    printf("usage: %s [--quick] [--bf16] [--shapes]\n"
            "  dn_f16_mat_vec 8192x8192 and dn_f16_mat_mul 4096x4096 (n = 8, 64) on 1 and 2\n"
            "  threads, against the read bandwidth with as many threads and against ggml\n"
            "  (measured in the same run when built with DECODENUM_BENCH_GGML, else its figures\n"
            "  from issue 4); the F16 kernel tables per ISA on 2048x2048.\n"
            "  --quick   fewer and shorter samples\n"
            "  --bf16    BF16 weights: dn_bf16_mat_vec / dn_bf16_mat_mul (no ggml figures\n"
-           "            without a ggml peer)\n",
+           "            without a ggml peer)\n"
+           "  --shapes  only mat_vec from memory, 1 thread, per ISA table, on 8192x8192 and a\n"
+           "            TinyLlama-sized model's shapes, against the read bandwidth\n",
            argv0);
 }
 
@@ -545,6 +547,88 @@ static int per_isa(f16_run *r)
     return isa_bits_ok;
 }
 
+/* ---- decode shapes from memory (--shapes) --------------------------------------- */
+
+#define SH_BUF ((size_t)512 << 20) /* bytes the shape cases rotate through */
+
+/* One table's mat_vec_rows over a shape, each call on the next matrix of a
+   512 MiB buffer, so every call reads its weights from memory. */
+typedef struct shape_ctx {
+    product p;
+    const uint16_t *base;
+    size_t at; /* elements */
+} shape_ctx;
+
+static void call_shape(bench_case *c)
+{
+    shape_ctx *s = c->ctx;
+    size_t m = s->p.rows * s->p.k;
+    if (s->at + m > SH_BUF / 2) s->at = 0;
+    s->p.kern->mat_vec_rows(s->base + s->at, s->p.k, s->p.act, 0, s->p.rows, s->p.out);
+    s->at += m;
+}
+
+/* mat_vec from memory, one thread, on the decode shapes of a TinyLlama-sized
+   model and 8192^2, each ISA's table (not scalar) sampled round-robin with
+   the read kernels over the 512 MiB buffer. */
+static int shapes_section(f16_run *r)
+{
+    static const size_t shp[5][2] = {
+        {8192, 8192}, {2048, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}};
+    uint16_t *buf = bench_alloc(SH_BUF);
+    float *x = bench_alloc(8192 * sizeof(float));
+    if (!buf || !x) return -1;
+    for (size_t o = 0; o < SH_BUF / 2; o += MV_DIM * MV_DIM)
+        memcpy(buf + o, r->w, MV_DIM * MV_DIM * 2);
+    r->kt[0]->round_f32(r->act, x, 8192);
+    static shape_ctx sc[5 * NISA];
+    static bench_case g[5 * NISA + 16];
+    int n = 0, want = r->quick ? 15 : 41, per = 0;
+    for (int s = 0; s < 5; s++)
+        for (int i = 1; i < NISA; i++) {
+            if (!r->kt[i]) continue;
+            /* each case starts 48 MiB past the last one's start: what another
+               case read just before is never in the last-level cache */
+            size_t start = ((size_t)n * (48 << 20) / 2) % (SH_BUF / 2);
+            sc[n] =
+                (shape_ctx){{buf, shp[s][0], shp[s][1], 1, x, r->out, NULL, r->kt[i]}, buf, start};
+            g[n] = mk("mat_vec", dn_isa_name(isas[i]), call_shape, &sc[n].p, want);
+            g[n].ctx = &sc[n];
+            n++;
+        }
+    per = n / 5;
+    int rd0 = n;
+    n = bench_add_read_cases(g, n, NULL, buf, SH_BUF, want);
+    for (int i = 0; i < n; i++) g[i].call ? g[i].call(&g[i]) : (void)0;
+    bench_run_group_shuffled(g, n);
+    int best = bench_best_case(g, rd0, n);
+    printf("\nmat_vec from memory, 1 thread, kernel tables called directly, each call on the"
+           " next\nmatrix of a %zu MiB buffer; %d samples of 1 call; read: %s over the buffer,"
+           " %.2f GB/s\nmedian, %.2f best\n",
+           SH_BUF >> 20, want, g[best].impl, bench_gbps(&g[best], g[best].med),
+           bench_gbps(&g[best], g[best].best));
+    printf("  %-12s %-7s %8s %8s %8s   %s\n", "rows x k", "isa", "ms/call", "GB/s", "GB/s-max",
+           "/ read (medians; best/best)");
+    for (int i = 0; i < rd0; i++) {
+        const bench_case *c = &g[i];
+        char dim[32];
+        snprintf(dim, sizeof dim, "%zux%zu", sc[i].p.rows, sc[i].p.k);
+        printf("  %-12s %-7s %8.3f %8.2f %8.2f   %.3f; %.3f", dim, c->impl, ms(c->med),
+               bench_gbps(c, c->med), bench_gbps(c, c->best),
+               g[best].med * c->bytes / g[best].bytes / c->med,
+               g[best].best * c->bytes / g[best].bytes / c->best);
+        if (per == 2 && i % 2 == 1) {
+            double rm, rp;
+            bench_ratio(c, c - 1, &rm, &rp);
+            printf("   %s/%s %.3f paired", c->impl, c[-1].impl, rp);
+        }
+        printf("\n");
+    }
+    free(buf);
+    free(x);
+    return 0;
+}
+
 /* Bits across thread counts: 1 when identical. */
 static int print_thread_bits(const f16_run *r)
 {
@@ -570,11 +654,13 @@ static void teardown(f16_run *r)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, nargs = 0;
+    int quick = 0, nargs = 0, shapes = 0;
     char *args[16];
     for (int i = 0; i < argc && nargs < 16; i++) { /* --bf16 is this program's own option */
         if (i > 0 && !strcmp(argv[i], "--bf16"))
             T = &bf16_type;
+        else if (i > 0 && !strcmp(argv[i], "--shapes"))
+            shapes = 1;
         else
             args[nargs++] = argv[i];
     }
@@ -585,6 +671,12 @@ int main(int argc, char **argv)
     plan(&r, quick);
     print_header(&r, argc, argv);
     if (setup(&r)) return 1;
+    if (shapes) {
+        int st = shapes_section(&r);
+        bench_print_load();
+        teardown(&r);
+        return st ? 1 : 0;
+    }
     mat_vec_section(&r);
     mat_mul_section(&r);
     versus_ggml(&r);

@@ -24,11 +24,13 @@
 
 #include <immintrin.h>
 
-/* Bytes ahead in each of mat_vec's four weight streams. Measured on this
-   file's mat_vec against the AVX2 kernel, alternated, one thread, 2048^2
+/* Bytes ahead in each of mat_vec's weight streams. Measured on the
+   four-row form against the AVX2 kernel, alternated, one thread, 2048^2
    (from L3) and 8192^2 (from memory): 1 KiB gave 1.20-1.30x and
-   1.06-1.09x, 2 KiB 1.07-1.13x and 1.04-1.12x, 4 KiB 1.11x and 1.00x.
-   No effect on bits. */
+   1.06-1.09x, 2 KiB 1.07-1.13x and 1.04-1.12x, 4 KiB 1.11x and 1.00x;
+   against the four-row form at 1 KiB from memory, 512 B 0.91x, 4 KiB
+   0.87-0.97x; on the eight-row form 768 B to 2 KiB moved less than the
+   machine's load. No effect on bits. */
 #ifndef DN_F16_PREFETCH
 #define DN_F16_PREFETCH 1024
 #endif
@@ -92,34 +94,60 @@ DN_INLINE float double_tail(float r, const uint16_t *w, const float *x, size_t f
     return dn_f16_result((float)sum);
 }
 
-/* R rows (1..4, stride k) against one column: each row's four chains in two
+/* R rows (1..8, stride k) against one column: each row's four chains in two
    registers, the column loaded once per step for all rows, each weight
-   stream fetched DN_F16_PREFETCH ahead. */
+   stream fetched DN_F16_PREFETCH ahead (one prefetch per line). Steps go
+   two at a time (64 elements): the loop's address and prefetch bookkeeping
+   is then spread over twice the work; each chain still takes its elements
+   in k order. */
 DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out, int R, int bf)
 {
-    __m512 lo[4], hi[4];
+    __m512 lo[8], hi[8];
     for (int i = 0; i < R; i++) lo[i] = hi[i] = _mm512_setzero_ps();
-    size_t whole = k & ~(size_t)31;
-    for (size_t b = 0; b < whole; b += 32) {
+    size_t whole = k & ~(size_t)31, pairs = k & ~(size_t)63, b = 0;
+    for (; b < pairs; b += 64) {
+        __m512 x0 = _mm512_loadu_ps(x + b), x1 = _mm512_loadu_ps(x + b + 16);
+        __m512 x2 = _mm512_loadu_ps(x + b + 32), x3 = _mm512_loadu_ps(x + b + 48);
+        for (int i = 0; i < R; i++) {
+            const char *pf = (const char *)(w + (size_t)i * k + b) + DN_F16_PREFETCH;
+            _mm_prefetch(pf, _MM_HINT_T0);
+            _mm_prefetch(pf + 64, _MM_HINT_T0);
+        }
+        for (int i = 0; i < R; i++) {
+            const uint16_t *wi = w + (size_t)i * k + b;
+            lo[i] = vd_step(load_w(wi, bf), x0, lo[i], bf);
+            hi[i] = vd_step(load_w(wi + 16, bf), x1, hi[i], bf);
+        }
+        for (int i = 0; i < R; i++) {
+            const uint16_t *wi = w + (size_t)i * k + b + 32;
+            lo[i] = vd_step(load_w(wi, bf), x2, lo[i], bf);
+            hi[i] = vd_step(load_w(wi + 16, bf), x3, hi[i], bf);
+        }
+    }
+    if (b < whole) {
         __m512 x0 = _mm512_loadu_ps(x + b), x1 = _mm512_loadu_ps(x + b + 16);
         for (int i = 0; i < R; i++) {
             const uint16_t *wi = w + (size_t)i * k + b;
-            _mm_prefetch((const char *)wi + DN_F16_PREFETCH, _MM_HINT_T0);
             lo[i] = vd_step(load_w(wi, bf), x0, lo[i], bf);
             hi[i] = vd_step(load_w(wi + 16, bf), x1, hi[i], bf);
         }
     }
     /* every fold before the tails: the tails call out, and vector registers
        live across a call would be kept on the stack through the loop */
-    float f[4];
+    float f[8];
     for (int i = 0; i < R; i++) f[i] = fold2(lo[i], hi[i], bf);
     for (int i = 0; i < R; i++) out[i] = double_tail(f[i], w + (size_t)i * k, x, whole, k, bf);
 }
 
+/* Blocks of eight rows (sixteen registers of chains), then four, three,
+   two, one. Measured on 8192^2 and TinyLlama's shapes (2048 x 2048,
+   5632 x 2048, 2048 x 5632, 32000 x 2048) from memory, one thread,
+   alternated with the four-row form: see docs/f16.md, "AVX-512 kernels". */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out, int bf)
 {
     size_t r = r0;
+    for (; r + 8 <= r1; r += 8) vec_dot_r(w + r * k, k, x, out + r, 8, bf);
     for (; r + 4 <= r1; r += 4) vec_dot_r(w + r * k, k, x, out + r, 4, bf);
     for (; r + 3 <= r1; r += 3) vec_dot_r(w + r * k, k, x, out + r, 3, bf);
     switch (r1 - r) {
