@@ -442,18 +442,9 @@ INLINE void unary_avx512(const float *x, float *y, size_t n, V (*f)(V))
 
 static void exp_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_exp_fast); }
 static void ln_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln); }
-static void ln1p_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln1p); }
 static void recip_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_recip); }
 static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_rsqrt); }
-static void sigmoid_v_avx512(const float *x, float *y, size_t n)
-{
-    unary_avx512(x, y, n, v_sigmoid);
-}
-static void silu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_silu); }
-static void softplus_v_avx512(const float *x, float *y, size_t n)
-{
-    unary_avx512(x, y, n, v_softplus);
-}
+/* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx512.h (fast paths). */
 
 /* ---- softmax ---------------------------------------------------------------- */
 
