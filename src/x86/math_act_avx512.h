@@ -189,6 +189,15 @@ INLINE V seed_div(V m)
     return _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)));
 }
 
+/* one_minus_split with each exact product fused: math_act_avx2.h's. */
+INLINE V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = _mm512_fnmadd_ps(a_hi, b_hi, F(1.0f));
+    r = _mm512_fnmadd_ps(a_hi, b_lo, r);
+    r = _mm512_fnmadd_ps(a_lo, b_hi, r);
+    return _mm512_fnmadd_ps(a_lo, b_lo, r);
+}
+
 /* The sigmoid as y1 (1 + r) 2^-e with -e as an exponent-field step se. */
 typedef struct {
     vrecip_parts y;
@@ -211,7 +220,7 @@ INLINE vsig_fast sig_fast(vexp_parts p)
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
     vsig_fast s;
     s.y.y1 = y1;
-    s.y.r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    s.y.r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
     s.se = _mm512_sub_epi32(AS_I(t), eb);
     return s;
 }
@@ -233,7 +242,7 @@ INLINE V v_silu_fast(V x)
     vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
     V X = smant(x);
     V p = MUL(X, s.y.y1);
-    V v = ADD(p, ADD(mul_err(X, s.y.y1, p), MUL(p, s.y.r)));
+    V v = ADD(p, ADD(_mm512_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* mul_err, exact */
     VI step = _mm512_add_epi32(s.se, _mm512_sub_epi32(AS_I(x), AS_I(X)));
     return AS_F(_mm512_add_epi32(AS_I(v), step));
 }
@@ -247,7 +256,7 @@ INLINE V recip_pos_fast(V u)
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V y = ADD(y1, MUL(y1, one_minus_split(m_hi, m_lo, y_hi, y_lo)));
+    V y = ADD(y1, MUL(y1, one_minus_split_fma(m_hi, m_lo, y_hi, y_lo)));
     return AS_F(_mm512_add_epi32(AS_I(y), _mm512_sub_epi32(I(0x3F800000u), eb)));
 }
 
