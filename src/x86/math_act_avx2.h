@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * math_act_avx2.h: the AVX2 kernels of tanh, gelu_tanh and gelu, bit for
- * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c).
+ * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c), and
+ * the fast paths of sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
+ * sequences, for the rare vectors, are math_avx2.c's v_sigmoid etc.).
  * Included once, by math_avx2.c, after its exp, recip and sigmoid helpers
  * and before its table: the activations are their own file only to keep
  * each file readable.

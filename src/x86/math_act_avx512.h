@@ -2,6 +2,7 @@
 /*
  * math_act_avx512.h: the AVX-512 kernels of tanh, gelu_tanh and gelu, bit
  * for bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c),
+ * and the fast paths of sigmoid_v, silu_v, softplus_v and ln1p_v,
  * under the rules of math_avx512.c (scale is one vscalefps, tables read by
  * permutes). Included once, by math_avx512.c, after its sigmoid helpers
  * and before its table: the activations are their own file only to keep

@@ -2,8 +2,8 @@
 /*
  * The transcendentals on AVX-512 (F, BW, VL, DQ): each kernel is its
  * reference in src/math.c, sixteen lanes at a time, in the reference's order,
- * under the rules of the AVX2 kernels (src/x86/math_avx2.c): no FMA (the
- * build passes -ffp-contract=off and no fused intrinsic is used), MXCSR =
+ * under the rules of the AVX2 kernels (src/x86/math_avx2.c): nothing fused
+ * but products that are exact (-ffp-contract=off; math_act_avx512.h), MXCSR =
  * DAZ only (avx2_common.h), so a denormal operand of an arithmetic
  * operation or a compare reads as the zero the engine would have stored;
  * an input whose bits are kept (the signed zero ln1p and silu return for
