@@ -219,6 +219,8 @@ static void avx512_ratios(void)
     ratio("avx512 ln_v", "sleef Sleef_logf16_u10");
     ratio("avx512 sigmoid_v", "sleef Sleef_expf16_u10");
     ratio("avx512 silu_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 softplus_v", "sleef Sleef_expf16_u10");
+    ratio("avx512 ln1p_v", "sleef Sleef_expf16_u10");
     ratio("avx512 softmax", "sleef Sleef_expf16_u10");
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++) {
         char ours[48], peer[48];
@@ -373,6 +375,8 @@ int main(int argc, char **argv)
     ratio("avx2 ln_v", "libmvec logf (AVX2)");
     ratio("avx2 sigmoid_v", "sleef Sleef_expf8_u10");
     ratio("avx2 silu_v", "sleef Sleef_expf8_u10");
+    ratio("avx2 softplus_v", "sleef Sleef_expf8_u10");
+    ratio("avx2 ln1p_v", "sleef Sleef_expf8_u10");
     ratio("avx2 softmax", "sleef Sleef_expf8_u10");
     ratio("avx2 tanh_v", "sleef Sleef_tanhf8_u10");
     ratio("avx2 gelu_tanh_v", "sleef gelu_tanh (tanhf8_u10)");

@@ -97,6 +97,14 @@ static const float edges[] = {
     0x1.fffffep-61f,
     -0x1p-60f,
     9.5f,
+    -86.0f, /* the sigmoid family's fast paths' bounds */
+    -86.00001f,
+    -85.99999f,
+    86.0f,
+    86.00001f,
+    0x1p125f,
+    0x1.fffffep124f,
+    -0x1p-126f,
 };
 
 /* log2 of the bit-pattern spread's stride: 4096 (2^20 inputs), or 65536 (2^16)

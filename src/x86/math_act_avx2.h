@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * math_act_avx2.h: the AVX2 kernels of tanh, gelu_tanh and gelu, bit for
- * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c).
+ * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c), and
+ * the fast paths of sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
+ * sequences, for the rare vectors, are math_avx2.c's v_sigmoid etc.).
  * Included once, by math_avx2.c, after its exp, recip and sigmoid helpers
  * and before its table: the activations are their own file only to keep
  * each file readable.
@@ -299,5 +301,166 @@ static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
     unary_avx2(x, y, n, v_gelu_tanh_fast);
 }
 static void gelu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_gelu_fast); }
+
+/* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
+
+/* Like the three above: one compare per vector for the range where the
+   reference's special cases change nothing, the whole sequence out of line
+   otherwise (v_sigmoid, v_silu, v_softplus, v_ln1p of math_avx2.c), the
+   seed divided, the exp table permuted, and every power-of-two step whose
+   values are all normal an integer add to the exponent field. */
+static __attribute__((noinline)) V v_sigmoid_slow(V x) { return v_sigmoid(x); }
+static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
+static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
+static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
+
+/* math.c's one_minus_split with each product fused into its subtraction
+   (vfnmadd): a product of 12-bit halves is exact, so the fused operation
+   rounds once where the subtraction did, to the same value (c - a b is
+   c + (-(a b)) either way, zeros included). The only fused operations of
+   these kernels are such exact-product ones. */
+static inline V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = _mm256_fnmadd_ps(a_hi, b_hi, F(1.0f));
+    r = _mm256_fnmadd_ps(a_hi, b_lo, r);
+    r = _mm256_fnmadd_ps(a_lo, b_hi, r);
+    return _mm256_fnmadd_ps(a_lo, b_lo, r);
+}
+
+/* recip_split_div(m, err) with the residual fused as above. */
+static inline vrecip_parts recip_split_fma(V m, V err)
+{
+    V y0 = recip_seed_div(m);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    vrecip_parts p = {y1, r};
+    return p;
+}
+
+/* The sigmoid as y (1 + r) 2^-e with -e as an exponent-field step se. */
+typedef struct {
+    vrecip_parts y;
+    VI se; /* -e << 23 */
+} vsig_fast;
+
+/* sig_of_exp() for k in [-126, 124] (every x in [-86, 80]): t = 2^-k is
+   (127 - k) << 23; dh = M 2^D >= 0.99 with D in [-1, 126], so 2^-D is
+   (254 << 23) minus dh's exponent field eb, M = dh 2^-D and de 2^-D are
+   one multiply each (M exact; de's as in the header above), and
+   -e << 23 = -(D + k) << 23 = bits(t) - eb. */
+static inline vsig_fast sig_fast(vexp_parts p)
+{
+    V t = AS_F(_mm256_sub_epi32(I(0x3F800000u), _mm256_slli_epi32(p.k, 23)));
+    V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
+    V dh = ADD(t, p.hi);
+    V de = ADD(ADD(SUB(big, dh), small), p.lo);
+    VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
+    V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
+    vsig_fast s;
+    s.y = recip_split_fma(MUL(dh, p2), MUL(de, p2));
+    s.se = _mm256_sub_epi32(AS_I(t), eb);
+    return s;
+}
+
+/* sigmoid for x in [-86, inf] (no NaN): min(x, 80) is the only clamp that
+   bites; a denormal x reads as the zero it flushes to in the first
+   multiply and subtract (DAZ); k <= 124 and e <= 125, so y 2^-e >= 2^-126
+   is normal and the last scale an integer add. */
+static inline V v_sigmoid_fast(V x)
+{
+    if (_mm256_movemask_ps(_mm256_cmp_ps(x, F(-86.0f), _CMP_NGE_UQ))) return v_sigmoid_slow(x);
+    vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
+    V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
+    return AS_F(_mm256_add_epi32(AS_I(y), s.se));
+}
+
+/* silu for x in [-86, inf] with |x| >= 2^-60: x sigmoid(x) >= 2^-118 and
+   every step of times_sigmoid's two scales is normal (for x >= 80, e = 0;
+   |v| <= 2, so v 2^127 is infinite in both forms), so they are one
+   integer add of (Ex - e) << 23, Ex << 23 being bits(x) - bits(X). */
+static inline V v_silu_fast(V x)
+{
+    if (not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-60f, -86.0f)) return v_silu_slow(x);
+    vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
+    V X = smant(x);
+    V p = MUL(X, s.y.y1);
+    /* mul_err(X, y1, p) is X y1 - p exactly (Dekker: every step exact for
+       these normal values), which one vfmsub gives, rounding nothing. */
+    V v = ADD(p, ADD(_mm256_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r)));
+    VI step = _mm256_add_epi32(s.se, _mm256_sub_epi32(AS_I(x), AS_I(X)));
+    return AS_F(_mm256_add_epi32(AS_I(v), step));
+}
+
+/* recip_core() of u in [2^-125, 2^125] (positive): m = u 2^-E exactly,
+   err = 0 (r - 0*y1 is r), and the result y 2^-E, normal, by adding
+   (127 << 23) - eb to y's bits. */
+static inline V recip_pos_fast(V u)
+{
+    VI eb = _mm256_and_si256(AS_I(u), I(DN_EXP_BITS));
+    V m = MUL(u, AS_F(_mm256_sub_epi32(I(0x7F000000u), eb)));
+    V y0 = recip_seed_div(m);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V r = one_minus_split_fma(m_hi, m_lo, y_hi, y_lo);
+    V y = ADD(y1, MUL(y1, r));
+    return AS_F(_mm256_add_epi32(AS_I(y), _mm256_sub_epi32(I(0x3F800000u), eb)));
+}
+
+/* ln1p_core() for t_hi in (-1, 2^125) normal (u = 1 + t_hi in
+   [2^-24, 2^125], its reciprocal normal). */
+static inline V ln1p_fast(V t_hi, V t_lo)
+{
+    V one = F(1.0f);
+    V u = ADD(one, t_hi);
+    V d = SUB(u, one);
+    V err = SUB(_mm256_min_ps(t_hi, one), SUB(u, _mm256_max_ps(t_hi, one)));
+    V y = recip_pos_fast(u);
+    V q = MUL(err, y);
+    V near = lt(u, F(2.0f));
+    V ed = _mm256_and_ps(near, MUL(err, d));
+    V rest = SUB(MUL(SUB(t_lo, ed), y), MUL(MUL(q, q), F(0.5f)));
+    return ln_core(u, sel(near, err, q), rest);
+}
+
+/* ln1p for t in (-1, 2^125) with |t| >= 2^-126 (no zero, denormal, NaN,
+   infinity or t <= -1): ln1p_core(t, 0), whose result is normal. */
+static inline V v_ln1p_fast(V t)
+{
+    V a = _mm256_andnot_ps(F(-0.0f), t);
+    V bad = _mm256_or_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ),
+                         _mm256_cmp_ps(a, F(0x1p125f), _CMP_GE_OQ));
+    bad = _mm256_or_ps(bad, _mm256_cmp_ps(t, F(-1.0f), _CMP_LE_OQ));
+    if (_mm256_movemask_ps(bad)) return v_ln1p_slow(t);
+    return ln1p_fast(t, _mm256_setzero_ps());
+}
+
+/* softplus for |u| <= 86 (no NaN): e^u or, past 16, e^-u has k in
+   [-125, 124], so its scale is an integer add and the scale of its error
+   one multiply; ln(1 + e^u) >= 2^-125 and u + e^-u are normal. */
+static inline V v_softplus_fast(V u)
+{
+    V a = _mm256_andnot_ps(F(-0.0f), u);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(a, F(86.0f), _CMP_NLE_UQ))) return v_softplus_slow(u);
+    V big = gt(u, F(16.0f));
+    vexp_parts p = exp_split_t(sel(big, neg(u), u), 1, 1);
+    V eh = scale_normal(p.hi, p.k);
+    V r = ADD(u, eh);
+    if (_mm256_movemask_ps(big) == 0xFF) return r;
+    return sel(big, r, ln1p_fast(eh, MUL(p.lo, pow2i(p.k))));
+}
+
+static void sigmoid_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_avx2(x, y, n, v_sigmoid_fast);
+}
+static void silu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_silu_fast); }
+static void softplus_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_avx2(x, y, n, v_softplus_fast);
+}
+static void ln1p_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln1p_fast); }
 
 #endif /* DN_MATH_ACT_AVX2_H */

@@ -2,6 +2,7 @@
 /*
  * math_act_avx512.h: the AVX-512 kernels of tanh, gelu_tanh and gelu, bit
  * for bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c),
+ * and the fast paths of sigmoid_v, silu_v, softplus_v and ln1p_v,
  * under the rules of math_avx512.c (scale is one vscalefps, tables read by
  * permutes). Included once, by math_avx512.c, after its sigmoid helpers
  * and before its table: the activations are their own file only to keep
@@ -170,6 +171,151 @@ static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
     unary_avx512(x, y, n, v_gelu_tanh);
 }
 static void gelu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_gelu); }
+
+/* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
+
+/* As the AVX2 kernels' (math_act_avx2.h): one compare per vector for the
+   range where the reference's special cases change nothing, the whole
+   sequence out of line otherwise (v_sigmoid, v_silu, v_softplus, v_ln1p of
+   math_avx512.c), the seed divided, and each power-of-two step whose values
+   are all normal an integer add to the exponent field (fewer operations
+   than vscalefps with its exponent as a float). */
+static __attribute__((noinline)) V v_sigmoid_slow(V x) { return v_sigmoid(x); }
+static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
+static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
+static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
+
+INLINE V seed_div(V m)
+{
+    return _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)));
+}
+
+/* one_minus_split with each exact product fused: math_act_avx2.h's. */
+INLINE V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = _mm512_fnmadd_ps(a_hi, b_hi, F(1.0f));
+    r = _mm512_fnmadd_ps(a_hi, b_lo, r);
+    r = _mm512_fnmadd_ps(a_lo, b_hi, r);
+    return _mm512_fnmadd_ps(a_lo, b_lo, r);
+}
+
+/* The sigmoid as y1 (1 + r) 2^-e with -e as an exponent-field step se. */
+typedef struct {
+    vrecip_parts y;
+    VI se; /* -e << 23 */
+} vsig_fast;
+
+/* sig_of_exp() for k in [-126, 124]: math_act_avx2.h's sig_fast. */
+INLINE vsig_fast sig_fast(vexp_parts p)
+{
+    V t = AS_F(_mm512_sub_epi32(I(0x3F800000u), _mm512_slli_epi32(p.k, 23)));
+    V big = _mm512_max_ps(p.hi, t), small = _mm512_min_ps(p.hi, t);
+    V dh = ADD(t, p.hi);
+    V de = ADD(ADD(SUB(big, dh), small), p.lo);
+    VI eb = _mm512_and_si512(AS_I(dh), I(DN_EXP_BITS));
+    V p2 = AS_F(_mm512_sub_epi32(I(0x7F000000u), eb));
+    V m = MUL(dh, p2), err = MUL(de, p2);
+    V y0 = seed_div(m);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    vsig_fast s;
+    s.y.y1 = y1;
+    s.y.r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    s.se = _mm512_sub_epi32(AS_I(t), eb);
+    return s;
+}
+
+/* sigmoid for x in [-86, inf] (no NaN): math_act_avx2.h's v_sigmoid_fast. */
+INLINE V v_sigmoid_fast(V x)
+{
+    if (_mm512_cmp_ps_mask(x, F(-86.0f), _CMP_NGE_UQ)) return v_sigmoid_slow(x);
+    vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
+    V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
+    return AS_F(_mm512_add_epi32(AS_I(y), s.se));
+}
+
+/* silu for x in [-86, inf] with |x| >= 2^-60: math_act_avx2.h's v_silu_fast. */
+INLINE V v_silu_fast(V x)
+{
+    M bad = _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-60f), _CMP_NGE_UQ);
+    if (bad | lt(x, F(-86.0f))) return v_silu_slow(x);
+    vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
+    V X = smant(x);
+    V p = MUL(X, s.y.y1);
+    V v = ADD(p, ADD(_mm512_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* mul_err, exact */
+    VI step = _mm512_add_epi32(s.se, _mm512_sub_epi32(AS_I(x), AS_I(X)));
+    return AS_F(_mm512_add_epi32(AS_I(v), step));
+}
+
+/* recip_core() of u in [2^-125, 2^125]: math_act_avx2.h's recip_pos_fast. */
+INLINE V recip_pos_fast(V u)
+{
+    VI eb = _mm512_and_si512(AS_I(u), I(DN_EXP_BITS));
+    V m = MUL(u, AS_F(_mm512_sub_epi32(I(0x7F000000u), eb)));
+    V y0 = seed_div(m);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
+    V y = ADD(y1, MUL(y1, one_minus_split_fma(m_hi, m_lo, y_hi, y_lo)));
+    return AS_F(_mm512_add_epi32(AS_I(y), _mm512_sub_epi32(I(0x3F800000u), eb)));
+}
+
+/* ln1p_core() for t_hi in (-1, 2^125) normal. */
+INLINE V ln1p_fast(V t_hi, V t_lo)
+{
+    V one = F(1.0f);
+    V u = ADD(one, t_hi);
+    V d = SUB(u, one);
+    V err = SUB(_mm512_min_ps(t_hi, one), SUB(u, _mm512_max_ps(t_hi, one)));
+    V y = recip_pos_fast(u);
+    V q = MUL(err, y);
+    M near = lt(u, F(2.0f));
+    V ed = _mm512_maskz_mul_ps(near, err, d);
+    V rest = SUB(MUL(SUB(t_lo, ed), y), MUL(MUL(q, q), F(0.5f)));
+    return ln_core(u, _mm512_mask_blend_ps(near, q, err), rest, 1);
+}
+
+/* ln1p for t in (-1, 2^125) with |t| >= 2^-126: math_act_avx2.h's. */
+INLINE V v_ln1p_fast(V t)
+{
+    V a = _mm512_abs_ps(t);
+    M bad = _mm512_cmp_ps_mask(a, F(0x1p-126f), _CMP_NGE_UQ);
+    bad |= _mm512_cmp_ps_mask(a, F(0x1p125f), _CMP_GE_OQ);
+    bad |= _mm512_cmp_ps_mask(t, F(-1.0f), _CMP_LE_OQ);
+    if (bad) return v_ln1p_slow(t);
+    return ln1p_fast(t, _mm512_setzero_ps());
+}
+
+/* softplus for |u| <= 86 (no NaN): math_act_avx2.h's v_softplus_fast. */
+INLINE V v_softplus_fast(V u)
+{
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(u), F(86.0f), _CMP_NLE_UQ)) return v_softplus_slow(u);
+    M big = gt(u, F(16.0f));
+    vexp_parts p = exp_split(_mm512_mask_blend_ps(big, u, neg(u)), 1);
+    V eh = AS_F(_mm512_add_epi32(AS_I(p.hi), _mm512_slli_epi32(p.k, 23)));
+    V r = ADD(u, eh);
+    if (big == 0xFFFF) return r;
+    V p2k = AS_F(_mm512_slli_epi32(_mm512_add_epi32(p.k, I(127)), 23));
+    return _mm512_mask_blend_ps(big, ln1p_fast(eh, MUL(p.lo, p2k)), r);
+}
+
+static void sigmoid_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_sigmoid_fast);
+}
+static void silu_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_silu_fast);
+}
+static void softplus_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_softplus_fast);
+}
+static void ln1p_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_avx512(x, y, n, v_ln1p_fast);
+}
 
 #undef A
 

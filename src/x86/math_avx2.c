@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transcendentals on AVX2: each kernel is its reference in src/math.c,
- * eight lanes at a time, operation for operation (no FMA: the file is built
- * with -mfma but the build passes -ffp-contract=off and no fused intrinsic
- * is used). Tables are read with gathers, except where register permutes
- * measured faster: the exp table of tanh, gelu_tanh and gelu (lut64) and
- * the sin/cos tables and windows (math_trig_avx2.h); the activations'
- * recip seed is a division (math_act_avx2.h).
+ * eight lanes at a time, operation for operation (the build passes
+ * -ffp-contract=off, so nothing is fused behind the code's back; the one
+ * fused intrinsic, in the sigmoid family's fast paths of math_act_avx2.h,
+ * takes a product that is exact, so it rounds once where the reference's
+ * multiply-then-add rounds once, to the same value). Tables are read with
+ * gathers, except where register permutes measured faster: the exp table
+ * of the activations and the sigmoid family (lut64) and the sin/cos tables
+ * and windows (math_trig_avx2.h); the activations' recip seed is a
+ * division (math_act_avx2.h).
  *
  * Floating-point environment: the kernels run with MXCSR = DAZ only (see
  * avx2_common.h). A product or sum may come out denormal, exactly as IEEE
@@ -403,12 +406,9 @@ static inline __attribute__((always_inline)) void unary_avx2(const float *x, flo
 
 static void exp_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_exp_fast); }
 static void ln_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln); }
-static void ln1p_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln1p); }
 static void recip_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_recip); }
 static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
-static void sigmoid_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_sigmoid); }
-static void silu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_silu); }
-static void softplus_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_softplus); }
+/* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast paths). */
 
 /* ---- vector operations ------------------------------------------------------ */
 

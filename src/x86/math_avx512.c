@@ -2,8 +2,8 @@
 /*
  * The transcendentals on AVX-512 (F, BW, VL, DQ): each kernel is its
  * reference in src/math.c, sixteen lanes at a time, in the reference's order,
- * under the rules of the AVX2 kernels (src/x86/math_avx2.c): no FMA (the
- * build passes -ffp-contract=off and no fused intrinsic is used), MXCSR =
+ * under the rules of the AVX2 kernels (src/x86/math_avx2.c): nothing fused
+ * but products that are exact (-ffp-contract=off; math_act_avx512.h), MXCSR =
  * DAZ only (avx2_common.h), so a denormal operand of an arithmetic
  * operation or a compare reads as the zero the engine would have stored;
  * an input whose bits are kept (the signed zero ln1p and silu return for
@@ -442,18 +442,9 @@ INLINE void unary_avx512(const float *x, float *y, size_t n, V (*f)(V))
 
 static void exp_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_exp_fast); }
 static void ln_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln); }
-static void ln1p_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln1p); }
 static void recip_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_recip); }
 static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_rsqrt); }
-static void sigmoid_v_avx512(const float *x, float *y, size_t n)
-{
-    unary_avx512(x, y, n, v_sigmoid);
-}
-static void silu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_silu); }
-static void softplus_v_avx512(const float *x, float *y, size_t n)
-{
-    unary_avx512(x, y, n, v_softplus);
-}
+/* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx512.h (fast paths). */
 
 /* ---- softmax ---------------------------------------------------------------- */
 

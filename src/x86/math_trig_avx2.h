@@ -233,10 +233,11 @@ static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
     leave(csr);
 }
 
-/* ((x * r) * w) * g(gate), g = silu or sigmoid (their results as stored) */
+/* ((x * r) * w) * g(gate), g = silu or sigmoid (their results as stored;
+   the array forms' fast paths, math_act_avx2.h) */
 static inline V gated(V x, V gate, V w, V r, int silu)
 {
-    return result(MUL(MUL(MUL(x, r), w), silu ? v_silu(gate) : v_sigmoid(gate)));
+    return result(MUL(MUL(MUL(x, r), w), silu ? v_silu_fast(gate) : v_sigmoid_fast(gate)));
 }
 
 static void rms_gated_avx2(const float *x, const float *gate, const float *w, float eps, int silu,
