@@ -16,7 +16,7 @@ typedef struct opts {
     const char *file, *write, *prompt;
     dd_synth sp;
     dd_run run;
-    int quiet, repack;
+    int quiet, repack, copy;
 } opts;
 
 static const char usage[] =
@@ -28,6 +28,7 @@ static const char usage[] =
     "  --quiet          print only the digest line\n"
     "  --repack         repack Q4_K, Q5_K, Q6_K, Q8_0, IQ4_XS matrices at load (x86; the\n"
     "                   same digest; default: in place, read through mmap)\n"
+    "  --copy           copy the other matrices into huge pages at load (the same digest)\n"
     "synthetic model (the default without a file):\n"
     "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
     "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
@@ -71,13 +72,15 @@ static int parse(int argc, char **argv, opts *o)
 {
     *o = (opts){
         NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0, NULL},
-        0,    0};
+        0,    0,    0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)
             o->file = NULL;
         else if (strcmp(a, "--repack") == 0)
             o->repack = 1;
+        else if (strcmp(a, "--copy") == 0)
+            o->copy = 1;
         else if (strcmp(a, "--quiet") == 0)
             o->quiet = 1;
         else if (strcmp(a, "--tied") == 0)
@@ -163,9 +166,12 @@ static void report(const dd_model *m, const opts *o, const dd_result *r)
             "%zu conv taps\n",
             m->n_layer - m->n_layer / m->attn_interval, m->n_layer, m->attn_interval, m->gdn_kh,
             m->gdn_vh, m->gdn_d, m->gdn_taps);
-    printf("isa %s, %u thread(s), kv cache %s, quantized weights %s\n",
-           dn_isa_name(dn_isa_active()), o->run.threads, o->run.kv_int8 ? "int8" : "f16",
-           o->repack ? "repacked" : "in place");
+    printf("isa %s, %u thread(s), kv cache %s, weights %s\n", dn_isa_name(dn_isa_active()),
+           o->run.threads, o->run.kv_int8 ? "int8" : "f16",
+           o->repack && o->copy ? "repacked (the others copied)"
+           : o->repack          ? "repacked"
+           : o->copy            ? "copied into huge pages"
+                                : "in place");
     print_tokens(m, r);
     size_t gen = r->n_tokens > 1 ? r->n_tokens - 1 : 0;
     printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after "
@@ -225,6 +231,7 @@ int dd_main(int argc, char **argv)
             const dn_isa isa = dn_isa_active();
             if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.repack = 0;
             rc = o.repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
+            if (rc == 0) rc = o.copy && dd_model_copy(&m, err, sizeof err) ? 1 : 0;
             if (rc == 0) rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
             if (rc == 0 && !o.quiet) report(&m, &o, &r);
             if (rc == 0) printf("digest %016llx\n", (unsigned long long)r.digest);

@@ -354,17 +354,49 @@ static int repack_one(dd_model *m, dd_matrix *w)
     return 0;
 }
 
-int dd_model_repack(dd_model *m, char *err, size_t err_bytes)
+/* One matrix's bytes copied into memory the model owns (weights_alloc's),
+   unless it is repacked; 0, or -1 (out of memory). */
+static int copy_one(dd_model *m, dd_matrix *w)
 {
-    int r = repack_one(m, &m->output);
+    if (!w->data || w->packed || w->data == m->tok_embd.data) return 0; /* tied: read by rows */
+    size_t be = dn_type_block_elements(w->type);
+    if (be == 0) return 0;                                                  /* stays in place */
+    size_t bytes = w->rows * (w->cols / be * dn_type_block_bytes(w->type)); /* bound at load */
+    void **grown = realloc(m->owned, (m->n_owned + 1) * sizeof *grown);
+    if (!grown) return -1;
+    m->owned = grown;
+    uint8_t *p = weights_alloc(bytes);
+    if (!p) return -1;
+    m->owned[m->n_owned++] = p;
+    memcpy(p, w->data, bytes);
+    w->data = p;
+    return 0;
+}
+
+/* each(m, w) over every matrix the products read (not the embedding, read
+   by rows); 0, or the first failure's -1 with `what` in err. */
+static int each_matrix(dd_model *m, int (*each)(dd_model *, dd_matrix *), const char *what,
+                       char *err, size_t err_bytes)
+{
+    int r = each(m, &m->output);
     for (size_t i = 0; r == 0 && i < m->n_layer; i++) {
         dd_layer *l = &m->layers[i];
         dd_matrix *all[] = {&l->wq, &l->wk, &l->wv, &l->wo, &l->gate, &l->up, &l->down,
                             &l->sq, &l->sk, &l->sv, &l->sz, &l->sb,   &l->sa, &l->sout};
-        for (size_t k = 0; r == 0 && k < sizeof all / sizeof all[0]; k++) r = repack_one(m, all[k]);
+        for (size_t k = 0; r == 0 && k < sizeof all / sizeof all[0]; k++) r = each(m, all[k]);
     }
-    if (r) snprintf(err, err_bytes, "out of memory (repacked weights)");
+    if (r) snprintf(err, err_bytes, "out of memory (%s)", what);
     return r;
+}
+
+int dd_model_repack(dd_model *m, char *err, size_t err_bytes)
+{
+    return each_matrix(m, repack_one, "repacked weights", err, err_bytes);
+}
+
+int dd_model_copy(dd_model *m, char *err, size_t err_bytes)
+{
+    return each_matrix(m, copy_one, "copied weights", err, err_bytes);
 }
 
 void dd_model_free(dd_model *m)

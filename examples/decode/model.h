@@ -72,6 +72,12 @@ void dd_model_free(dd_model *m);
    size again (the file's pages of those matrices are then no longer read).
    The products' bits do not change. 0, or -1 with a message in err. */
 int dd_model_repack(dd_model *m, char *err, size_t err_bytes);
+/* Copies every such matrix not repacked into memory the model owns, 2 MiB
+   aligned and advised to huge pages (the file's mapping is in 4 KiB pages,
+   and a product streaming 4 KiB pages read its weights at 0.8x the speed of
+   2 MiB ones: docs/f16.md): the weights' size again. The products' bits do
+   not change. 0, or -1 with a message in err. */
+int dd_model_copy(dd_model *m, char *err, size_t err_bytes);
 
 /* The per-module time buckets of the breakdown. */
 enum {
