@@ -126,7 +126,8 @@ DN_API dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_sca
    DN_ERR_INVALID_ARGUMENT when n is not a whole number of a named format's
    block (Q4_K etc. need n a multiple of 256); then as dn_act_prepare
    (DN_ERR_NON_FINITE with *bad). *act is NULL on an error. O(n cols):
-   {Q4_K, Q6_K} at n = 2048 costs 0.6 of dn_act_prepare (docs/dot.md). */
+   {Q4_K, Q6_K} costs about 0.8 of dn_act_prepare under Sub32 and 0.45-0.5
+   per block (n = 2048 .. 16384, docs/dot.md). */
 DN_API dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
                                     dn_words words, const dn_type *types, size_t type_count,
                                     void *mem, size_t bytes, dn_act **act, size_t *bad);
