@@ -116,16 +116,18 @@ DN_API dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_sca
    256-element format has its own); under DN_ACT_PER_BLOCK a block size
    (32 or 256) no named format uses is not quantized. A product with a
    format not named returns DN_ERR_INVALID_ARGUMENT and writes nothing,
-   even one whose facts a named format's slot holds (naming Q8_0 does not
-   serve Q4_0; Q4_K does not serve Q5_K): what is served is what the call
-   names. Repeats are allowed. Statuses, the first that applies:
-   DN_ERR_INVALID_ARGUMENT as dn_act_prepare (act NULL, bad n, cols,
-   scaling, words, memory), or types NULL or type_count 0;
+   even one whose slot a named format filled (naming Q8_0 builds the slot
+   Q4_0 reads, yet a Q4_0 product is refused; Q4_K and Q5_K have slots of
+   their own): what is served is what the call names. Repeats are allowed.
+   Memory, threads and the dn_act's life as dn_act_prepare's. Statuses, in the order checked:
+   DN_ERR_INVALID_ARGUMENT for act NULL, or n, cols, scaling, words as
+   dn_act_size refuses them, or types NULL or type_count 0;
    DN_ERR_UNSUPPORTED_TYPE when a named type is not a quantized format the
    block readers read (F32, F16, BF16, a value no dn_type has);
    DN_ERR_INVALID_ARGUMENT when n is not a whole number of a named format's
    block (Q4_K etc. need n a multiple of 256); then as dn_act_prepare
-   (DN_ERR_NON_FINITE with *bad). *act is NULL on an error. O(n cols):
+   (x or mem NULL, too few bytes: DN_ERR_INVALID_ARGUMENT;
+   DN_ERR_NON_FINITE with *bad). *act is NULL on an error. O(n cols):
    {Q4_K, Q6_K} costs about 0.8 of dn_act_prepare under Sub32 and 0.45-0.5
    per block (n = 2048 .. 16384, docs/dot.md). */
 DN_API dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
