@@ -404,14 +404,23 @@ static dn_status prepare_quant(const float *x, size_t n, size_t block, dn_act_sc
     return DN_OK;
 }
 
-/* Column c of x: its quantizations, sides and (Sub32) every slot's facts. */
+/* Column c of x: its quantizations, sides and (Sub32) the slots' facts,
+   each only where a served format (want) reads it; a skipped part keeps its
+   place (and its zero bytes). */
 static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, const col_parts *zp,
-                             size_t *bad)
+                             const uint8_t want[DN_TYPE_LIMIT], size_t *bad)
 {
     const col_parts z = *zp;
     dn_act_col *col = &x->col[c];
-    int32_t *amax16;
+    int32_t *amax16 = NULL;
     for (int q = 0; q < z.quants; q++) {
+        int used = x->quants == 1; /* Sub32, or one block size: every format reads it */
+        for (int t = 0; t < DN_TYPE_LIMIT && !used; t++)
+            used = want[t] && x->slot[t] >= 0 && (dn_block_formats[t].elements == 256) == q;
+        if (!used) { /* per block: no served format of this block size */
+            p += z.codes + z.scales[q] + z.side[q];
+            continue;
+        }
         size_t at = 0;
         dn_status st = prepare_quant(xc, x->n, q ? 256 : 32, x->scaling, x->words, &col->row[q],
                                      &col->side[q], &p, &z, &amax16, &at);
@@ -425,7 +434,8 @@ static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, c
     for (size_t i = 0; i < ACT_NTYPES; i++) {
         const int s = x->slot[act_types[i]];
         dn_dot_act *g = &col->slot[s];
-        if (g->gok) continue; /* filled by an earlier format of the slot */
+        if (!want[act_types[i]] || g->gok)
+            continue; /* not served, or filled by an earlier format */
         *g = col->side[0];
         carve_groups(g, p + (size_t)s * z.slot, x->n);
         for (size_t gi = 0; gi < ngroups; gi++)
@@ -434,12 +444,14 @@ static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, c
     return DN_OK;
 }
 
-dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                         dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad)
+/* dn_act_prepare for the formats want names (each a quantized format x can
+   serve: the callers checked); the others' row_bytes stay 0, so a product
+   refuses them. */
+static dn_status prepare_some(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                              dn_words words, const uint8_t want[DN_TYPE_LIMIT], void *mem,
+                              size_t bytes, dn_act **act, size_t *bad)
 {
     size_t need = 0;
-    if (!act) return DN_ERR_INVALID_ARGUMENT;
-    *act = NULL;
     dn_status st = dn_act_size(n, cols, scaling, words, &need);
     if (st != DN_OK) return st;
     if (!x || !mem || bytes < need) return DN_ERR_INVALID_ARGUMENT;
@@ -453,21 +465,72 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     for (int t = 0; t < DN_TYPE_LIMIT; t++) {
         const size_t be = dn_block_formats[t].elements;
         const int q = scaling == DN_ACT_PER_BLOCK && be == 256;
-        if (h->slot[t] < 0 || q >= h->quants || n % be != 0) continue;
+        if (!want[t] || h->slot[t] < 0 || q >= h->quants || n % be != 0) continue;
         h->row_bytes[t] = n / be * dn_block_formats[t].bytes; /* < 2^32 / 32 * 210 */
     }
     h->col = (dn_act_col *)(p + up64(sizeof(dn_act)));
     uint8_t *part = (uint8_t *)h->col + up64(cols * sizeof(dn_act_col));
     for (size_t c = 0; c < cols; c++) {
-        st = prepare_col(h, c, x + c * n, part + c * z.total, &z, bad);
-        if (st != DN_OK) return st;
+        st = prepare_col(h, c, x + c * n, part + c * z.total, &z, want, bad);
+        if (st != DN_OK) {
+            h->magic = 0; /* not a prepared activation */
+            return st;
+        }
     }
     *act = h;
     return DN_OK;
 }
 
-dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                        dn_words words, dn_act **act, size_t *bad)
+dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                         dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad)
+{
+    if (!act) return DN_ERR_INVALID_ARGUMENT;
+    *act = NULL;
+    uint8_t want[DN_TYPE_LIMIT];
+    memset(want, 1, sizeof want);
+    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
+}
+
+/* want[t] = 1 for each of types[0 .. count), after the checks of
+   dn_act_prepare_for (the formats x of n elements can serve). */
+static dn_status wanted(const dn_type *types, size_t count, size_t n, uint8_t want[DN_TYPE_LIMIT])
+{
+    int8_t tab[DN_TYPE_LIMIT];
+    slot_table(tab);
+    memset(want, 0, DN_TYPE_LIMIT);
+    if (!types || count == 0) return DN_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++)
+        if ((unsigned)types[i] >= DN_TYPE_LIMIT || tab[types[i]] < 0)
+            return DN_ERR_UNSUPPORTED_TYPE;
+    for (size_t i = 0; i < count; i++) {
+        const size_t be = dn_block_formats[types[i]].elements;
+        /* no whole blocks in n (per block: exactly when there is no 256
+           quantization) */
+        if (n % be != 0) return DN_ERR_INVALID_ARGUMENT;
+        want[types[i]] = 1;
+    }
+    return DN_OK;
+}
+
+dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                             dn_words words, const dn_type *types, size_t type_count, void *mem,
+                             size_t bytes, dn_act **act, size_t *bad)
+{
+    if (!act) return DN_ERR_INVALID_ARGUMENT;
+    *act = NULL;
+    size_t need = 0;
+    dn_status st = dn_act_size(n, cols, scaling, words, &need);
+    if (st != DN_OK) return st;
+    uint8_t want[DN_TYPE_LIMIT];
+    st = wanted(types, type_count, n, want);
+    if (st != DN_OK) return st;
+    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
+}
+
+/* One malloc of dn_act_size bytes, prepared by prepare_some for want. */
+static dn_status create_some(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                             dn_words words, const uint8_t want[DN_TYPE_LIMIT], dn_act **act,
+                             size_t *bad)
 {
     size_t bytes = 0;
     if (!act) return DN_ERR_INVALID_ARGUMENT;
@@ -477,13 +540,31 @@ dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling sc
     if (!x) return DN_ERR_INVALID_ARGUMENT;
     void *mem = malloc(bytes);
     if (!mem) return DN_ERR_OUT_OF_MEMORY;
-    st = dn_act_prepare(x, n, cols, scaling, words, mem, bytes, act, bad);
+    st = prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
     if (st != DN_OK) {
         free(mem);
         return st;
     }
     (*act)->mem = mem;
     return DN_OK;
+}
+
+dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                        dn_words words, dn_act **act, size_t *bad)
+{
+    uint8_t want[DN_TYPE_LIMIT];
+    memset(want, 1, sizeof want);
+    return create_some(x, n, cols, scaling, words, want, act, bad);
+}
+
+dn_status dn_act_create_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                            dn_words words, const dn_type *types, size_t type_count, dn_act **act,
+                            size_t *bad)
+{
+    uint8_t want[DN_TYPE_LIMIT];
+    if (act) *act = NULL;
+    dn_status st = wanted(types, type_count, n, want);
+    return st != DN_OK ? st : create_some(x, n, cols, scaling, words, want, act, bad);
 }
 
 void dn_act_destroy(dn_act *act)

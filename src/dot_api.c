@@ -142,7 +142,8 @@ static dn_status act_args(const dn_act *x, size_t c0, size_t c1, dn_type type, c
     /* a slot: a quantized format the readers read (dot_act.c) */
     if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return DN_ERR_UNSUPPORTED_TYPE;
     /* row_bytes 0: x has no quantization for the format's block, or its n is
-       not a whole number of them */
+       not a whole number of them, or x was prepared for other formats
+       (dn_act_prepare_for) */
     const size_t row_bytes = x->row_bytes[type];
     if (!row_bytes || c0 > c1 || c1 > x->cols || r0 > r1 || r1 > rows)
         return DN_ERR_INVALID_ARGUMENT;

@@ -24,6 +24,8 @@ static dn_status packed_args(const dn_act *x, size_t c0, size_t c1, dn_type type
     *empty = 0;
     if (!x || x->magic != DN_ACT_MAGIC) return DN_ERR_INVALID_ARGUMENT;
     if ((unsigned)type >= DN_TYPE_LIMIT || x->slot[type] < 0) return DN_ERR_UNSUPPORTED_TYPE;
+    /* row_bytes 0: no quantization for the format's block, or x prepared
+       for other formats (dn_act_prepare_for): nothing is written */
     if (!x->row_bytes[type] || c0 > c1 || c1 > x->cols || r0 > r1 || r1 > rows)
         return DN_ERR_INVALID_ARGUMENT;
     *empty = r0 == r1 || c0 == c1;

@@ -13,6 +13,9 @@
  *  - Columns whose blocks' exponents spread far (the kernels' exact paths
  *    refused), all-zero columns, odd memory addresses.
  *  - Unreadable blocks named as dn_mat_vec names them; every argument error.
+ *  - dn_act_prepare_for: each named format's products (plain and repacked)
+ *    with those bits, every other format refused by every product form with
+ *    nothing written; its refusals.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -454,6 +457,207 @@ static void blocked_edges_change_no_bit(void **state)
     free(x), free(out), free(v), free(w);
 }
 
+/* Every product form of format t refuses act (not prepared for t) with
+   DN_ERR_INVALID_ARGUMENT and writes nothing, on the plain matrix w and the
+   repacked one pw; a grouped product refuses it even after a served
+   matrix (tg, wg). */
+static void refused_everywhere(const dn_act *act, dn_type t, const uint8_t *w, const uint8_t *pw,
+                               size_t rows, dn_type tg, const uint8_t *wg, float *out)
+{
+    const size_t all = COLS * rows;
+    memset(out, 0xA5, all * sizeof *out);
+    assert_int_equal(dn_act_mat_vec(act, 0, t, w, rows, out, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_mat_vec_rows(act, 1, t, w, rows, 0, rows, out, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_mat_mul(act, t, w, rows, out, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_mat_mul_rows(act, 0, COLS, t, w, rows, 0, rows, out, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    dn_act_matrix g[2] = {{tg, wg, rows, out}, {t, w, rows, out + rows}};
+    assert_int_equal(dn_act_mat_vec_multi(act, 0, g, 2, NULL, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_repacked_mat_vec(act, 0, t, pw, rows, out, NULL, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_repacked_mat_vec_rows(act, 1, t, pw, rows, 0, rows, out, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_repacked_mat_mul(act, t, pw, rows, out, NULL, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_repacked_mat_mul_rows(act, 0, COLS, t, pw, rows, 0, rows, out, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < all; i++) assert_int_equal(tbits(out[i]), 0xA5A5A5A5u);
+}
+
+/* A dn_act prepared for the formats named[0 .. count): every product of
+   each named format has the expected bits (those of dn_act_prepare's
+   activation, which every_form_for holds to them), on the plain and the
+   repacked matrix; every other format is refused by every form. */
+static void named_only(const mats *m, uint8_t *const pw[NTYPES], const dn_act *act,
+                       const size_t *named, size_t count, dn_pool *const pools[4], uint64_t *s,
+                       float *out)
+{
+    for (size_t i = 0; i < count; i++) {
+        const size_t ti = named[i];
+        products_of(act, m, ti, pools, s, out);
+        memset(out, 0xFF, COLS * m->rows * sizeof *out);
+        assert_int_equal(dn_repacked_mat_mul(act, types[ti], pw[ti], m->rows, out, pools[2], NULL),
+                         DN_OK);
+        assert_same(out, m->ref[ti], COLS * m->rows);
+    }
+    if (count > 1) { /* the named formats in one grouped product */
+        dn_act_matrix g[2] = {{types[named[0]], m->w[named[0]], m->rows, out},
+                              {types[named[1]], m->w[named[1]], m->rows, out + m->rows}};
+        assert_int_equal(dn_act_mat_vec_multi(act, 1, g, 2, pools[3], NULL, NULL), DN_OK);
+        assert_same(out, m->ref[named[0]] + m->rows, m->rows);
+        assert_same(out + m->rows, m->ref[named[1]] + m->rows, m->rows);
+    }
+    for (size_t tj = 0; tj < NTYPES; tj++) {
+        int is_named = 0;
+        for (size_t i = 0; i < count; i++) is_named |= named[i] == tj;
+        if (!is_named && m->w[tj])
+            refused_everywhere(act, types[tj], m->w[tj], pw[tj], m->rows, types[named[0]],
+                               m->w[named[0]], out);
+    }
+}
+
+/* dn_act_prepare_for each format alone (named twice: repeats allowed), and
+   {Q4_K, Q6_K} (a Q4_K_M model's), every scaling and word count: the named
+   formats' bits, the others refused, also the formats whose group facts
+   share a slot with a named one (the six 32-element formats share one). */
+static void prepared_for_serves_named_only(size_t n, size_t rows, uint64_t seed)
+{
+    dn_pool *pools[4] = {NULL, dn_pool_create(1), dn_pool_create(2), dn_pool_create(3)};
+    assert_true(pools[1] && pools[2] && pools[3]);
+    uint64_t s = seed;
+    mats m = {n, rows, {0}, {0}};
+    uint8_t *pw[NTYPES] = {0};
+    for (size_t ti = 0; ti < NTYPES; ti++) {
+        const size_t be = dn_type_block_elements(types[ti]);
+        size_t pb = 0;
+        if (n % be) continue;
+        assert_int_equal(dn_repack_size(types[ti], rows, n, &pb), DN_OK);
+        m.w[ti] = malloc(rows * (n / be) * dn_type_block_bytes(types[ti]));
+        m.ref[ti] = malloc(COLS * rows * sizeof(float));
+        pw[ti] = malloc(pb);
+        assert_true(m.w[ti] && m.ref[ti] && pw[ti]);
+        random_matrix(&s, types[ti], m.w[ti], rows * (n / be));
+        assert_int_equal(dn_repack(types[ti], m.w[ti], rows, n, pw[ti], pb), DN_OK);
+    }
+    float *x = malloc(COLS * n * sizeof *x), *out = malloc(COLS * rows * sizeof *out);
+    assert_true(x && out);
+    columns(&s, x, n);
+    for (int k = 0; k < 4; k++) {
+        const dn_act_scaling scaling = k & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
+        const dn_words words = k & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
+        expected(&m, x, scaling, words);
+        size_t bytes = 0;
+        assert_int_equal(dn_act_size(n, COLS, scaling, words, &bytes), DN_OK);
+        uint8_t *mem = malloc(bytes + 1);
+        assert_non_null(mem);
+        for (size_t ti = 0; ti <= NTYPES; ti++) {
+            size_t named[2] = {ti, ti};
+            if (ti == NTYPES) named[0] = 7, named[1] = 9; /* Q4_K, Q6_K */
+            if (!m.w[named[0]] || !m.w[named[1]]) continue;
+            const dn_type nt[2] = {types[named[0]], types[named[1]]};
+            dn_act *act = NULL;
+            memset(mem, 0x5A, bytes + 1); /* nothing read that was not written */
+            assert_int_equal(
+                dn_act_prepare_for(x, n, COLS, scaling, words, nt, 2, mem + 1, bytes, &act, NULL),
+                DN_OK);
+            named_only(&m, pw, act, named, ti == NTYPES ? 2 : 1, pools, &s, out);
+        }
+        free(mem);
+    }
+    for (size_t ti = 0; ti < NTYPES; ti++) free(m.w[ti]), free(m.ref[ti]), free(pw[ti]);
+    free(x);
+    free(out);
+    for (int p = 1; p < 4; p++) dn_pool_destroy(pools[p]);
+}
+
+/* n = 768: every format (both block sizes per block); n = 544: the
+   32-element formats, the 256-element ones refused at preparation. */
+static void prepared_for_equals_prepare(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x666f72616374u;
+    test_seed_from_env(&seed);
+    prepared_for_serves_named_only(768, 41, seed);
+    prepared_for_serves_named_only(544, 13, seed + 1);
+}
+
+/* dn_act_prepare_for's and dn_act_create_for's refusals (decodenum/dot.h),
+   and dn_act_create_for's activation equal to the caller-memory one. */
+static void prepared_for_refusals(void **state)
+{
+    (void)state;
+    const size_t n = 544, rows = 5; /* whole 32-element blocks, not 256 */
+    float x[2 * 544], a[2 * 5], b[2 * 5];
+    uint8_t w[5 * 17 * 34];
+    uint64_t s = 3;
+    for (size_t i = 0; i < 2 * n; i++) x[i] = (float)between(&s, -500, 500) / 64.0f;
+    random_matrix(&s, DN_TYPE_Q8_0, w, rows * 17);
+    size_t bytes = 0, bad = 0;
+    assert_int_equal(dn_act_size(n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, &bytes), DN_OK);
+    uint8_t *mem = malloc(bytes);
+    assert_non_null(mem);
+    dn_act *act = (dn_act *)mem;
+    const dn_type q8[1] = {DN_TYPE_Q8_0};
+    const dn_type bad_types[4] = {DN_TYPE_F32, DN_TYPE_F16, DN_TYPE_BF16, (dn_type)99};
+#define PF(ts, count) \
+    dn_act_prepare_for(x, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, ts, count, mem, bytes, &act, &bad)
+    assert_int_equal(PF(NULL, 1), DN_ERR_INVALID_ARGUMENT);
+    assert_null(act);
+    assert_int_equal(PF(q8, 0), DN_ERR_INVALID_ARGUMENT);
+    for (int i = 0; i < 4; i++) {
+        const dn_type two[2] = {DN_TYPE_Q8_0, bad_types[i]};
+        assert_int_equal(PF(two, 2), DN_ERR_UNSUPPORTED_TYPE);
+    }
+    const dn_type q4k[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K}; /* n = 544: no 256-element blocks */
+    assert_int_equal(PF(q4k, 2), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_prepare_for(x, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, q8, 1, mem,
+                                        bytes - 1, &act, &bad),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        dn_act_prepare_for(x, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, q8, 1, mem, bytes, NULL, &bad),
+        DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_prepare_for(NULL, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, q8, 1, mem,
+                                        bytes, &act, &bad),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_prepare_for(x, 100, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, q8, 1, mem,
+                                        bytes, &act, &bad),
+                     DN_ERR_INVALID_ARGUMENT);
+    x[n + 77] = INFINITY;
+    assert_int_equal(PF(q8, 1), DN_ERR_NON_FINITE);
+    assert_int_equal(bad, n + 77);
+    assert_null(act);
+    x[n + 77] = 0.5f;
+    assert_int_equal(PF(q8, 1), DN_OK);
+#undef PF
+    /* per block with only a 256-element format named: the 32 quantization
+       is skipped, a non-finite element still found (n = 512) */
+    const dn_type k6[1] = {DN_TYPE_Q6_K};
+    const float keep = x[300];
+    x[300] = NAN;
+    dn_act *c = NULL;
+    assert_int_equal(dn_act_create_for(x, 512, 2, DN_ACT_PER_BLOCK, DN_WORDS_TWO, k6, 1, &c, &bad),
+                     DN_ERR_NON_FINITE);
+    assert_int_equal(bad, 300);
+    assert_null(c);
+    x[300] = keep;
+    assert_int_equal(dn_act_create_for(x, n, 2, DN_ACT_SUB32, DN_WORDS_ONE, NULL, 2, &c, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_create_for(x, n, 2, DN_ACT_SUB32, DN_WORDS_ONE, bad_types, 1, &c, NULL),
+                     DN_ERR_UNSUPPORTED_TYPE);
+    assert_int_equal(dn_act_create_for(x, n, 2, DN_ACT_SUB32, DN_WORDS_ONE, q8, 1, NULL, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_act_create_for(x, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, q8, 1, &c, NULL),
+                     DN_OK);
+    assert_int_equal(dn_act_mat_mul(c, DN_TYPE_Q8_0, w, rows, a, NULL, NULL), DN_OK);
+    assert_int_equal(dn_act_mat_mul(act, DN_TYPE_Q8_0, w, rows, b, NULL, NULL), DN_OK);
+    assert_same(a, b, 2 * rows);
+    assert_int_equal(dn_act_mat_vec(c, 0, DN_TYPE_Q4_0, w, rows, a, NULL, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    dn_act_destroy(c);
+    free(mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +666,8 @@ int main(void)
         cmocka_unit_test(blocked_edges_change_no_bit),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(prepared_for_equals_prepare),
+        cmocka_unit_test(prepared_for_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,12 +107,47 @@ DN_API dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_sc
 DN_API dn_status dn_act_create(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
                                dn_words words, dn_act **act, size_t *bad);
 
+/* dn_act_prepare for the formats types[0 .. type_count) only (a Q4_K_M
+   model: {DN_TYPE_Q4_K, DN_TYPE_Q6_K}): the same memory (dn_act_size),
+   quantization and checks, and for each named format exactly the bits of
+   dn_act_prepare's activation; only the work of the others is skipped.
+   Under DN_ACT_SUB32 the skipped work is the group facts of the formats'
+   slots (docs/dot.md: 7 slots; the six 32-element formats share one, each
+   256-element format has its own); under DN_ACT_PER_BLOCK a block size
+   (32 or 256) no named format uses is not quantized. A product with a
+   format not named returns DN_ERR_INVALID_ARGUMENT and writes nothing,
+   even one whose slot a named format filled (naming Q8_0 builds the slot
+   Q4_0 reads, yet a Q4_0 product is refused; Q4_K and Q5_K have slots of
+   their own): what is served is what the call names. Repeats are allowed.
+   Memory, threads and the dn_act's life as dn_act_prepare's. Statuses, in the order checked:
+   DN_ERR_INVALID_ARGUMENT for act NULL, or n, cols, scaling, words as
+   dn_act_size refuses them, or types NULL or type_count 0;
+   DN_ERR_UNSUPPORTED_TYPE when a named type is not a quantized format the
+   block readers read (F32, F16, BF16, a value no dn_type has);
+   DN_ERR_INVALID_ARGUMENT when n is not a whole number of a named format's
+   block (Q4_K etc. need n a multiple of 256); then as dn_act_prepare
+   (x or mem NULL, too few bytes: DN_ERR_INVALID_ARGUMENT;
+   DN_ERR_NON_FINITE with *bad). *act is NULL on an error. O(n cols):
+   {Q4_K, Q6_K} costs about 0.8 of dn_act_prepare under Sub32 and 0.45-0.5
+   per block (n = 2048 .. 16384, docs/dot.md). */
+DN_API dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                                    dn_words words, const dn_type *types, size_t type_count,
+                                    void *mem, size_t bytes, dn_act **act, size_t *bad);
+
+/* dn_act_prepare_for in one malloc of dn_act_size bytes, owned by *act
+   until dn_act_destroy. DN_ERR_OUT_OF_MEMORY when the malloc fails; else
+   as dn_act_prepare_for (the types checked first). */
+DN_API dn_status dn_act_create_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                                   dn_words words, const dn_type *types, size_t type_count,
+                                   dn_act **act, size_t *bad);
+
 /* Frees a dn_act_create'd activation; NULL is a no-op. Not for one
    prepared in the caller's memory (free that memory instead). */
 DN_API void dn_act_destroy(dn_act *act);
 
 /* The statuses of the products below (each says which apply):
-   DN_ERR_INVALID_ARGUMENT: act, w or out NULL, act not prepared, col out of
+   DN_ERR_INVALID_ARGUMENT: act, w or out NULL, act not prepared, a format
+     act was not prepared for (dn_act_prepare_for without it), col out of
      range, a row or column range not within the matrix, the matrix's rows
      not a whole number of blocks of act's n, a per-block act without the
      format's block size (256 needs n a multiple of 256), or a matrix or
