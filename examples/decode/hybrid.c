@@ -72,7 +72,6 @@ static void gates(dd_state *s, const dd_layer *L, float *beta, float *g)
 
 static int mix(dd_state *s, const dd_layer *L, size_t l)
 {
-    s->act_src = NULL; /* gdn_out and z change */
     const dd_model *m = s->m;
     size_t d = m->gdn_d, qk = m->gdn_kh * d, v = m->gdn_vh * d, H = m->gdn_vh;
     float *beta = s->gates + 2 * H, *g = s->gates + 3 * H;

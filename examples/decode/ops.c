@@ -32,7 +32,6 @@ int dd_fail(dd_state *s, const char *what, dn_status st)
    that value is an f32. */
 int op_embed(dd_state *s, uint32_t token)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     const dd_matrix *e = &s->m->tok_embd;
     size_t n = e->cols;
     size_t row_bytes = n / dn_type_block_elements(e->type) * dn_type_block_bytes(e->type);
@@ -50,7 +49,6 @@ int op_embed(dd_state *s, uint32_t token)
 
 int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     dn_status st = dn_rmsnorm(x, w, s->m->eps, y, n);
     s->bucket[DD_T_NORM] += dd_now() - t0;
@@ -58,16 +56,11 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 }
 
 /* x (n floats) prepared as a dn_act (one column, Sub32 scales, one word)
-   in s->pact_mem, grown as needed, unless it is already: every quantized
-   matrix that reads x until an operation writes a vector (each forgets
-   act_src) reuses it. The products with it have the bits of dn_quantize
-   then dn_mat_vec (decodenum/dot.h). */
-static int prepare_act(dd_state *s, const float *x, size_t n)
+   for the `count` formats of types only (dn_act_prepare_for), in
+   s->pact_mem, grown as needed. The products with it have the bits of
+   dn_quantize then dn_mat_vec (decodenum/dot.h). */
+static int prepare_act(dd_state *s, const float *x, size_t n, const dn_type *types, size_t count)
 {
-    if (s->pact && s->act_src == x && s->act_n == n) return 0;
-    s->pact = NULL;
-    s->act_src = x;
-    s->act_n = n;
     double t0 = dd_now();
     size_t bytes = 0;
     dn_status st = dn_act_size(n, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes);
@@ -79,8 +72,8 @@ static int prepare_act(dd_state *s, const float *x, size_t n)
         s->pact_bytes = bytes;
     }
     if (st == DN_OK)
-        st = dn_act_prepare(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, s->pact_mem, s->pact_bytes,
-                            &s->pact, NULL);
+        st = dn_act_prepare_for(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, types, count, s->pact_mem,
+                                s->pact_bytes, &s->pact, NULL);
     s->bucket[DD_T_QUANT] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "activation preparation", st);
 }
@@ -88,33 +81,32 @@ static int prepare_act(dd_state *s, const float *x, size_t n)
 /* y[i] = W[i] x for `count` matrices that read the same x (Q, K and V; gate
    and up; a Gated-DeltaNet layer's six input projections). F16 weights:
    dn_f16_mat_vec each (ggml's vec_dot bits). Block formats: x prepared once
-   (prepare_act); repacked matrices (dd_model_repack) by
-   dn_repacked_mat_vec each, the ones in place together by
-   dn_act_mat_vec_multi, one pass of the pool over all their rows. Every
-   product splits its rows over the pool; the bits are each matrix's own
-   dn_mat_vec's either way. */
+   for the group's formats (prepare_act); repacked matrices
+   (dd_model_repack) by dn_repacked_mat_vec each, the ones in place
+   together by dn_act_mat_vec_multi, one pass of the pool over all their
+   rows. Every product splits its rows over the pool; the bits are each
+   matrix's own dn_mat_vec's either way. */
 int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *const *y,
                 size_t count, int bucket)
 {
     dn_act_matrix inplace[DD_GROUP_MAX];
-    size_t n_inplace = 0;
-    dn_status st = count <= DD_GROUP_MAX ? DN_OK : DN_ERR_INVALID_ARGUMENT;
+    dn_type types[DD_GROUP_MAX];
+    size_t n_inplace = 0, n_types = 0;
+    if (count > DD_GROUP_MAX) return dd_fail(s, "matrix group", DN_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < count; i++)
+        if (w[i]->type != DN_TYPE_F16) types[n_types++] = w[i]->type;
+    if (n_types && prepare_act(s, x, w[0]->cols, types, n_types)) return -1;
+    dn_status st = DN_OK;
     for (size_t i = 0; st == DN_OK && i < count; i++) {
-        if (w[i]->type == DN_TYPE_F16) {
-            double t0 = dd_now();
+        double t0 = dd_now();
+        if (w[i]->type == DN_TYPE_F16)
             st = dn_f16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
                                 x, y[i], s->pool);
-            s->bucket[bucket] += dd_now() - t0;
-            continue;
-        }
-        if (prepare_act(s, x, w[i]->cols)) return -1;
-        if (!w[i]->packed) {
+        else if (w[i]->packed)
+            st = dn_repacked_mat_vec(s->pact, 0, w[i]->type, w[i]->packed, w[i]->rows, y[i],
+                                     s->pool, NULL);
+        else
             inplace[n_inplace++] = (dn_act_matrix){w[i]->type, w[i]->data, w[i]->rows, y[i]};
-            continue;
-        }
-        double t0 = dd_now();
-        st = dn_repacked_mat_vec(s->pact, 0, w[i]->type, w[i]->packed, w[i]->rows, y[i], s->pool,
-                                 NULL);
         s->bucket[bucket] += dd_now() - t0;
     }
     if (st == DN_OK && n_inplace > 0) {
@@ -134,7 +126,6 @@ int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bu
    and biases, on the calling thread (one token's vector is small). */
 void op_add(dd_state *s, float *x, const float *y, size_t n)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     (void)dn_vec_add(x, y, x, n, NULL); /* arguments the model checked */
     s->bucket[DD_T_RESID] += dd_now() - t0;
@@ -143,7 +134,6 @@ void op_add(dd_state *s, float *x, const float *y, size_t n)
 /* g = silu(g) * u (dn_vec_silu_mul: dn_silu, then dn_fmul). */
 int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     dn_status st = dn_vec_silu_mul(g, u, g, n, NULL);
     s->bucket[DD_T_SWIGLU] += dd_now() - t0;
@@ -193,7 +183,6 @@ int op_rope_table(dd_state *s, size_t pos)
 
 int op_rope(dd_state *s, float *x, size_t heads)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     double t0 = dd_now();
     size_t hd = s->m->head_dim;
     dn_status st = DN_OK;
@@ -217,7 +206,6 @@ int op_head_norm(dd_state *s, float *x, size_t heads, const float *w)
    on the pool). */
 int op_attend(dd_state *s, size_t layer, size_t pos)
 {
-    s->act_src = NULL; /* a vector changes: its quantized form is stale */
     const dd_model *m = s->m;
     dn_kv_cache c = {s->kc[layer],
                      s->vc[layer],

@@ -17,10 +17,8 @@ typedef struct dd_state {
     int kv_int8; /* 1: int8 KV rows, else binary16 */
     float *x, *h, *q, *k, *v, *att, *o, *g, *u, *logits;
     float *freq, *cos, *sin; /* rotary frequencies, one position's table */
-    /* the prepared activation and the vector it was made from */
-    const float *act_src;
-    size_t act_n;   /* act_src's length */
-    dn_act *pact;   /* act_src prepared (dn_act), when not NULL */
+    /* the prepared activation of the latest group of products */
+    dn_act *pact;
     void *pact_mem; /* pact's memory, pact_bytes */
     size_t pact_bytes;
     /* the KV cache: per layer K and V, int8 codes or binary16 */
