@@ -533,13 +533,7 @@ AI int batch8_q4k2(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         } else if (a->gok[gi]) {
             p = q4k8_unfactored2(c, grp, g);
         } else {
-            uint8_t blk[DN_Q4K8_BYTES / DN_Q4K8_ROWS];
-            float f[8];
-            for (int r = 0; r < 8; r++) {
-                dn_q4k8_get(grp, r, blk);
-                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk, c->act, c->scaling, g, g + 256);
-            }
-            p = _mm256_loadu_ps(f);
+            p = dn_q4k8_ref_pieces(c, grp, g);
         }
         tiny = _mm256_or_si256(tiny, tiny8(p));
         acc = _mm256_add_ps(acc, p);
@@ -552,17 +546,7 @@ AI int batch8_q4k2(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
    group at a time (its eight rows computed, the ones in [r0, r1) written). */
 AI dn_status mv_packed8_q4k2(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
-    for (size_t r = r0; r < r1;) {
-        const size_t q = r / 8 * 8, k1 = r1 - q < 8 ? r1 - q : 8;
-        float v[8];
-        const int tiny = batch8_q4k2(c, c->w + q * c->row_bytes, v);
-        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
-            return dn_mv_ref(c, 1, r, r1, out, bad);
-        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
-        if (st != DN_OK) return st;
-        r = q + k1;
-    }
-    return DN_OK;
+    return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q4k2);
 }
 
 #define NOINLINE __attribute__((noinline))

@@ -345,4 +345,44 @@ AI void dn_prefetch_group(const dn_mv_ctx *c, dn_type t, const uint8_t *const bl
         }
 }
 
+/* ---- the eight-row interleaved Q4_K layout (decodenum/repack.h) ------------------ */
+
+/* The eight rows' pieces of group g by the reference's piece function, each
+   row's block put back together first: a group outside the kernels' fast
+   path. */
+AI __m256 dn_q4k8_ref_pieces(const dn_mv_ctx *c, const uint8_t *grp, size_t g)
+{
+    uint8_t blk[DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+    float f[8];
+    for (int r = 0; r < 8; r++) {
+        dn_q4k8_get(grp, r, blk);
+        f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk, c->act, c->scaling, g, g + 256);
+    }
+    return _mm256_loadu_ps(f);
+}
+
+/* An eight-row batch of the interleaved layout: v[0..8) the rows' values,
+   the mask of lanes needing the reference's finish (dn_mv_finish), or -1
+   for an unreadable block. */
+typedef int (*dn_q4k8_batch_fn)(const dn_mv_ctx *c, const uint8_t *grp, float v[8]);
+
+/* The repacked Q4_K product over rows [r0, r1), one interleaved row group
+   at a time by `batch` (its eight rows computed, the ones in range
+   written). */
+AI dn_status dn_q4k8_rows(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad,
+                          dn_q4k8_batch_fn batch)
+{
+    for (size_t r = r0; r < r1;) {
+        const size_t q = r / 8 * 8, k1 = r1 - q < 8 ? r1 - q : 8;
+        float v[8];
+        const int tiny = batch(c, c->w + q * c->row_bytes, v);
+        if (tiny < 0) /* an unreadable block: the reference finds and reports it */
+            return dn_mv_ref(c, 1, r, r1, out, bad);
+        dn_status st = dn_mv_finish(c, 1, q, r - q, k1, tiny, v, out, bad);
+        if (st != DN_OK) return st;
+        r = q + k1;
+    }
+    return DN_OK;
+}
+
 #endif
