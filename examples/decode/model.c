@@ -330,6 +330,18 @@ static void *weights_alloc(size_t bytes)
     return p;
 }
 
+/* weights_alloc's bytes, owned by the model (freed with it); NULL when out
+   of memory. */
+static uint8_t *owned_weights(dd_model *m, size_t bytes)
+{
+    void **grown = realloc(m->owned, (m->n_owned + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    m->owned = grown;
+    uint8_t *p = weights_alloc(bytes);
+    if (p) m->owned[m->n_owned++] = p;
+    return p;
+}
+
 /* One matrix's repacked copy, owned by the model; 0, or -1 (out of memory). */
 static int repack_one(dd_model *m, dd_matrix *w)
 {
@@ -343,12 +355,8 @@ static int repack_one(dd_model *m, dd_matrix *w)
     }
     size_t bytes = 0;
     if (dn_repack_size(w->type, w->rows, w->cols, &bytes) != DN_OK) return 0; /* stays in place */
-    void **grown = realloc(m->owned, (m->n_owned + 1) * sizeof *grown);
-    if (!grown) return -1;
-    m->owned = grown;
-    uint8_t *p = weights_alloc(bytes);
+    uint8_t *p = owned_weights(m, bytes);
     if (!p) return -1;
-    m->owned[m->n_owned++] = p;
     if (dn_repack(w->type, w->data, w->rows, w->cols, p, bytes) != DN_OK) return 0;
     w->packed = p;
     return 0;
@@ -362,12 +370,8 @@ static int copy_one(dd_model *m, dd_matrix *w)
     size_t be = dn_type_block_elements(w->type);
     if (be == 0) return 0;                                                  /* stays in place */
     size_t bytes = w->rows * (w->cols / be * dn_type_block_bytes(w->type)); /* bound at load */
-    void **grown = realloc(m->owned, (m->n_owned + 1) * sizeof *grown);
-    if (!grown) return -1;
-    m->owned = grown;
-    uint8_t *p = weights_alloc(bytes);
+    uint8_t *p = owned_weights(m, bytes);
     if (!p) return -1;
-    m->owned[m->n_owned++] = p;
     memcpy(p, w->data, bytes);
     w->data = p;
     return 0;
