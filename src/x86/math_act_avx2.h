@@ -50,14 +50,28 @@ static inline V recip_seed_div(V m)
     return _mm256_div_ps(F(1.0f), c);
 }
 
-/* recip_split() with the seed divided, err given. */
+/* math.c's one_minus_split with each product fused into its subtraction
+   (vfnmadd): a product of 12-bit halves is exact, so the fused operation
+   rounds once where the subtraction did, to the same value (c - a b is
+   c + (-(a b)) either way, zeros included). The only fused operations of
+   these kernels are such exact-product ones. */
+static inline V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
+{
+    V r = _mm256_fnmadd_ps(a_hi, b_hi, F(1.0f));
+    r = _mm256_fnmadd_ps(a_hi, b_lo, r);
+    r = _mm256_fnmadd_ps(a_lo, b_hi, r);
+    return _mm256_fnmadd_ps(a_lo, b_lo, r);
+}
+
+/* recip_split() with the seed divided, err given, the residual's products
+   fused (one_minus_split_fma: the same value). */
 static inline vrecip_parts recip_split_div(V m, V err)
 {
     V y0 = recip_seed_div(m);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    V r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
 }
@@ -314,31 +328,6 @@ static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
 
-/* math.c's one_minus_split with each product fused into its subtraction
-   (vfnmadd): a product of 12-bit halves is exact, so the fused operation
-   rounds once where the subtraction did, to the same value (c - a b is
-   c + (-(a b)) either way, zeros included). The only fused operations of
-   these kernels are such exact-product ones. */
-static inline V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
-{
-    V r = _mm256_fnmadd_ps(a_hi, b_hi, F(1.0f));
-    r = _mm256_fnmadd_ps(a_hi, b_lo, r);
-    r = _mm256_fnmadd_ps(a_lo, b_hi, r);
-    return _mm256_fnmadd_ps(a_lo, b_lo, r);
-}
-
-/* recip_split_div(m, err) with the residual fused as above. */
-static inline vrecip_parts recip_split_fma(V m, V err)
-{
-    V y0 = recip_seed_div(m);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
-    vrecip_parts p = {y1, r};
-    return p;
-}
-
 /* The sigmoid as y (1 + r) 2^-e with -e as an exponent-field step se. */
 typedef struct {
     vrecip_parts y;
@@ -359,7 +348,7 @@ static inline vsig_fast sig_fast(vexp_parts p)
     VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
     V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
     vsig_fast s;
-    s.y = recip_split_fma(MUL(dh, p2), MUL(de, p2));
+    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2));
     s.se = _mm256_sub_epi32(AS_I(t), eb);
     return s;
 }
