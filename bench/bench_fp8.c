@@ -292,9 +292,9 @@ static void mat_mul_section(run *r)
 
 static int per_isa(run *r)
 {
-    static const dn_isa isas[3] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_NEON};
+    static const dn_isa isas[4] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_AVX512, DN_ISA_NEON};
     int n = 0, ok = 1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         const dn_kernels *ks = dn_kernels_for(isas[i]);
         if (!ks) continue;
         r->kp[n] = (product){

@@ -28,7 +28,8 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
                        .f16 = &dn_f16_avx512,
                        .dot = &dn_dot_avx512,
                        .attention = &dn_attention_avx512,
-                       .gdn = &dn_gdn_avx512},
+                       .gdn = &dn_gdn_avx512,
+                       .fp8 = &dn_fp8_avx512},
 #endif
 #if defined(DN_HAVE_NEON)
     [DN_ISA_NEON] = {&dn_fp32_neon, &dn_math_neon, &dn_f16_neon, &dn_quant_neon, &dn_dot_neon,

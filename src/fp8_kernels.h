@@ -4,7 +4,7 @@
  *
  * One table per ISA, registered in src/dispatch.c. dn_fp8_scalar holds the
  * references (src/fp8.c), which define the bits (docs/numerics.md, "FP8
- * E4M3 products"); the AVX2 and NEON tables reproduce them exactly. An
+ * E4M3 products"); the AVX2, AVX-512 and NEON tables reproduce them exactly. An
  * entry an ISA leaves NULL runs the ISA below it. The entry points check
  * every argument first: kernels see consistent sizes and finite scales.
  */
@@ -56,6 +56,9 @@ int dn_fp8_has_nan(const uint8_t *w, size_t n);
 extern const dn_fp8_kernels dn_fp8_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_fp8_kernels dn_fp8_avx2;
+#endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_fp8_kernels dn_fp8_avx512;
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_fp8_kernels dn_fp8_neon;

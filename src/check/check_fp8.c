@@ -10,8 +10,8 @@
 enum { DECODE, MAT_VEC_ROWS, MAT_MUL_ROWS, COUNT };
 static const char *const names[COUNT] = {"decode", "mat_vec_rows", "mat_mul_rows"};
 
-#define MAX_ROWS 11
-#define MAX_N 6
+#define MAX_ROWS 19
+#define MAX_N 19
 
 typedef struct bufs {
     uint8_t *w;
