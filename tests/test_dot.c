@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "decodenum.h"
-#include "block_scales.h"
+#include "random_blocks.h"
 #include "exact_model.h"
 #include "testutil.h"
 
@@ -229,33 +229,6 @@ static void misaligned_inputs_are_refused(void **state)
 
 /* ---- matrix-vector products --------------------------------------------- */
 
-/* The byte offsets of a format's binary16 scales: d, and the second scale
-   (-1: none). */
-static void scale_offsets(dn_type t, int *d, int *dm)
-{
-    *d = 0;
-    *dm = -1;
-    for (size_t i = 0; i < NBLOCK_SCALES; i++)
-        if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
-}
-
-/* Random rows of `type` whose scales are finite binary16 values of either
-   sign, exponents 2^-10..2^5. */
-static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
-{
-    size_t bb = dn_type_block_bytes(t);
-    int d, dm;
-    scale_offsets(t, &d, &dm);
-    for (size_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)splitmix(s);
-    for (size_t b = 0; b < blocks; b++) {
-        put16(w + b * bb + d,
-              (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-        if (dm >= 0)
-            put16(w + b * bb + dm,
-                  (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-    }
-}
-
 /* The last block of row 23 made unreadable (an infinite d): every pool
    reports its index, then the block is restored. */
 static void unreadable_block_is_named(dn_type t, uint8_t *w, size_t rows, size_t n,
@@ -264,7 +237,7 @@ static void unreadable_block_is_named(dn_type t, uint8_t *w, size_t rows, size_t
 {
     size_t blocks = n / dn_type_block_elements(t), bb = dn_type_block_bytes(t);
     int d, dm;
-    scale_offsets(t, &d, &dm);
+    block_scale_offsets(t, &d, &dm);
     size_t blk = 23 * blocks + blocks - 1;
     uint8_t keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
     put16(w + blk * bb + d, 0x7C00);
@@ -306,7 +279,7 @@ static void mat_vec_is_dot_of_every_row(void **state)
         dn_act_scale *scales = malloc(n / 32 * sizeof *scales);
         dn_segment *segs = malloc(n / 16 * sizeof *segs);
         assert_true(w && x && ref && out && codes && coef && offs && scales && segs);
-        random_matrix(&s, t, w, rows * blocks);
+        random_blocks(&s, t, w, rows * blocks);
         for (size_t i = 0; i < n; i++) /* Gaussian-ish, every 50th an outlier */
             x[i] = (float)(between(&s, -1000, 1000) + between(&s, -1000, 1000)) / 1000.0f *
                    (i % 50 ? 1.0f : 40.0f);
@@ -423,7 +396,7 @@ static void odd_addresses_change_no_bit(void **state)
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         dn_type t = types[ti];
         size_t be = dn_type_block_elements(t), bytes = rows * (n / be) * dn_type_block_bytes(t);
-        random_matrix(&s, t, w, rows * (n / be));
+        random_blocks(&s, t, w, rows * (n / be));
         for (int k = 0; k < 4; k++) {
             dn_act_scaling scaling = k & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
             dn_words words = k & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;

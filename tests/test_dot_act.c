@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #include "decodenum.h"
-#include "block_scales.h"
+#include "random_blocks.h"
 #include "testutil.h"
 
 static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
@@ -29,30 +29,6 @@ static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_T
                                 DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
 #define NTYPES (sizeof types / sizeof types[0])
 #define COLS 4
-
-static void scale_offsets(dn_type t, int *d, int *dm)
-{
-    *d = 0;
-    *dm = -1;
-    for (size_t i = 0; i < NBLOCK_SCALES; i++)
-        if (block_scales[i].type == t) *d = block_scales[i].d_at, *dm = block_scales[i].b_at;
-}
-
-/* Random blocks with finite binary16 scales of either sign, 2^-10..2^5. */
-static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
-{
-    size_t bb = dn_type_block_bytes(t);
-    int d, dm;
-    scale_offsets(t, &d, &dm);
-    for (size_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)splitmix(s);
-    for (size_t b = 0; b < blocks; b++) {
-        put16(w + b * bb + d,
-              (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-        if (dm >= 0)
-            put16(w + b * bb + dm,
-                  (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-    }
-}
 
 /* COLS columns: Gaussian-ish with outliers; magnitudes 2^-60..2^60 (the
    exponents of a group's blocks far apart); all zero; small integers. */
@@ -177,7 +153,7 @@ static void unreadable_named(const dn_act *act, const mats *m, size_t ti, dn_poo
     const dn_type t = types[ti];
     size_t blocks = m->n / dn_type_block_elements(t), bb = dn_type_block_bytes(t);
     int d, dm;
-    scale_offsets(t, &d, &dm);
+    block_scale_offsets(t, &d, &dm);
     size_t blk = 23 * blocks + blocks - 1;
     uint8_t *w = m->w[ti], keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
     put16(w + blk * bb + d, 0x7C00);
@@ -220,7 +196,7 @@ static void every_form_for(size_t n, size_t rows, uint64_t seed)
         m.w[ti] = malloc(rows * (n / be) * dn_type_block_bytes(types[ti]));
         m.ref[ti] = malloc(COLS * rows * sizeof(float));
         assert_true(m.w[ti] && m.ref[ti]);
-        random_matrix(&s, types[ti], m.w[ti], rows * (n / be));
+        random_blocks(&s, types[ti], m.w[ti], rows * (n / be));
     }
     float *x = malloc(COLS * n * sizeof *x), *out = malloc(COLS * rows * sizeof *out);
     assert_true(x && out);
@@ -271,7 +247,7 @@ static void created_equals_prepared(void **state)
     float x[2 * 512], a[2 * 9], b[2 * 9];
     uint8_t w[9 * 2 * 144];
     for (size_t i = 0; i < 2 * n; i++) x[i] = (float)between(&s, -500, 500) / 64.0f;
-    random_matrix(&s, DN_TYPE_Q4_K, w, rows * 2);
+    random_blocks(&s, DN_TYPE_Q4_K, w, rows * 2);
     dn_act *c = NULL, *p = NULL;
     size_t bytes;
     assert_int_equal(dn_act_create(x, n, 2, DN_ACT_PER_BLOCK, DN_WORDS_TWO, &c, NULL), DN_OK);
@@ -392,7 +368,7 @@ static void column_blocks_change_no_bit(void **state)
     for (int k = 0; k < 2; k++) {
         const dn_type t = ts[k];
         const size_t blocks = n / dn_type_block_elements(t);
-        random_matrix(&s, t, w, rows * blocks);
+        random_blocks(&s, t, w, rows * blocks);
         memset(out, 0xFF, cols * rows * sizeof *out);
         assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, t, w, rows, 0, rows, out, NULL), DN_OK);
         for (size_t c = 0; c < cols; c++) {
@@ -400,7 +376,7 @@ static void column_blocks_change_no_bit(void **state)
             assert_same(out + c * rows, v, rows);
         }
         int d, dm;
-        scale_offsets(t, &d, &dm);
+        block_scale_offsets(t, &d, &dm);
         const size_t bb = dn_type_block_bytes(t), blk = 6 * blocks + 3;
         put16(w + blk * bb + d, 0x7E00);
         size_t bad = 0;
@@ -437,7 +413,7 @@ static void blocked_edges_change_no_bit(void **state)
     assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
     for (int k = 0; k < 4; k++) {
         const dn_type t = ts[k];
-        random_matrix(&s, t, w, rows * (n / dn_type_block_elements(t)));
+        random_blocks(&s, t, w, rows * (n / dn_type_block_elements(t)));
         for (size_t c = 0; c < cols; c++)
             assert_int_equal(dn_act_mat_vec(act, c, t, w, rows, v + c * rows, NULL, NULL), DN_OK);
         memset(out, 0xFF, cols * rows * sizeof *out);
@@ -537,7 +513,7 @@ static void prepared_for_serves_named_only(size_t n, size_t rows, uint64_t seed)
         m.ref[ti] = malloc(COLS * rows * sizeof(float));
         pw[ti] = malloc(pb);
         assert_true(m.w[ti] && m.ref[ti] && pw[ti]);
-        random_matrix(&s, types[ti], m.w[ti], rows * (n / be));
+        random_blocks(&s, types[ti], m.w[ti], rows * (n / be));
         assert_int_equal(dn_repack(types[ti], m.w[ti], rows, n, pw[ti], pb), DN_OK);
     }
     float *x = malloc(COLS * n * sizeof *x), *out = malloc(COLS * rows * sizeof *out);
@@ -592,7 +568,7 @@ static void prepared_for_refusals(void **state)
     uint8_t w[5 * 17 * 34];
     uint64_t s = 3;
     for (size_t i = 0; i < 2 * n; i++) x[i] = (float)between(&s, -500, 500) / 64.0f;
-    random_matrix(&s, DN_TYPE_Q8_0, w, rows * 17);
+    random_blocks(&s, DN_TYPE_Q8_0, w, rows * 17);
     size_t bytes = 0, bad = 0;
     assert_int_equal(dn_act_size(n, 2, DN_ACT_PER_BLOCK, DN_WORDS_ONE, &bytes), DN_OK);
     uint8_t *mem = malloc(bytes);
