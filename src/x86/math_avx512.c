@@ -131,9 +131,11 @@ INLINE M bit6(VI j) { return _mm512_test_epi32_mask(j, I(64)); }
 INLINE V lut128c(const float *t, VI j, M nb5, M b5, M upper)
 {
     V lo = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t), j, nb5, _mm512_loadu_ps(t + 16));
-    lo = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 32), AS_I(lo), b5, _mm512_loadu_ps(t + 48));
+    lo = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 32), AS_I(lo), b5,
+                                      _mm512_loadu_ps(t + 48));
     V hi = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 64), j, nb5, _mm512_loadu_ps(t + 80));
-    hi = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 96), AS_I(hi), b5, _mm512_loadu_ps(t + 112));
+    hi = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 96), AS_I(hi), b5,
+                                      _mm512_loadu_ps(t + 112));
     return _mm512_mask_blend_ps(upper, lo, hi);
 }
 
@@ -202,7 +204,10 @@ typedef struct {
     VI th_hi[2], th_lo[2], tl[2];
 } exp_words;
 
-INLINE VI join16(__m256i a, __m256i b) { return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1); }
+INLINE VI join16(__m256i a, __m256i b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
 
 INLINE exp_words exp_words_load(void)
 {
@@ -233,7 +238,8 @@ INLINE V exp_fast(V x, const exp_words *tw)
     /* j = n mod 64 is the low 6 bits of t's bits, copied into both words:
        the high word of T_hi, then the low (the high word already holds its
        value, the low still its index), and T_lo into the high word */
-    VI jj = _mm512_shuffle_epi8(AS_I(t), _mm512_set4_epi32(0x0D0C0D0C, 0x09080908, 0x05040504, 0x01000100));
+    VI jj = _mm512_shuffle_epi8(AS_I(t),
+                                _mm512_set4_epi32(0x0D0C0D0C, 0x09080908, 0x05040504, 0x01000100));
     VI th = _mm512_mask2_permutex2var_epi16(tw->th_hi[0], jj, 0xAAAAAAAAu, tw->th_hi[1]);
     th = _mm512_mask2_permutex2var_epi16(tw->th_lo[0], th, 0x55555555u, tw->th_lo[1]);
     V t_hi = AS_F(th);
@@ -268,8 +274,10 @@ INLINE V v_exp_fast(V x, const exp_words *tw)
 INLINE void invc_words_load(VI w[4])
 {
     for (int i = 0; i < 4; i++) {
-        __m256i a = _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i), 16));
-        __m256i b = _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i + 16), 16));
+        __m256i a =
+            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i), 16));
+        __m256i b = _mm512_cvtepi32_epi16(
+            _mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i + 16), 16));
         w[i] = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
     }
 }
