@@ -28,6 +28,9 @@
  *   the power-of-two multiplies are exact there.
  * - Special inputs are fixed with mask moves; ln and rsqrt test the vector
  *   once and skip the fixes where no lane needs one.
+ * - exp_v, softmax and ln_v read their small tables as 16-bit words
+ *   (vpermi2w reaches 64 words in two registers) and do the reference's
+ *   exact steps in one instruction each (exp_fast, ln_core_w).
  */
 #include "../math_kernels.h"
 #include "../math_tables.h"
@@ -121,6 +124,21 @@ INLINE V lut128(const float *t, VI j, M upper)
 
 INLINE M bit6(VI j) { return _mm512_test_epi32_mask(j, I(64)); }
 
+/* lut128 without the bit-5 blends: the first masked vpermi2ps writes the
+   lanes of one 32-entry quarter and leaves the others holding their index,
+   which the second reads (nb5, b5: the lanes with bit 5 clear and set,
+   shared by the tables of one index). */
+INLINE V lut128c(const float *t, VI j, M nb5, M b5, M upper)
+{
+    V lo = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t), j, nb5, _mm512_loadu_ps(t + 16));
+    lo = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 32), AS_I(lo), b5,
+                                      _mm512_loadu_ps(t + 48));
+    V hi = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 64), j, nb5, _mm512_loadu_ps(t + 80));
+    hi = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(t + 96), AS_I(hi), b5,
+                                      _mm512_loadu_ps(t + 112));
+    return _mm512_mask_blend_ps(upper, lo, hi);
+}
+
 /* ---- exp ------------------------------------------------------------------ */
 
 typedef struct {
@@ -161,39 +179,147 @@ INLINE V v_exp(V x)
     return nan_where(isnan_(x), flush(scale(p.hi, kf(p))));
 }
 
-/* Where every lane has |x| <= 86 (k within [-125, 124]) the clamp, the NaN
-   rule and the flush change nothing and the power of two is exact: one
-   integer add to the exponent field. (Measured against Sleef_expf16_u10 in
-   one process: 1.01x its time; 1.09x with vscalefps for the power of two
-   here, 1.43x without this path, 1.02x with the loop unrolled by two.) */
-INLINE V v_exp_fast(V x)
+/* The fast loop (exp_v, softmax). Where every lane has |x| <= 86 (k within
+   [-125, 124]) the clamp, the NaN rule and the flush change nothing and the
+   power of two is exact: one integer add to the exponent field. The
+   reference's operations are kept, fused only where they are exact:
+   x - n*C1 (the product and the difference are exact, math.c) is one
+   vfnmadd, and T_lo + T_hi*q is one vfmadd of T_lo's integer times 2^-32
+   (exact) with the rounded product. The table is read as words (below),
+   n and k come from t's bits (t = 1.5*2^23 + n), and one range test
+   covers two vectors. Time against the previous loop in one process (AMD
+   EPYC host of docs/math.md), step by step: the fusions 0.92x, with the
+   word table 0.83x, with the paired test 0.79x. Tried and not kept, each
+   against the fusions alone: vscalefps for the power of two 1.04x, T_hi and
+   T_lo as two float tables (four vpermt2ps) 1.05x, the range test on t's
+   bits 1.01x. */
+
+/* dn_exp_table as words, 64 in each pair of registers, so that one
+   vpermi2w reads a whole table: th_hi and th_lo the high and low halves of
+   T_hi's bits (0x3F800000 | the 23 fraction bits), tl the 9-bit integer
+   T_lo * 2^32 as a bfloat16 (every entry has at most 8 significant bits,
+   so the float's low half is zero; the selftest's bit checks cover every
+   entry). Built once per call from the packed table. */
+typedef struct {
+    VI th_hi[2], th_lo[2], tl[2];
+} exp_words;
+
+INLINE VI join16(__m256i a, __m256i b)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+INLINE exp_words exp_words_load(void)
+{
+    __m256i h[4], l[4], s[4];
+    for (int i = 0; i < 4; i++) {
+        VI w = _mm512_loadu_si512(dn_exp_table + 16 * i);
+        VI th = and_or(w, 0x7FFFFFu, 0x3F800000u);
+        VI tl = AS_I(_mm512_cvtepi32_ps(_mm512_srai_epi32(w, 23)));
+        h[i] = _mm512_cvtepi32_epi16(_mm512_srli_epi32(th, 16));
+        l[i] = _mm512_cvtepi32_epi16(th);
+        s[i] = _mm512_cvtepi32_epi16(_mm512_srli_epi32(tl, 16));
+    }
+    exp_words e = {{join16(h[0], h[1]), join16(h[2], h[3])},
+                   {join16(l[0], l[1]), join16(l[2], l[3])},
+                   {join16(s[0], s[1]), join16(s[2], s[3])}};
+    return e;
+}
+
+/* exp_split(x) scaled, for lanes with |x| <= 86 (k within [-125, 124]) */
+INLINE V exp_fast(V x, const exp_words *tw)
+{
+    const V shifter = F(0x1.8p23f);
+    V z = MUL(x, F(C.exp_inv_ln2_64));
+    V t = ADD(z, shifter);
+    V nf = SUB(t, shifter);
+    V r = SUB(_mm512_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
+    V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
+    /* j = n mod 64 is the low 6 bits of t's bits, copied into both words:
+       the high word of T_hi, then the low (the high word already holds its
+       value, the low still its index), and T_lo into the high word */
+    VI jj = _mm512_shuffle_epi8(AS_I(t),
+                                _mm512_set4_epi32(0x0D0C0D0C, 0x09080908, 0x05040504, 0x01000100));
+    VI th = _mm512_mask2_permutex2var_epi16(tw->th_hi[0], jj, 0xAAAAAAAAu, tw->th_hi[1]);
+    th = _mm512_mask2_permutex2var_epi16(tw->th_lo[0], th, 0x55555555u, tw->th_lo[1]);
+    V t_hi = AS_F(th);
+    V t_lo32 = AS_F(_mm512_maskz_permutex2var_epi16(0xAAAAAAAAu, tw->tl[0], jj, tw->tl[1]));
+    V hi = ADD(t_hi, _mm512_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q)));
+    /* k << 23 = bits 6-14 of n at bits 23-31: t's bits << 17 (the
+       shifter's bits shift out) with the low six cleared */
+    VI e = _mm512_and_si512(_mm512_slli_epi32(AS_I(t), 17), I(0xFF800000u));
+    return AS_F(_mm512_add_epi32(AS_I(hi), e));
+}
+
+/* Whether a or b has a lane outside the fast range: |a| or |b| > 86, or a
+   NaN. vrangeps takes the larger magnitude of the two (it returns the
+   other operand for a quiet NaN, hence the unordered compare). */
+INLINE int exp_slow2(V a, V b)
+{
+    M big = _mm512_cmp_ps_mask(_mm512_range_ps(a, b, 0x0B), F(86.0f), _CMP_NLE_UQ);
+    return !_kortestz_mask16_u8(big, _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q));
+}
+
+INLINE V v_exp_fast(V x, const exp_words *tw)
 {
     if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), F(86.0f), _CMP_NLE_UQ)) return v_exp(x);
-    vexp_parts p = exp_split(x, 0);
-    return AS_F(_mm512_add_epi32(AS_I(p.hi), _mm512_slli_epi32(p.k, 23)));
+    return exp_fast(x, tw);
 }
 
 /* ---- ln ------------------------------------------------------------------- */
 
+/* dn_ln_invc as words: each entry K/128 has eight significant bits, so its
+   low sixteen bits are zero and the high sixteen are the whole value. w[0]
+   holds entries 0-31, w[1] 32-63, w[2] 64-95, w[3] 96-127. */
+INLINE void invc_words_load(VI w[4])
+{
+    for (int i = 0; i < 4; i++) {
+        __m256i a =
+            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i), 16));
+        __m256i b = _mm512_cvtepi32_epi16(
+            _mm512_srli_epi32(_mm512_loadu_si512(dn_ln_invc + 32 * i + 16), 16));
+        w[i] = _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+    }
+}
+
+/* invc[j] for j = bits 16-22 of mb: the word permutes read bits 16-21 (the
+   high word's index) and write the high word, the low one zeroed: two
+   permutes and a blend instead of four and three. */
+INLINE V invc_words(const VI *w, VI mb, M up)
+{
+    const __mmask32 hi_words = 0xAAAAAAAAu;
+    VI a = _mm512_maskz_permutex2var_epi16(hi_words, w[0], mb, w[1]);
+    VI b = _mm512_maskz_permutex2var_epi16(hi_words, w[2], mb, w[3]);
+    return AS_F(_mm512_mask_blend_epi32(up, a, b));
+}
+
 /* ln_core(x, c, c2) for positive normal finite lanes of x. Without c and
    c2 (ln's +0, +0: has_c 0) their four adds are left out: they change no
    value but the sign of a zero, and the only zero they could reach is
-   ln 1's = +0 + (+0 + (+0 + -0)) either way. */
-INLINE V ln_core(V x, V c, V c2, int has_c)
+   ln 1's = +0 + (+0 + (+0 + -0)) either way. With w (ln_v) invc is read
+   from words. Exact steps done in one instruction: m is vgetmantps's
+   [3/4, 3/2) significand (the same word as u - (E << 23)); s = m*invc - 1
+   is one vfmsub (the reference's four operations are exact and their sum
+   representable, math.c, so the fused form rounds nothing); E*ln2_hi + L_hi
+   one vfmadd (both exact). Time against the previous ln_v in one process,
+   step by step: the fusions 0.90x, with invc as words 0.82x, with the
+   masked permutes for L_hi and L_lo 0.76x, with vgetmantps 0.67x. All
+   four quarters by masked permutes (no blends, four masks) was slower
+   than the blends (0.96x against the fusions' 0.90x). */
+INLINE V ln_core_w(V x, V c, V c2, int has_c, const VI *w)
 {
     VI u = AS_I(x);
     VI E = _mm512_srai_epi32(_mm512_sub_epi32(u, I(0x3F400000u)), 23);
-    VI mb = _mm512_sub_epi32(u, _mm512_slli_epi32(E, 23));
-    V m = AS_F(mb);
+    V m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
+    VI mb = AS_I(m);
     VI j = _mm512_srli_epi32(mb, 16);
     M up = bit6(j);
-    V invc = lut128(dn_ln_invc, j, up);
-    V m_hi = _mm512_and_ps(m, AS_F(I(0xFFFFFF00u)));
-    V m_lo = SUB(m, m_hi);
-    V s = ADD(SUB(MUL(m_hi, invc), F(1.0f)), MUL(m_lo, invc));
+    V invc = w ? invc_words(w, mb, up) : lut128(dn_ln_invc, j, up);
+    V s = _mm512_fmsub_ps(m, invc, F(1.0f));
     V ef = _mm512_cvtepi32_ps(E);
-    V hi = ADD(MUL(ef, F(C.ln2_hi)), lut128(dn_ln_lhi, j, up));
-    V lo = ADD(MUL(ef, F(C.ln2_lo)), lut128(dn_ln_llo, j, up));
+    M b5 = _mm512_test_epi32_mask(j, I(32)), nb5 = _mm512_testn_epi32_mask(j, I(32));
+    V hi = _mm512_fmadd_ps(ef, F(C.ln2_hi), lut128c(dn_ln_lhi, j, nb5, b5, up));
+    V lo = ADD(MUL(ef, F(C.ln2_lo)), lut128c(dn_ln_llo, j, nb5, b5, up));
     V tail = MUL(MUL(s, s), ADD(F(C.ln_a2), MUL(s, ADD(F(C.ln_a3), MUL(s, F(C.ln_a4))))));
     V S = ADD(hi, s);
     V e = ADD(SUB(hi, S), s);
@@ -202,6 +328,8 @@ INLINE V ln_core(V x, V c, V c2, int has_c)
     V e2 = ADD(SUB(S, S2), c);
     return ADD(S2, ADD(ADD(e, e2), ADD(ADD(lo, c2), tail)));
 }
+
+INLINE V ln_core(V x, V c, V c2, int has_c) { return ln_core_w(x, c, c2, has_c, NULL); }
 
 /* Lanes that are not a positive normal finite number: exponent field 0 or
    255, or the sign set. */
@@ -213,10 +341,10 @@ INLINE M not_pos_normal(V x)
 
 /* The compares read a denormal as a zero of its sign (DAZ), so ln's
    special cases see the reference's flushed input. */
-INLINE V v_ln(V x)
+INLINE V v_ln_w(V x, const VI *w)
 {
     V zero = _mm512_setzero_ps();
-    V r = ln_core(x, zero, zero, 0);
+    V r = ln_core_w(x, zero, zero, 0, w);
     if (not_pos_normal(x)) {
         r = put(r, eq(x, F(INFINITY)), F(INFINITY));
         r = put(r, eq(x, zero), F(-INFINITY));
@@ -440,8 +568,57 @@ INLINE void unary_avx512(const float *x, float *y, size_t n, V (*f)(V))
     leave(csr);
 }
 
-static void exp_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_exp_fast); }
-static void ln_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_ln); }
+/* exp of x_i (or of x_i - m, with_m: softmax) into y: two vectors under one
+   range test (exp_slow2), then one, then the last n mod 16 under a mask.
+   One test per two vectors: exp_v took 0.96x the time of one per vector. */
+INLINE void exp_loop(const float *x, float *y, size_t n, V vm, int with_m)
+{
+    exp_words tw = exp_words_load();
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        V a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        if (with_m) a = SUB(a, vm), b = SUB(b, vm);
+        if (__builtin_expect(exp_slow2(a, b), 0)) {
+            a = v_exp(a);
+            b = v_exp(b);
+        } else {
+            a = exp_fast(a, &tw);
+            b = exp_fast(b, &tw);
+        }
+        _mm512_storeu_ps(y + i, a);
+        _mm512_storeu_ps(y + i + 16, b);
+    }
+    for (; i + 16 <= n; i += 16) {
+        V a = _mm512_loadu_ps(x + i);
+        _mm512_storeu_ps(y + i, v_exp_fast(with_m ? SUB(a, vm) : a, &tw));
+    }
+    if (i < n) {
+        M m = (M)((1u << (n - i)) - 1u);
+        V a = _mm512_maskz_loadu_ps(m, x + i);
+        _mm512_mask_storeu_ps(y + i, m, v_exp(with_m ? SUB(a, vm) : a));
+    }
+    leave(csr);
+}
+
+static void exp_v_avx512(const float *x, float *y, size_t n)
+{
+    exp_loop(x, y, n, _mm512_setzero_ps(), 0);
+}
+
+static void ln_v_avx512(const float *x, float *y, size_t n)
+{
+    VI w[4];
+    invc_words_load(w);
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, v_ln_w(_mm512_loadu_ps(x + i), w));
+    if (i < n) {
+        M m = (M)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(y + i, m, v_ln_w(_mm512_maskz_loadu_ps(m, x + i), w));
+    }
+    leave(csr);
+}
 static void recip_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_recip); }
 static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_rsqrt); }
 /* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx512.h (fast paths). */
@@ -455,20 +632,12 @@ static float softmax_avx512(const float *x, float *y, size_t n)
 {
     if (n == 0) return 0.0f;
     float mx = dn_fp32_avx512.fmax(x, n);
-    unsigned csr = dn_avx2_enter();
-    V vm = F(mx);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, v_exp_fast(SUB(_mm512_loadu_ps(x + i), vm)));
-    if (i < n) {
-        M m = (M)((1u << (n - i)) - 1u);
-        _mm512_mask_storeu_ps(y + i, m, v_exp(SUB(_mm512_maskz_loadu_ps(m, x + i), vm)));
-    }
-    leave(csr);
+    exp_loop(x, y, n, F(mx), 1);
     float s = dn_fp32_avx512.fsum(y, n);
     V r = F(dn_recip(s));
-    csr = dn_avx2_enter();
-    for (i = 0; i + 16 <= n; i += 16) {
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
         V v = MUL(_mm512_loadu_ps(y + i), r);
         _mm512_storeu_ps(y + i, nan_where(isnan_(v), flush(v)));
     }
