@@ -484,8 +484,8 @@ static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_t
                                      const uint8_t *w, size_t rows, size_t r0, size_t r1,
                                      float *out, size_t ldo, size_t *bad)
 {
-    return dn_dot_mm_blocked_avx512(mat_vec_rows_act_avx512, x, c0, c1, type, w, rows, r0, r1, out,
-                                    ldo, bad);
+    return dn_dot_mm_lanes_avx512(mat_vec_rows_act_avx512, x, c0, c1, type, w, rows, r0, r1, out,
+                                  ldo, bad);
 }
 
 static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
