@@ -102,6 +102,10 @@ AI int batch8_q8082(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
     for (size_t g = 0; g < c->n; g += DN_GROUP) {
         const int G = (int)((c->n - g < DN_GROUP ? c->n - g : DN_GROUP) / 32);
         const uint8_t *grp = grp0 + g / DN_GROUP * DN_PACK8_CHUNK_MAX;
+        /* the next row group's chunk into L2: from memory 1.22-1.28x the
+           plain product with it, 0.94-0.96x without (8192 x 16384, one
+           thread CPU time, this host loaded; AVX-512's loop is the other
+           way round, dot_avx512_q808.h) */
         for (int o = 0; o < 272 * G; o += 64)
             _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
         /* the 8 G scales d: an infinity or a NaN is unreadable */
