@@ -622,9 +622,12 @@ static void rp_run(rp_case *c, int nc, int rounds, clockid_t id)
 /* One format, `rows` rows of its matrix, t threads: ours plain, ours
    repacked (activation prepared in the call, and the product alone) and
    ggml on its repacked weights, alternated; their minima into res (cpu,
-   wall; ggml's NAN without a repacked peer). 0 when the bits differ. */
-static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double res[4][2])
+   wall; ggml's NAN without a peer; *ggml_inplace 1 where ggml has no
+   repacked form and ran on its weights in place). 0 when the bits differ. */
+static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double res[4][2],
+                      int *ggml_inplace)
 {
+    *ggml_inplace = 0;
     const dn_type type = ftypes[f];
     size_t pbytes = 0, abytes = 0;
     if (dn_repack_size(type, rows, COLS, &pbytes) != DN_OK ||
@@ -650,7 +653,12 @@ static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double 
     int nc = 3;
 #ifdef DN_BENCH_GGML
     ggml_peer *gp = ggml_peer_create((int)type, r->w[f], rows, COLS, r->x, 1, out + 3 * rows, t, 1);
-    if (gp && ggml_peer_repacked(gp)) c[nc++] = (rp_case){"ggml repacked", rp_ggml, gp, 0, 0, 0};
+    /* where ggml keeps no repacked form for the format on this CPU (Q8_0,
+       Q6_K on x86), its product on the weights in place */
+    if (gp)
+        c[nc++] = (rp_case){
+            ggml_peer_repacked(gp) ? "ggml repacked" : "ggml in place", rp_ggml, gp, 0, 0, 0};
+    *ggml_inplace = gp && !ggml_peer_repacked(gp);
 #endif
     rp_run(c, nc, rounds, t == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID);
     const int same = memcmp(out, out + rows, rows * sizeof *out) == 0 &&
@@ -668,9 +676,10 @@ static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double 
     return same;
 }
 
-static void rp_print(int f, const char *regime, int t, int same, double v[4][2])
+static void rp_print(int f, const char *regime, int t, int same, int inplace, double v[4][2])
 {
     printf("  %-5s %-14s %dT %-11s", fnames[f], regime, t, same ? "bits =" : "BITS DIFFER");
+    if (inplace) printf("(ggml in place) ");
     for (int i = 0; i < 4; i++) printf(" %8.1f %8.1f", v[i][0] * 1e6, v[i][1] * 1e6);
     printf("  | ggml/repacked %.3f %.3f, ggml/alone %.3f %.3f, plain/repacked %.3f %.3f\n",
            v[3][0] / v[1][0], v[3][1] / v[1][1], v[3][0] / v[2][0], v[3][1] / v[2][1],
@@ -685,23 +694,26 @@ static void rp_print(int f, const char *regime, int t, int same, double v[4][2])
    rows). */
 static void repacked_section(dot_run *r)
 {
-    printf("\nrepacked weights, us per call (minimum over the rounds; cpu = the calling thread's\n"
-           "CPU time with 1 thread, the process's with 2; then wall): plain = dn_act_prepare +\n"
-           "dn_act_mat_vec, repacked = dn_act_prepare + dn_repacked_mat_vec, alone = the repacked\n"
-           "product on an activation prepared once, ggml = ggml_mul_mat on its repacked weights\n"
-           "(its quantization in every call); ratios > 1: ours faster:\n");
+    printf(
+        "\nrepacked weights, us per call (minimum over the rounds; cpu = the calling thread's\n"
+        "CPU time with 1 thread, the process's with 2; then wall): plain = dn_act_prepare +\n"
+        "dn_act_mat_vec, repacked = dn_act_prepare + dn_repacked_mat_vec, alone = the repacked\n"
+        "product on an activation prepared once, ggml = ggml_mul_mat on its repacked weights\n"
+        "(its quantization in every call; \"ggml in place\": ggml keeps no repacked form of the\n"
+        "format on this CPU, its weights in place); ratios > 1: ours faster:\n");
     printf("  %-5s %-14s %2s %-11s %17s %17s %17s %17s\n", "type", "regime", "", "", "plain",
            "repacked", "alone", "ggml");
     for (int f = 0; f < 3; f++)
         for (int t = 1; t <= 2; t++) {
             double a[4][2], b[4][2], d[4][2];
-            int same = rp_compare(r, f, 48, t, r->quick ? 300 : 1500, a);
-            same &= rp_compare(r, f, 16, t, r->quick ? 300 : 1500, b);
+            int ip = 0;
+            int same = rp_compare(r, f, 48, t, r->quick ? 300 : 1500, a, &ip);
+            same &= rp_compare(r, f, 16, t, r->quick ? 300 : 1500, b, &ip);
             for (int i = 0; i < 4; i++)
                 for (int k = 0; k < 2; k++) d[i][k] = a[i][k] - b[i][k];
-            rp_print(f, "cache 48-16", t, same, d);
-            same = rp_compare(r, f, ROWS, t, r->quick ? 5 : 15, a);
-            rp_print(f, "memory 8192", t, same, a);
+            rp_print(f, "cache 48-16", t, same, ip, d);
+            same = rp_compare(r, f, ROWS, t, r->quick ? 5 : 15, a, &ip);
+            rp_print(f, "memory 8192", t, same, ip, a);
         }
 }
 

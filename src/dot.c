@@ -230,7 +230,7 @@ dn_status dn_ref_mat_vec_rows(dn_type type, const uint8_t *w, size_t rows, size_
    ones the kernels may assume (dot_kernels.h). */
 /* The loop of both: a row's pieces from the plain layout (row r's bytes
    at w + r * row_bytes) or the repacked one (dn_packed_read: in place, or
-   Q4_K's block put back together from its interleaved group). */
+   an interleaved format's blocks put back together from the group). */
 static dn_status rows_pieces(dn_type type, const uint8_t *w, int packed, size_t n,
                              const dn_act_row *act, dn_act_scaling scaling, size_t row_begin,
                              size_t row_end, float *out, size_t *bad)
@@ -240,7 +240,7 @@ static dn_status rows_pieces(dn_type type, const uint8_t *w, int packed, size_t 
     const size_t len = scaling == DN_ACT_PER_BLOCK ? be : DN_GROUP; /* a piece */
     int16_t coef[DN_GROUP], offs[DN_GROUP];
     dn_segment segs[DN_GROUP / DN_ACT_BLOCK];
-    uint8_t tmp[DN_Q4K8_BYTES / DN_Q4K8_ROWS]; /* a Q4_K block put back together */
+    uint8_t tmp[DN_PACK8_CHUNK_MAX / DN_Q4K8_ROWS]; /* a row's chunk put back together */
     for (size_t r = row_begin; r < row_end; r++) {
         float acc = 0.0f;
         for (size_t from = 0; from < n; from += len) {

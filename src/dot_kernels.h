@@ -98,7 +98,7 @@ dn_status dn_repacked_mm_with(const dn_dot_kernels *k, const dn_act *x, size_t c
 /* The repacked layout (decodenum/repack.h): row r's bytes of chunk j (its
    elements [256 j, min(256 j + 256, n))) in a repacked matrix w of rows of
    row_bytes, for the formats whose chunks hold whole blocks (every format
-   but Q4_K: four rows side by side). */
+   but Q4_K and Q8_0: four rows side by side). */
 static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, size_t n,
                                              size_t row_bytes, size_t r, size_t j)
 {
@@ -108,18 +108,23 @@ static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, siz
     return w + (r / 4) * 4 * row_bytes + j * 4 * cb + (r % 4) * here;
 }
 
-/* Q4_K's repacked layout: eight rows interleaved (decodenum/repack.h). */
+/* The repacked layouts with eight rows interleaved, the rows in the lanes
+   (decodenum/repack.h): Q4_K and Q8_0. */
 #define DN_Q4K8_ROWS 8
-#define DN_Q4K8_BYTES (8 * 144) /* a row group's chunk: one block of each row */
+#define DN_Q4K8_BYTES (8 * 144)      /* a Q4_K row group's chunk: one block of each row */
+#define DN_PACK8_CHUNK_MAX (8 * 272) /* a row group's chunk of any of them */
 
 /* 1 when type's repacked chunks interleave eight rows (not whole blocks). */
-static inline int dn_packed8(dn_type type) { return type == DN_TYPE_Q4_K; }
+static inline int dn_packed8(dn_type type) { return type == DN_TYPE_Q4_K || type == DN_TYPE_Q8_0; }
 
-/* The start of row r's group's chunk j in a repacked Q4_K matrix. */
-static inline const uint8_t *dn_packed8_chunk(const uint8_t *w, size_t row_bytes, size_t r,
-                                              size_t j)
+/* The start of row r's group's chunk j in a repacked matrix of an
+   interleaved format (the chunks before j are whole: eight rows' 256
+   elements each). */
+static inline const uint8_t *dn_packed8_chunk(const uint8_t *w, dn_type type, size_t row_bytes,
+                                              size_t r, size_t j)
 {
-    return w + (r / DN_Q4K8_ROWS) * DN_Q4K8_ROWS * row_bytes + j * DN_Q4K8_BYTES;
+    const size_t cb = DN_GROUP / dn_block_formats[type].elements * dn_block_formats[type].bytes;
+    return w + (r / DN_Q4K8_ROWS) * DN_Q4K8_ROWS * row_bytes + j * DN_Q4K8_ROWS * cb;
 }
 
 /* Row k's (0..7) plain Q4_K block of an interleaved chunk grp into blk[144]
@@ -128,14 +133,31 @@ static inline const uint8_t *dn_packed8_chunk(const uint8_t *w, size_t row_bytes
 void dn_q4k8_get(const uint8_t *grp, int k, uint8_t *blk);
 void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k);
 
+/* The same for Q8_0's chunks of G (1..8) blocks per row: row k's G plain
+   blocks (34 G bytes) from grp, and back. */
+void dn_q808_get(const uint8_t *grp, int G, int k, uint8_t *blk);
+void dn_q808_put(const uint8_t *blk, uint8_t *grp, int G, int k);
+
+/* Row k's plain bytes of a chunk of G blocks (an interleaved format). */
+static inline void dn_packed8_get(dn_type type, const uint8_t *grp, int G, int k, uint8_t *blk)
+{
+    if (type == DN_TYPE_Q8_0)
+        dn_q808_get(grp, G, k, blk);
+    else
+        dn_q4k8_get(grp, k, blk);
+}
+
 /* Row r's plain bytes of chunk j of a repacked matrix: in place, or (an
    interleaved format) copied into tmp (DN_GROUP / elements * bytes of the
-   format's chunk, 144 for Q4_K). */
+   format's chunk: at most DN_PACK8_CHUNK_MAX / 8). */
 static inline const uint8_t *dn_packed_read(const uint8_t *w, dn_type type, size_t n,
                                             size_t row_bytes, size_t r, size_t j, uint8_t *tmp)
 {
     if (!dn_packed8(type)) return dn_packed_chunk(w, type, n, row_bytes, r, j);
-    dn_q4k8_get(dn_packed8_chunk(w, row_bytes, r, j), (int)(r % DN_Q4K8_ROWS), tmp);
+    const size_t left = n - j * DN_GROUP, be = dn_block_formats[type].elements;
+    const int G = (int)((left < DN_GROUP ? left : DN_GROUP) / be);
+    dn_packed8_get(type, dn_packed8_chunk(w, type, row_bytes, r, j), G, (int)(r % DN_Q4K8_ROWS),
+                   tmp);
     return tmp;
 }
 

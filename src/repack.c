@@ -3,8 +3,8 @@
  * The repacked weight layout (decodenum/repack.h): its size and the copies
  * between it and the plain layout. The reference product on it is the plain
  * reference's loop reading every piece's bytes where the layout keeps them
- * (dn_ref_rows_packed, src/dot.c: in place, or Q4_K's block put back
- * together by dn_q4k8_get), so its bits are the plain product's by
+ * (dn_ref_rows_packed, src/dot.c: in place, or an interleaved format's
+ * blocks put back together by dn_packed8_get), so its bits are the plain product's by
  * construction.
  */
 #include "decodenum/repack.h"
@@ -106,28 +106,67 @@ void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k)
             memcpy(grp + Q8_QS + 256 * p + 64 * u + 8 * k, blk + 16 + 32 * p + 8 * u, 8);
 }
 
+/* ---- Q8_0: eight rows interleaved eight bytes at a time ---------------------------- */
+
+/* A chunk of G blocks per row: the G blocks' d of rows 0..7 (16 bytes a
+   block), then per block 256 bytes of qs, eight bytes of each row in turn
+   (decodenum/repack.h). */
+void dn_q808_get(const uint8_t *grp, int G, int k, uint8_t *blk)
+{
+    for (int b = 0; b < G; b++) {
+        memcpy(blk + 34 * b, grp + 16 * b + 2 * k, 2);
+        for (int u = 0; u < 4; u++)
+            memcpy(blk + 34 * b + 2 + 8 * u, grp + 16 * G + 256 * b + 64 * u + 8 * k, 8);
+    }
+}
+
+void dn_q808_put(const uint8_t *blk, uint8_t *grp, int G, int k)
+{
+    for (int b = 0; b < G; b++) {
+        memcpy(grp + 16 * b + 2 * k, blk + 34 * b, 2);
+        for (int u = 0; u < 4; u++)
+            memcpy(grp + 16 * G + 256 * b + 64 * u + 8 * k, blk + 34 * b + 2 + 8 * u, 8);
+    }
+}
+
+/* Row r's chunk j (G blocks, `here` bytes) between plain bytes src and an
+   interleaved repacked matrix (to_packed: into it; src NULL: a padding row,
+   zero blocks, whose interleaved form is zero bytes too). */
+static void copy_packed8(dn_type type, uint8_t *src, uint8_t *packed, size_t row_bytes, size_t r,
+                         size_t j, int G, int to_packed)
+{
+    static const uint8_t zero[DN_PACK8_CHUNK_MAX / DN_Q4K8_ROWS];
+    uint8_t *grp = (uint8_t *)(uintptr_t)dn_packed8_chunk(packed, type, row_bytes, r, j);
+    const int k = (int)(r % DN_Q4K8_ROWS);
+    if (!to_packed) {
+        if (src) dn_packed8_get(type, grp, G, k, src);
+        return;
+    }
+    const uint8_t *from = src ? src : zero;
+    if (type == DN_TYPE_Q8_0) {
+        dn_q808_put(from, grp, G, k);
+        return;
+    }
+    if (k == 0) memset(grp, 0, DN_Q4K8_BYTES);
+    dn_q4k8_put(from, grp, k);
+}
+
 /* Copies every row's chunks between the plain matrix and the repacked one
    (to_packed: plain -> repacked), and zeroes the padding rows of a repacked
-   destination (a zero Q4_K block's interleaved form is zero bytes too). */
+   destination. */
 static void copy_chunks(dn_type type, uint8_t *plain, uint8_t *packed, size_t rows, size_t n,
                         size_t row_bytes, int to_packed)
 {
     const size_t be = dn_block_formats[type].elements, bb = dn_block_formats[type].bytes;
     const size_t chunks = n / DN_GROUP + (n % DN_GROUP != 0);
     const size_t padded = (rows + DN_REPACK_ROWS - 1) / DN_REPACK_ROWS * DN_REPACK_ROWS;
-    const uint8_t zero[144] = {0};
     for (size_t r = 0; r < padded; r++)
         for (size_t j = 0; j < chunks; j++) {
             const size_t left = n - j * DN_GROUP;
             const size_t here = (left < DN_GROUP ? left : DN_GROUP) / be * bb;
             uint8_t *const src = r < rows ? plain + r * row_bytes + j * DN_GROUP / be * bb : NULL;
             if (dn_packed8(type)) {
-                uint8_t *grp = (uint8_t *)(uintptr_t)dn_packed8_chunk(packed, row_bytes, r, j);
-                if (to_packed && r % DN_Q4K8_ROWS == 0) memset(grp, 0, DN_Q4K8_BYTES);
-                if (to_packed)
-                    dn_q4k8_put(src ? src : zero, grp, (int)(r % DN_Q4K8_ROWS));
-                else if (src)
-                    dn_q4k8_get(grp, (int)(r % DN_Q4K8_ROWS), src);
+                copy_packed8(type, src, packed, row_bytes, r, j, (int)(here / bb), to_packed);
                 continue;
             }
             uint8_t *p = (uint8_t *)(uintptr_t)dn_packed_chunk(packed, type, n, row_bytes, r, j);

@@ -86,7 +86,9 @@ static dn_status by_tiles(const dn_dot_kernels *k, const dn_act *x, size_t c0, s
                     buf + (r - t0) * rb +
                     j * (DN_GROUP / dn_block_formats[type].elements) * dn_block_formats[type].bytes;
                 if (dn_packed8(type))
-                    dn_q4k8_get(dn_packed8_chunk(w, rb, r, j), (int)(r % DN_Q4K8_ROWS), to);
+                    dn_packed8_get(type, dn_packed8_chunk(w, type, rb, r, j),
+                                   (int)(here / dn_block_formats[type].bytes),
+                                   (int)(r % DN_Q4K8_ROWS), to);
                 else
                     memcpy(to, dn_packed_chunk(w, type, x->n, rb, r, j), here);
             }

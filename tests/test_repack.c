@@ -10,6 +10,8 @@
  *    matrix bit for bit (the plain one is held to dn_dot by test_dot and
  *    test_dot_act), pools of 0 to 2 threads, both scalings and word counts,
  *    columns of ordinary values, exponents spread far, zeros and integers;
+ *  - Q8_0's interleaved layout byte by byte, and a row of ones among zero
+ *    rows lighting its own output alone (a row read in another's lane);
  *  - an unreadable block named as on the plain matrix;
  *  - every argument error, before anything is written.
  */
@@ -209,6 +211,82 @@ static void repacked_equals_plain(void **state)
     for (int q = 1; q < 3; q++) dn_pool_destroy(pools[q]);
 }
 
+/* Q8_0's interleaved layout byte by byte (decodenum/repack.h): 11 rows (a
+   second row group with five padding rows), n = 320 (a whole chunk of eight
+   blocks, then one of two); each byte of the plain matrix a function of its
+   row, block and place, so a byte in another row's lane differs. */
+static void q8_0_layout_by_the_bytes(void **state)
+{
+    (void)state;
+    const size_t rows = 11, n = 320, blocks = n / 32, row_bytes = blocks * 34;
+    uint8_t w[11 * 10 * 34];
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < blocks; b++)
+            for (size_t i = 0; i < 34; i++)
+                w[r * row_bytes + b * 34 + i] = (uint8_t)(37 * r + 11 * b + 3 * i + 1);
+    uint8_t *p = repack_of(DN_TYPE_Q8_0, w, rows, n);
+    for (size_t r = 0; r < 16; r++)
+        for (size_t b = 0; b < blocks; b++) {
+            const size_t j = b / 8, k = b % 8, G = j == 0 ? 8 : 2;
+            const size_t base = r / 8 * 8 * row_bytes + j * 8 * 272;
+            const uint8_t *want = r < rows ? w + r * row_bytes + b * 34 : NULL;
+            for (size_t i = 0; i < 34; i++) {
+                const size_t at = i < 2 ? base + 16 * k + 2 * (r % 8) + i
+                                        : base + 16 * G + 256 * k + 64 * ((i - 2) / 8) +
+                                              8 * (r % 8) + (i - 2) % 8;
+                assert_int_equal(p[1 + at], want ? want[i] : 0);
+            }
+        }
+    free(p);
+}
+
+/* One Q8_0 row of ones (d = 1) among zero rows, in each place of two row
+   groups: with columns of ones the product is that row's own value (the row
+   as a one-row matrix: about n) in that row alone, +0 in every other, on the active ISA's repacked kernel, both
+   scalings and word counts. A row's bytes read in another row's lane would
+   light the wrong row. */
+static void q8_0_one_row_lights_its_lane(void **state)
+{
+    (void)state;
+    const size_t rows = 13, n = 512, row_bytes = n / 32 * 34;
+    uint8_t *w = calloc(rows, row_bytes);
+    float x[512], out[13], plain[13];
+    assert_non_null(w);
+    for (size_t i = 0; i < n; i++) x[i] = 1.0f;
+    for (int k = 0; k < 4; k++) {
+        dn_act *act = NULL;
+        assert_int_equal(dn_act_create(x, n, 1, k & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32,
+                                       k & 2 ? DN_WORDS_TWO : DN_WORDS_ONE, &act, NULL),
+                         DN_OK);
+        for (size_t one = 0; one < rows; one++) {
+            memset(w, 0, rows * row_bytes);
+            for (size_t b = 0; b < n / 32; b++) {
+                put16(w + one * row_bytes + b * 34, 0x3C00);
+                memset(w + one * row_bytes + b * 34 + 2, 1, 32);
+            }
+            uint8_t *p = repack_of(DN_TYPE_Q8_0, w, rows, n);
+            float alone = 0.0f; /* the row as a matrix of one row */
+            assert_int_equal(
+                dn_act_mat_vec(act, 0, DN_TYPE_Q8_0, w + one * row_bytes, 1, &alone, NULL, NULL),
+                DN_OK);
+            assert_true(alone > 500.0f && alone < 524.0f); /* n, up to the codes' rounding */
+            assert_int_equal(
+                dn_repacked_mat_vec(act, 0, DN_TYPE_Q8_0, p + 1, rows, out, NULL, NULL), DN_OK);
+            assert_int_equal(dn_act_mat_vec(act, 0, DN_TYPE_Q8_0, w, rows, plain, NULL, NULL),
+                             DN_OK);
+            assert_same(out, plain, rows);
+            for (size_t r = 0; r < rows; r++)
+                if (r == one)
+                    assert_int_equal(tbits(out[r]), tbits(alone));
+                else
+                    assert_int_equal(tbits(out[r]), 0);
+            free(p);
+        }
+        dn_act_destroy(act);
+    }
+    free(w);
+}
+
 static void bad_arguments_are_refused(void **state)
 {
     (void)state;
@@ -268,6 +346,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(repacked_equals_plain),
+        cmocka_unit_test(q8_0_layout_by_the_bytes),
+        cmocka_unit_test(q8_0_one_row_lights_its_lane),
         cmocka_unit_test(bad_arguments_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

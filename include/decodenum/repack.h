@@ -28,6 +28,22 @@
  * eight activation codes feeds eight rows' integer dots with each row's
  * sums in its own lanes, and a sub-block's eight scales are one vector.
  *
+ * Q8_0 (eight rows in the lanes): a row group is its chunks in order, chunk
+ * j holding G blocks of each of rows 8q .. 8q + 7 (G = 8, or fewer in a
+ * row's last chunk when n is not a multiple of 256), 272 G bytes:
+ *
+ *   bytes  16 k + 2 r, + 1              d of row r's block k (binary16, as in
+ *                                       the block; k 0..G-1, r 0..7)
+ *   byte   16 G + 256 k + 64 u + 8 r + b   row r's qs byte 8 u + b of
+ *                                       block k (u 0..3, b 0..7)
+ *
+ * So the eight rows' d of a block are one 16-byte load, a 64-byte load
+ * holds eight bytes of each row (two 4-byte groups: one vpdpbusd lane pair
+ * per row; 32 bytes: four rows for a maddubs), one broadcast of eight
+ * activation codes feeds eight rows' integer dots with each row's sums in
+ * its own lanes, and every chunk but a row's last starts 64-byte aligned
+ * when the matrix does (2176 bytes a chunk).
+ *
  * Every other format: each half of a row group (rows 4h .. 4h + 3, the
  * halves one after another) holds, chunk after chunk, row 4h's bytes of
  * chunk j, then row 4h + 1's, row 4h + 2's and row 4h + 3's (whole blocks;

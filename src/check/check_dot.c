@@ -11,7 +11,7 @@
  *    regime (denormals, infinities, NaNs report the first index), plus blocks
  *    built of exact ties x = (j + 1/2) m 2^e and their neighbours;
  *  - mat_vec <format>: for every format, both scalings and both word counts,
- *    matrices of 1..6 rows of 1..16 blocks built byte by byte: random digits
+ *    matrices of 1..17 rows of 1..16 blocks built byte by byte: random digits
  *    and sub-block scales, blocks of extreme digits, binary16 scales of
  *    every kind (typical, every exponent, subnormal, zero, negative, repeated,
  *    rarely infinite or NaN: an unreadable block), against activation rows
@@ -431,7 +431,10 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
     for (size_t i = 0; i < cases; i++) {
         dn_act_scaling scaling = (i & 1) ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
         dn_words words = (i & 2) ? DN_WORDS_TWO : DN_WORDS_ONE;
-        size_t blocks = 1 + (size_t)dn_rng_below(&r, 16), rows = 1 + (size_t)dn_rng_below(&r, 6);
+        /* rows: 1..6, or in half the cases 1..17 (two row groups of the
+           repacked layouts and part of a third) */
+        size_t blocks = 1 + (size_t)dn_rng_below(&r, 16),
+               rows = 1 + (size_t)dn_rng_below(&r, i % 8 < 4 ? 6 : 17);
         size_t n = blocks * be, row_bytes = blocks * bb;
         int act_mode = (int)dn_rng_below(&r, 9);
         int ties = dn_rng_below(&r, 4) == 0;
@@ -702,7 +705,7 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     if (sink) sink(&q, ctx);
 
     mv_bufs b;
-    const size_t maxn = 16 * 256, maxrows = 6;
+    const size_t maxn = 16 * 256, maxrows = 17;
     b.w = malloc(maxrows * 16 * 210);
     b.x = malloc(maxn * sizeof *b.x);
     b.o_ref = malloc(maxrows * sizeof *b.o_ref);

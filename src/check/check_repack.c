@@ -3,7 +3,7 @@
  * The products on repacked matrices (decodenum/repack.h) held to the plain
  * reference, on the matrices and activations of check_dot.c's generator
  * (every format, both scalings and word counts, random and extreme blocks,
- * unreadable blocks, ties, huge and tiny scales, 1..6 rows, so row counts
+ * unreadable blocks, ties, huge and tiny scales, 1..17 rows, so row counts
  * and ranges not a multiple of the interleave): for each case the matrix is
  * repacked, unpacked back (compared byte for byte), and the layout's
  * reference and the ISA's repacked kernel must give the plain reference's

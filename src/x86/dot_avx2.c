@@ -26,6 +26,7 @@
 #include "../dot_shared.h"
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
+#include "dot_avx2_q808.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -218,8 +219,8 @@ AI __m128 reference_pieces(const dn_mv_ctx *c, dn_type t, const uint8_t *const b
    row values into v[4]. Returns -1 when a block is unreadable, else the
    mask of rows that met a tiny piece (their chain must be redone). packed:
    row[0] is a repacked row group (decodenum/repack.h), the four rows'
-   bytes of a group side by side (1), or Q4_K's eight interleaved rows, of
-   which rows 4 (packed - 2) .. + 3 (packed 2, 3). */
+   bytes of a group side by side (1), or eight interleaved rows (Q4_K,
+   Q8_0), of which rows 4 (packed - 2) .. + 3 (packed 2, 3). */
 AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], float v[4],
                     int planes, int packed)
 {
@@ -233,14 +234,14 @@ AI int batch_narrow(const dn_mv_ctx *c, dn_type t, const uint8_t *const row[4], 
         const size_t gi = g / DN_GROUP;
         const int G = (int)((n - g < DN_GROUP ? n - g : DN_GROUP) / 32); /* chunks */
         const uint8_t *blk[4];
-        uint8_t tmp[4][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+        uint8_t tmp[4][DN_PACK8_CHUNK_MAX / DN_Q4K8_ROWS];
         const size_t here = big ? bb : (size_t)G * bb; /* a row's bytes of the group */
-        if (packed >= 2) { /* Q4_K interleaved: rows 4 (packed - 2) .. + 3 put back together */
-            const uint8_t *grp = row[0] + gi * DN_Q4K8_BYTES;
-            for (int o = 0; o < DN_Q4K8_BYTES; o += 64)
-                _mm_prefetch((const char *)grp + 2 * DN_Q4K8_BYTES + o, _MM_HINT_T0);
+        if (packed >= 2) { /* interleaved: rows 4 (packed - 2) .. + 3 put back together */
+            const uint8_t *grp = dn_packed8_chunk(row[0], t, c->row_bytes, 0, gi);
+            for (size_t o = 0; o < 8 * here; o += 64)
+                _mm_prefetch((const char *)grp + 16 * here + o, _MM_HINT_T0);
             for (int r = 0; r < 4; r++) {
-                dn_q4k8_get(grp, 4 * (packed - 2) + r, tmp[r]);
+                dn_packed8_get(t, grp, G, 4 * (packed - 2) + r, tmp[r]);
                 blk[r] = tmp[r];
             }
         } else {
@@ -356,8 +357,8 @@ AI dn_status mv_rows_packed(const dn_mv_ctx *c, dn_type t, size_t r0, size_t r1,
     if (!c->a->narrow && t == DN_TYPE_IQ4_XS) return dn_mv_ref(c, 1, r0, r1, out, bad);
     for (size_t r = r0; r < r1;) {
         const size_t q = r / 4 * 4, k1 = r1 - q < 4 ? r1 - q : 4;
-        /* Q4_K: the eight-row group and which half (the blocks put back
-           together a group at a time, then the plain four-row code) */
+        /* Q4_K, Q8_0: the eight-row group and which half (the blocks put
+           back together a group at a time, then the plain four-row code) */
         const int pk = dn_packed8(t) ? 2 + (int)(q / 4 % 2) : 1;
         const uint8_t *rp[4] = {c->w + (pk > 1 ? q / 8 * 8 : q) * c->row_bytes, NULL, NULL, NULL};
         float v[4];
@@ -729,6 +730,9 @@ static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_typ
    others. */
 static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
+    /* narrow Sub32 codes: the rows in the lanes (dot_avx2_q808.h) */
+    if (c->a->narrow && c->scaling == DN_ACT_SUB32)
+        return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q8082);
     return mv_rows_packed(c, DN_TYPE_Q8_0, r0, r1, out, bad);
 }
 static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)

@@ -25,6 +25,7 @@
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
 #include "dot_avx512_decode.h"
+#include "dot_avx512_q808.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -490,7 +491,7 @@ static dn_status mat_mul_rows_avx512(const dn_act *x, size_t c0, size_t c1, dn_t
 
 static NOINLINE dn_status pk_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
-    return mv_packed4(c, DN_TYPE_Q8_0, r0, r1, out, bad);
+    return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q808); /* eight rows interleaved */
 }
 static NOINLINE dn_status pk_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {

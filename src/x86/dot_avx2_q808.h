@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dot_avx2_q808.h: the repacked Q8_0 product on AVX2, eight rows
+ * interleaved eight bytes at a time (decodenum/repack.h), the rows in the
+ * lanes; included by src/x86/dot_avx2.c (and, for the reference's pieces,
+ * dot_avx512_q808.h). The pieces are small_sub32_4's (dot_avx2_pieces.h)
+ * for eight rows: the same integers C_k, the same terms C_k (d_k S_k), the
+ * same exactness test, so the same bits.
+ */
+#ifndef DN_DOT_AVX2_Q808_H
+#define DN_DOT_AVX2_Q808_H
+
+#include "dot_avx2_pieces.h"
+
+/* The pieces of the rows in `rows` (a mask) of the group at g by the
+   reference's piece function, each row's G blocks put back together first
+   (the other lanes 0). */
+static __attribute__((noinline)) __m256 q808_ref_pieces(const dn_mv_ctx *c, const uint8_t *grp,
+                                                        size_t g, int G, int rows)
+{
+    uint8_t blk[DN_PACK8_CHUNK_MAX / DN_Q4K8_ROWS];
+    float f[8] = {0};
+    for (int r = 0; r < 8; r++)
+        if (rows >> r & 1) {
+            dn_q808_get(grp, G, r, blk);
+            f[r] =
+                dn_dot_piece_of_bytes(DN_TYPE_Q8_0, blk, c->act, c->scaling, g, g + 32 * (size_t)G);
+        }
+    return _mm256_loadu_ps(f);
+}
+
+/* Block k's sums C_k = sum q c of the eight rows as [rows 0..7] (int32). A
+   32-byte load holds eight bytes of four rows; the sign trick (|q| against
+   c with q's sign: |q| <= 128, |c| <= 127) keeps maddubs's pairs below
+   2 * 128 * 127 < 2^15, and madd widens them at once (two pairs would not
+   fit int16). hadd then adds each row's two int32 lanes (|.| < 2^20). */
+AI __m256i q808_block2(const uint8_t *qs, const int8_t *c8)
+{
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256i D[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+    for (int u = 0; u < 4; u++) {
+        int64_t x;
+        memcpy(&x, c8 + 8 * u, 8);
+        const __m256i cb = _mm256_set1_epi64x(x);
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = load32(qs + 64 * u + 32 * h);
+            const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(q), _mm256_sign_epi8(cb, q));
+            D[h] = _mm256_add_epi32(D[h], _mm256_madd_epi16(p, one));
+        }
+    }
+    /* [r0 r1 r4 r5 | r2 r3 r6 r7] -> [r0 .. r7] */
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(D[0], D[1]), 0xD8);
+}
+
+/* The eight rows' pieces of a group of G Q8_0 blocks (grp: its chunk); the
+   rows the test could not prove in *need (small_sub32_4's test, rows 0-3
+   and 4-7 in two double vectors). */
+AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, int *need)
+{
+    const double *S = a->S + g / 32, *Sinf = a->Sinf + g / 32;
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d s[2], ab[2], ym[2];
+    for (int h = 0; h < 2; h++) {
+        s[h] = ab[h] = _mm256_setzero_pd();
+        ym[h] = _mm256_set1_pd(INFINITY);
+    }
+    for (int k = 0; k < G; k++) {
+        const __m256i C = q808_block2(grp + 16 * G + 256 * k, a->c8 + g + 32 * k);
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * k)));
+        const __m256d Sk = _mm256_broadcast_sd(S + k), Ik = _mm256_broadcast_sd(Sinf + k);
+        for (int h = 0; h < 2; h++) {
+            const __m256d dk =
+                _mm256_cvtps_pd(h ? _mm256_extractf128_ps(d, 1) : _mm256_castps256_ps128(d));
+            const __m256d Ck =
+                _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(C, 1) : _mm256_castsi256_si128(C));
+            const __m256d t = _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk));
+            s[h] = _mm256_add_pd(s[h], t);
+            ab[h] = _mm256_add_pd(ab[h], _mm256_andnot_pd(sign, t));
+            /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
+            ym[h] = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dk), Ik), ym[h]);
+        }
+    }
+    const __m256d f = _mm256_set1_pd(a->gfac[g / DN_GROUP]);
+    int ok = 0;
+    for (int h = 0; h < 2; h++)
+        ok |= _mm256_movemask_pd(_mm256_cmp_pd(ab[h], _mm256_mul_pd(ym[h], f), _CMP_LT_OQ))
+              << 4 * h;
+    *need = ~ok & 0xFF;
+    const __m256d z = _mm256_setzero_pd(); /* + 0: an exact 0 is +0 */
+    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[1], z)),
+                           _mm256_cvtpd_ps(_mm256_add_pd(s[0], z)));
+}
+
+/* The eight rows of an interleaved Q8_0 row group (grp0: its first chunk),
+   narrow Sub32 codes: the row values into v[8]. Returns -1 when a block is
+   unreadable, else the mask of rows that met a tiny piece. */
+AI int batch8_q8082(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
+{
+    const dn_dot_act *a = c->a;
+    __m256 acc = _mm256_setzero_ps();
+    __m256i tiny = _mm256_setzero_si256();
+    for (size_t g = 0; g < c->n; g += DN_GROUP) {
+        const int G = (int)((c->n - g < DN_GROUP ? c->n - g : DN_GROUP) / 32);
+        const uint8_t *grp = grp0 + g / DN_GROUP * DN_PACK8_CHUNK_MAX;
+        /* the next row group's chunk into L2: from memory 1.22-1.28x the
+           plain product with it, 0.94-0.96x without (8192 x 16384, one
+           thread CPU time, this host loaded; AVX-512's loop is the other
+           way round, dot_avx512_q808.h) */
+        for (int o = 0; o < 272 * G; o += 64)
+            _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
+        /* the 8 G scales d: an infinity or a NaN is unreadable */
+        const __m256i e = _mm256_set1_epi16(0x7C00);
+        int bad = 0;
+        for (int k = 0; k < G; k++) {
+            const __m128i h = _mm_loadu_si128((const __m128i *)(grp + 16 * k));
+            bad |= _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, _mm256_castsi256_si128(e)),
+                                                     _mm256_castsi256_si128(e)));
+        }
+        if (bad) return -1;
+        __m256 p;
+        if (a->gok[g / DN_GROUP]) {
+            int need = 0;
+            p = q808_sub32_2(a, grp, g, G, &need);
+            if (need)
+                p = _mm256_blendv_ps(
+                    p, q808_ref_pieces(c, grp, g, G, need),
+                    _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+                        _mm256_and_si256(_mm256_set1_epi32(need),
+                                         _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)),
+                        _mm256_setzero_si256())));
+        } else {
+            p = q808_ref_pieces(c, grp, g, G, 0xFF);
+        }
+        tiny = _mm256_or_si256(tiny, tiny8(p));
+        acc = _mm256_add_ps(acc, p);
+    }
+    _mm256_storeu_ps(v, acc);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(tiny));
+}
+
+#endif
