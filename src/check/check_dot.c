@@ -599,83 +599,130 @@ static void check_tie_q8_0(const dn_dot_kernels *kern, mv_bufs *b, dn_check_resu
 /* Indices in types[] of Q8_0, Q4_K, Q5_K, Q6_K. */
 static const size_t blocked_types[4] = {4, 7, 8, 9};
 
+typedef struct mm_bufs {
+    uint8_t *w;
+    float *x, *o_ref, *o_k;
+    void *mem;
+    size_t bytes;
+} mm_bufs;
+
+#define MM_MAXN ((size_t)64 * 256)
+#define MM_MAXROWS ((size_t)40)
+#define MM_MAXCOLS ((size_t)11)
+
+/* The rows, columns and ranges of one case. A tile case takes 16 rows or
+   more through whole columns, two or more of them: the row tiles of the
+   AVX-512 Q4_K kernel (16 rows in the lanes), which a random range rarely
+   reaches. */
+typedef struct mm_shape {
+    size_t n, rows, cols, r0, r1, c0, c1;
+} mm_shape;
+
+static mm_shape mm_pick(dn_rng *r, size_t be, int tile)
+{
+    mm_shape sh;
+    const int long_row = dn_rng_below(r, 16) == 0; /* n = 16384, few rows */
+    sh.n = (long_row ? MM_MAXN / be : 1 + (size_t)dn_rng_below(r, 1024 / be)) * be;
+    if (tile) {
+        sh.rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
+        sh.cols = 2 + (size_t)dn_rng_below(r, MM_MAXCOLS - 1);
+        sh.r0 = (size_t)dn_rng_below(r, sh.rows - 15), sh.r1 = sh.rows;
+        sh.c0 = 0, sh.c1 = sh.cols;
+        return sh;
+    }
+    sh.rows = 1 + (size_t)dn_rng_below(r, long_row ? 6 : MM_MAXROWS);
+    sh.cols = long_row ? 9 + (size_t)dn_rng_below(r, 3) : 1 + (size_t)dn_rng_below(r, MM_MAXCOLS);
+    sh.r0 = (size_t)dn_rng_below(r, sh.rows);
+    sh.r1 = sh.r0 + 1 + (size_t)dn_rng_below(r, sh.rows - sh.r0);
+    sh.c0 = (size_t)dn_rng_below(r, sh.cols);
+    sh.c1 = sh.c0 + 1 + (size_t)dn_rng_below(r, sh.cols - sh.c0);
+    return sh;
+}
+
+/* One case: the kernel's mat_mul_rows (and the repacked product) against
+   the reference's: the same status, *bad and bits. */
+static void mm_case(const dn_dot_kernels *kern, dn_rng *r, size_t ti, dn_act_scaling scaling,
+                    dn_words words, int tile, int bad_one_in, mm_bufs *b, dn_check_result *res)
+{
+    const dn_type type = types[ti];
+    const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
+    const mm_shape sh = mm_pick(r, be, tile);
+    const size_t n = sh.n, blocks = n / be;
+    uint16_t prev = 0x3C00;
+    const int allow_bad = dn_rng_below(r, (uint64_t)bad_one_in) == 0;
+    for (size_t k = 0; k < sh.rows * blocks; k++)
+        fill_block(r, type, b->w + k * bb, bb, 0, allow_bad, &prev);
+    for (size_t c = 0; c < sh.cols; c++)
+        dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), b->x + c * n, n);
+    for (size_t k = 0; k < sh.cols * n; k++)
+        if (!isfinite(b->x[k])) b->x[k] = 0.0f;
+    dn_act *act = NULL;
+    if (dn_act_prepare(b->x, n, sh.cols, scaling, words, b->mem, b->bytes, &act, NULL) != DN_OK) {
+        dn_check_mismatch(res, "dn_act_prepare refused n=%zu cols=%zu", n, sh.cols);
+        return;
+    }
+    const size_t rows = sh.rows, r0 = sh.r0, r1 = sh.r1, c0 = sh.c0, c1 = sh.c1;
+    for (size_t k = 0; k < rows * sh.cols; k++) b->o_ref[k] = b->o_k[k] = dn_from_bits(0x7F812345u);
+    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+    dn_status st_ref =
+        dn_dot_scalar.mat_mul_rows(act, c0, c1, type, b->w, rows, r0, r1, b->o_ref, rows, &bad_ref);
+    dn_status st_k =
+        kern->mat_mul_rows(act, c0, c1, type, b->w, rows, r0, r1, b->o_k, rows, &bad_k);
+    dn_check_repacked_mm(kern, act, c0, c1, type, b->w, rows, r0, r1, b->o_ref, st_ref, bad_ref,
+                         res);
+    res->compared++;
+    if (st_ref != st_k || bad_ref != bad_k) {
+        dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",
+                          type_names[ti], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
+        return;
+    }
+    for (size_t k = 0; st_ref == DN_OK && k < rows * (c1 - c0); k++) {
+        res->compared++;
+        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
+            dn_check_mismatch(res,
+                              "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
+                              "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
+                              type_names[ti], n, (int)scaling, (int)words, c0 + k / rows, k % rows,
+                              dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
+    }
+}
+
 static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
                           dn_check_result *res)
 {
     dn_rng r = {seed * 131 + 7};
-    const size_t maxn = 64 * 256, maxrows = 40, maxcols = 11;
-    uint8_t *w = malloc(maxrows * maxn / 256 * 210 + maxrows * maxn / 32 * 34);
-    float *x = malloc(maxcols * maxn * sizeof *x);
-    float *o_ref = malloc(maxrows * maxcols * sizeof *o_ref);
-    float *o_k = malloc(maxrows * maxcols * sizeof *o_k);
-    size_t bytes = 0, sub32 = 0;
-    (void)dn_act_size(maxn, maxcols, DN_ACT_PER_BLOCK, DN_WORDS_TWO, &bytes);
-    (void)dn_act_size(maxn, maxcols, DN_ACT_SUB32, DN_WORDS_TWO, &sub32);
-    bytes = sub32 > bytes ? sub32 : bytes;
-    void *mem = malloc(bytes);
-    if (!w || !x || !o_ref || !o_k || !mem) dn_check_mismatch(res, "out of memory");
-    for (size_t i = 0; w && x && o_ref && o_k && mem && i < cases; i++) {
+    mm_bufs b;
+    b.w = malloc(MM_MAXROWS * MM_MAXN / 256 * 210 + MM_MAXROWS * MM_MAXN / 32 * 34);
+    b.x = malloc(MM_MAXCOLS * MM_MAXN * sizeof *b.x);
+    b.o_ref = malloc(MM_MAXROWS * MM_MAXCOLS * sizeof *b.o_ref);
+    b.o_k = malloc(MM_MAXROWS * MM_MAXCOLS * sizeof *b.o_k);
+    size_t sub32 = 0;
+    b.bytes = 0;
+    (void)dn_act_size(MM_MAXN, MM_MAXCOLS, DN_ACT_PER_BLOCK, DN_WORDS_TWO, &b.bytes);
+    (void)dn_act_size(MM_MAXN, MM_MAXCOLS, DN_ACT_SUB32, DN_WORDS_TWO, &sub32);
+    b.bytes = sub32 > b.bytes ? sub32 : b.bytes;
+    b.mem = malloc(b.bytes);
+    if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.mem) dn_check_mismatch(res, "out of memory");
+    for (size_t i = 0; b.w && b.x && b.o_ref && b.o_k && b.mem && i < cases; i++) {
         /* every other case what the register-blocked kernels cover (Sub32,
-           one word, Q4_K, Q5_K, Q6_K, Q8_0), the others every format, both
-           scalings and word counts in turn */
+           one word, Q4_K, Q5_K, Q6_K, Q8_0; unreadable blocks in one case in
+           three, so each kernel's scale test bites on the plan's seeds),
+           the others every format, both scalings and word counts in turn
+           (one case in eight with an unreadable block) */
         const size_t ti = i % 2 ? (i / 2) % NTYPES : blocked_types[(i / 2) % 4];
-        const dn_type type = types[ti];
-        const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
         const size_t v = i % 2 ? (i / 2) / NTYPES : 0;
-        const dn_act_scaling scaling = v & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32;
-        const dn_words words = v & 2 ? DN_WORDS_TWO : DN_WORDS_ONE;
-        const int long_row = dn_rng_below(&r, 16) == 0; /* n = 16384, few rows */
-        const size_t blocks = long_row ? maxn / be : 1 + (size_t)dn_rng_below(&r, 1024 / be);
-        const size_t n = blocks * be;
-        const size_t rows = 1 + (size_t)dn_rng_below(&r, long_row ? 6 : maxrows);
-        const size_t cols =
-            long_row ? 9 + (size_t)dn_rng_below(&r, 3) : 1 + (size_t)dn_rng_below(&r, maxcols);
-        uint16_t prev = 0x3C00;
-        /* unreadable blocks in one blocked case in three (each kernel's
-           scale test bites on the plan's seeds), one in eight otherwise */
-        const int allow_bad = dn_rng_below(&r, i % 2 ? 8 : 3) == 0;
-        for (size_t k = 0; k < rows * blocks; k++)
-            fill_block(&r, type, w + k * bb, bb, 0, allow_bad, &prev);
-        for (size_t c = 0; c < cols; c++)
-            dn_fill_f32(&r, (dn_regime)dn_rng_below(&r, DN_REGIME_COUNT), x + c * n, n);
-        for (size_t k = 0; k < cols * n; k++)
-            if (!isfinite(x[k])) x[k] = 0.0f;
-        dn_act *act = NULL;
-        if (dn_act_prepare(x, n, cols, scaling, words, mem, bytes, &act, NULL) != DN_OK) {
-            dn_check_mismatch(res, "dn_act_prepare refused n=%zu cols=%zu", n, cols);
-            continue;
-        }
-        size_t r0 = (size_t)dn_rng_below(&r, rows),
-               r1 = r0 + 1 + (size_t)dn_rng_below(&r, rows - r0);
-        size_t c0 = (size_t)dn_rng_below(&r, cols),
-               c1 = c0 + 1 + (size_t)dn_rng_below(&r, cols - c0);
-        for (size_t k = 0; k < rows * cols; k++) o_ref[k] = o_k[k] = dn_from_bits(0x7F812345u);
-        size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
-        dn_status st_ref =
-            dn_dot_scalar.mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_ref, rows, &bad_ref);
-        dn_status st_k = kern->mat_mul_rows(act, c0, c1, type, w, rows, r0, r1, o_k, rows, &bad_k);
-        dn_check_repacked_mm(kern, act, c0, c1, type, w, rows, r0, r1, o_ref, st_ref, bad_ref, res);
-        res->compared++;
-        if (st_ref != st_k || bad_ref != bad_k) {
-            dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",
-                              type_names[ti], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
-            continue;
-        }
-        for (size_t k = 0; st_ref == DN_OK && k < rows * (c1 - c0); k++) {
-            res->compared++;
-            if (dn_bits(o_ref[k]) != dn_bits(o_k[k]))
-                dn_check_mismatch(res,
-                                  "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
-                                  "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                                  type_names[ti], n, (int)scaling, (int)words, c0 + k / rows,
-                                  k % rows, dn_bits(o_ref[k]), dn_bits(o_k[k]));
-        }
+        mm_case(kern, &r, ti, v & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32,
+                v & 2 ? DN_WORDS_TWO : DN_WORDS_ONE, 0, i % 2 ? 8 : 3, &b, res);
+        /* and a row tile of the blocked formats through whole columns */
+        if (i % 2 == 0)
+            mm_case(kern, &r, blocked_types[(i / 2) % 4], DN_ACT_SUB32, DN_WORDS_ONE, 1, 4, &b,
+                    res);
     }
-    free(w);
-    free(x);
-    free(o_ref);
-    free(o_k);
-    free(mem);
+    free(b.w);
+    free(b.x);
+    free(b.o_ref);
+    free(b.o_k);
+    free(b.mem);
 }
 
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
