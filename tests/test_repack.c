@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "decodenum.h"
-#include "block_scales.h"
+#include "random_blocks.h"
 #include "testutil.h"
 
 static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
@@ -27,35 +27,6 @@ static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_T
                                 DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
 #define NTYPES (sizeof types / sizeof types[0])
 #define COLS 4
-
-static int d_offset(dn_type t)
-{
-    for (size_t i = 0; i < NBLOCK_SCALES; i++)
-        if (block_scales[i].type == t) return block_scales[i].d_at;
-    return 0;
-}
-
-static int b_offset(dn_type t)
-{
-    for (size_t i = 0; i < NBLOCK_SCALES; i++)
-        if (block_scales[i].type == t) return block_scales[i].b_at;
-    return -1;
-}
-
-/* Random bytes with finite binary16 scales of either sign, 2^-10..2^5. */
-static void random_matrix(uint64_t *s, dn_type t, uint8_t *w, size_t blocks)
-{
-    const size_t bb = dn_type_block_bytes(t);
-    const int d = d_offset(t), dm = b_offset(t);
-    for (size_t i = 0; i < blocks * bb; i++) w[i] = (uint8_t)splitmix(s);
-    for (size_t b = 0; b < blocks; b++) {
-        put16(w + b * bb + d,
-              (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-        if (dm >= 0)
-            put16(w + b * bb + dm,
-                  (uint16_t)((splitmix(s) & 0x83FF) | (uint16_t)between(s, 5, 20) << 10));
-    }
-}
 
 static void columns(uint64_t *s, float *x, size_t n)
 {
@@ -139,7 +110,9 @@ static void unreadable_named(const dn_act *act, dn_type t, uint8_t *w, size_t ro
                              dn_pool *const pools[3])
 {
     const size_t blocks = n / dn_type_block_elements(t), bb = dn_type_block_bytes(t);
-    const size_t blk = 2 * blocks + blocks - 1, d = (size_t)d_offset(t);
+    int d_at, dm_at;
+    block_scale_offsets(t, &d_at, &dm_at);
+    const size_t blk = 2 * blocks + blocks - 1, d = (size_t)d_at;
     if (rows < 3) return;
     const uint8_t keep[2] = {w[blk * bb + d], w[blk * bb + d + 1]};
     put16(w + blk * bb + d, 0x7C00);
@@ -175,7 +148,7 @@ static void one_shape(dn_type t, size_t rows, size_t n, dn_pool *const pools[3],
     uint8_t *w = malloc(rows * blocks * dn_type_block_bytes(t));
     float *x = malloc(COLS * n * sizeof *x);
     assert_true(w && x);
-    random_matrix(s, t, w, rows * blocks);
+    random_blocks(s, t, w, rows * blocks);
     columns(s, x, n);
     uint8_t *p = repack_of(t, w, rows, n);
     for (int k = 0; k < 4; k++) {

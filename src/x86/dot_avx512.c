@@ -348,22 +348,6 @@ AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
     *Bn = _mm512_cvtepi32_pd(_mm512_castsi512_si256(g));
 }
 
-/* round_sum (dot_avx2_pieces.h) of eight lanes. */
-AIV __m256 round_sum8(__m512d a, __m512d b)
-{
-    __m512d s = _mm512_add_pd(a, b);
-    const __m512d bb = _mm512_sub_pd(s, a);
-    const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
-    if (_mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ)) { /* rare */
-        double a8[8], b8[8];
-        _mm512_storeu_pd(a8, a);
-        _mm512_storeu_pd(b8, b);
-        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
-        s = _mm512_loadu_pd(a8);
-    }
-    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd())); /* + 0: an exact 0 is +0 */
-}
-
 /* The eight pieces of a group that does not factor (or, !gok, the
    reference's): the blocks put back together, then big_group4's four-row
    path and the reference's pieces where it flags them. */

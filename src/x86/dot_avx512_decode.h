@@ -365,4 +365,22 @@ AIV __m128 small_sub32_z(const __m256i C[4], const __m512d dz[4], const __m512d 
     return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
 }
 
+/* round_sum (dot_avx2_pieces.h) of eight lanes: a + b rounded once to
+   binary32 (round to odd where the double sum is inexact), + 0 making an
+   exact zero +0. */
+AIV __m256 round_sum8(__m512d a, __m512d b)
+{
+    __m512d s = _mm512_add_pd(a, b);
+    const __m512d bb = _mm512_sub_pd(s, a);
+    const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+    if (_mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ)) { /* rare */
+        double a8[8], b8[8];
+        _mm512_storeu_pd(a8, a);
+        _mm512_storeu_pd(b8, b);
+        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
+        s = _mm512_loadu_pd(a8);
+    }
+    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd()));
+}
+
 #endif

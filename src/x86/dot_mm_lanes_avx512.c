@@ -147,24 +147,6 @@ AIV void ln_scales(ln_tile *T, const uint8_t *const blk[LN_ROWS])
     }
 }
 
-/* round_sum (dot_avx2_pieces.h) of eight lanes: a + b rounded once to
-   binary32 (round to odd where the double sum is inexact), + 0 making an
-   exact zero +0. */
-AIV __m256 ln_round8(__m512d a, __m512d b)
-{
-    __m512d s = _mm512_add_pd(a, b);
-    const __m512d bb = _mm512_sub_pd(s, a);
-    const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
-    if (_mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ)) { /* rare */
-        double a8[8], b8[8];
-        _mm512_storeu_pd(a8, a);
-        _mm512_storeu_pd(b8, b);
-        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
-        s = _mm512_loadu_pd(a8);
-    }
-    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd()));
-}
-
 /* Four columns' pieces of the tile's group g, column j in p[j] (lane r row
    r), for columns whose group factors (fok; the others' lanes are
    meaningless). Per chunk k and column, eight vpdpbusd of the tile's digits
@@ -235,8 +217,8 @@ AIV void ln_quad(const ln_tile *T, const dn_dot_act *const a[4], size_t g, int w
             const __m256i Bh =
                 h ? _mm512_extracti64x4_epi64(Bn[j], 1) : _mm512_castsi512_si256(Bn[j]);
             const __m512d Av = wide ? Ad[j][h] : _mm512_cvtepi32_pd(Ah);
-            f[h] = ln_round8(_mm512_mul_pd(Av, _mm512_mul_pd(T->d[h], s)),
-                             _mm512_mul_pd(_mm512_cvtepi32_pd(Bh), _mm512_mul_pd(T->ndm[h], s)));
+            f[h] = round_sum8(_mm512_mul_pd(Av, _mm512_mul_pd(T->d[h], s)),
+                              _mm512_mul_pd(_mm512_cvtepi32_pd(Bh), _mm512_mul_pd(T->ndm[h], s)));
         }
         p[j] = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
     }
