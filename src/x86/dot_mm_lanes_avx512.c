@@ -139,12 +139,10 @@ AIV void ln_scales(ln_tile *T, const uint8_t *const blk[LN_ROWS])
     const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(V[0]));
     const __m512 dm = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(V[0], 16)));
     const __m512d z = _mm512_setzero_pd();
-    for (int h = 0; h < 2; h++) {
-        const __m256 dh = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), h));
-        const __m256 mh = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(dm), h));
-        T->d[h] = _mm512_cvtps_pd(dh);
-        T->ndm[h] = _mm512_sub_pd(z, _mm512_cvtps_pd(mh));
-    }
+    T->d[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(d));
+    T->d[1] = _mm512_cvtps_pd(_mm512_extractf32x8_ps(d, 1));
+    T->ndm[0] = _mm512_sub_pd(z, _mm512_cvtps_pd(_mm512_castps512_ps256(dm)));
+    T->ndm[1] = _mm512_sub_pd(z, _mm512_cvtps_pd(_mm512_extractf32x8_ps(dm, 1)));
 }
 
 /* Four columns' pieces of the tile's group g, column j in p[j] (lane r row
