@@ -501,9 +501,9 @@ static void versus_ggml(f16_run *r)
    bits are the scalar reference's. */
 static int per_isa(f16_run *r)
 {
-    product kp[2 * NISA];
-    static bench_case g3[2 * NISA];
-    int n3 = 0, isa_of[2 * NISA];
+    product kp[2 * NISA + 1];
+    static bench_case g3[2 * NISA + 1];
+    int n3 = 0, isa_of[2 * NISA + 1];
     for (int i = 0; i < NISA; i++) {
         if (!r->kt[i]) continue;
         int want = isas[i] == DN_ISA_SCALAR ? r->isa_scalar_samples : r->isa_samples;
@@ -518,6 +518,18 @@ static int per_isa(f16_run *r)
         g3[n3] = mk("sgemm", dn_isa_name(isas[i]), call_kern_sgemm, &kp[n3], want);
         n3++;
     }
+    int nisa = n3; /* then, where BF16's AVX-512 rows are vdpbf16ps's, the FMA rows */
+#if defined(DN_HAVE_AVX512)
+    const dn_kernels *ks = dn_kernels_for(DN_ISA_AVX512);
+    if (T->bf && ks && ks->f16->bf16.sgemm_rows != dn_f16_avx512.bf16.sgemm_rows) {
+        kp[n3] =
+            (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, &dn_f16_avx512.bf16};
+        r->o += ISA_N * ISA_DIM;
+        isa_of[n3] = 2;
+        g3[n3] = mk("sgemm", "avx512", call_kern_sgemm, &kp[n3], r->isa_samples);
+        n3++;
+    }
+#endif
     for (int i = 0; i < n3; i++) bench_calibrate(&g3[i], r->isa_target, r->isa_target);
     bench_run_group_shuffled(g3, n3);
     printf("\nper ISA, single thread, dn_kernels_for(isa)->f16->%s called directly, %zu x %zu "
@@ -531,19 +543,22 @@ static int per_isa(f16_run *r)
         const bench_case *c = &g3[i];
         const char *chk = "";
         if (isa_of[i] != 0) {
-            int same = same_bits(kp[i].out, kp[i % 2].out, kp[i].n * kp[i].rows);
+            int same = same_bits(kp[i].out, kp[i < nisa ? i % 2 : 1].out, kp[i].n * kp[i].rows);
             isa_bits_ok &= same;
             chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
         }
-        printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f  %s\n", c->op, c->impl, kp[i].n, ms(c->med),
-               bench_gbps(c, c->med), gflops(c, &kp[i]), chk);
+        printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f  %s%s\n", c->op, c->impl, kp[i].n, ms(c->med),
+               bench_gbps(c, c->med), gflops(c, &kp[i]), chk, i < nisa ? "" : " (the FMA rows)");
     }
-    if (n3 >= 4)
+    if (nisa >= 4)
         printf("  speed-up over scalar: mat_vec %.1fx, sgemm n=%zu %.1fx\n",
-               g3[0].med / g3[n3 - 2].med, ISA_N, g3[1].med / g3[n3 - 1].med);
-    if (n3 >= 6) /* x86: avx2 then avx512, sampled round-robin */
+               g3[0].med / g3[nisa - 2].med, ISA_N, g3[1].med / g3[nisa - 1].med);
+    if (nisa >= 6) /* x86: avx2 then avx512, sampled round-robin */
         printf("  avx512 over avx2: mat_vec %.2fx, sgemm n=%zu %.2fx\n", g3[2].med / g3[4].med,
                ISA_N, g3[3].med / g3[5].med);
+    if (n3 > nisa)
+        printf("  avx512 sgemm n=%zu, vdpbf16ps over the FMA rows (last line): %.2fx\n", ISA_N,
+               g3[n3 - 1].med / g3[nisa - 1].med);
     return isa_bits_ok;
 }
 

@@ -202,6 +202,10 @@ static void resolve_all(void)
 #if defined(DN_HAVE_AVX512)
         /* so does the bfloat16 conversion of the gdn rows' store */
         if (isa == DN_ISA_AVX512 && dn_cpu()->avx512bf16) own.gdn = &dn_gdn_avx512bf16;
+        /* and BF16's tinyBLAS rows by vdpbf16ps, once a probe shows the
+           instruction adds as the kernel assumes */
+        if (isa == DN_ISA_AVX512 && dn_cpu()->avx512bf16 && dn_f16_avx512bf16_exact())
+            own.f16 = &dn_f16_avx512bf16;
         /* and the int8 attention's pair sums, by vpdpwssd when it is there */
         if (isa == DN_ISA_AVX512 && dn_cpu()->avx512vnni) own.attention = &dn_attention_avx512vnni;
 #endif

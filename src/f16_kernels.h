@@ -84,6 +84,10 @@ extern const dn_f16_kernels dn_f16_avx2;
 #endif
 #if defined(DN_HAVE_AVX512)
 extern const dn_f16_kernels dn_f16_avx512;
+/* dn_f16_avx512 with BF16's tinyBLAS rows by AVX512_BF16's vdpbf16ps: only
+   where the CPU has AVX512_BF16 and dn_f16_avx512bf16_exact() holds. */
+extern const dn_f16_kernels dn_f16_avx512bf16;
+int dn_f16_avx512bf16_exact(void);
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_f16_kernels dn_f16_neon;

@@ -3,6 +3,7 @@
    output's bits: each type's seven kernels, then mad and scale. */
 #include "check.h"
 #include "dispatch.h"
+#include "isa.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ static void fill_f16(dn_rng *r, uint16_t *h, size_t n, int specials)
 /* Bfloat16 values of exponents 2^-27 .. 2^27, and with specials zeros,
    subnormals, the largest finite values and values whose products fall
    below 2^-126 (where a rounded product and a fused one differ); specials 2
-   adds every exponent, infinities and NaNs. */
+   adds every exponent, infinities and NaNs; specials 3 is normal values of
+   exponents 2^-72 .. 2^-57 alone, whose products and sums straddle 2^-126
+   (vdpbf16ps flushes them, so its kernel must fall back to FMA there). */
 static void fill_bf16(dn_rng *r, uint16_t *h, size_t n, int specials)
 {
     static const uint16_t special[] = {0x0000, 0x8000, 0x0001, 0x807F, 0x0080, 0x7F7F, 0xFF7F,
@@ -37,12 +40,13 @@ static void fill_bf16(dn_rng *r, uint16_t *h, size_t n, int specials)
     const size_t nspecial = specials == 2 ? 14 : 11;
     for (size_t i = 0; i < n; i++) {
         uint64_t z = dn_rng_next(r);
-        if (specials && (z & 15) == 0) {
+        if ((specials == 1 || specials == 2) && (z & 15) == 0) {
             h[i] = special[(z >> 4) % nspecial];
             continue;
         }
-        unsigned e =
-            specials == 2 ? 1 + (unsigned)((z >> 8) % 254) : 100 + (unsigned)((z >> 8) % 55);
+        unsigned e = specials == 2   ? 1 + (unsigned)((z >> 8) % 254)
+                     : specials == 3 ? 55 + (unsigned)((z >> 8) % 16)
+                                     : 100 + (unsigned)((z >> 8) % 55);
         h[i] = (uint16_t)(((z >> 63) << 15) | (e << 7) | ((z >> 20) & 0x7F));
     }
 }
@@ -200,13 +204,16 @@ static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, in
         dn_check_mismatch(res, "%s: out of memory", res->kernel);
         goto out;
     }
-    for (int i = 0; i < CASES; i++) {
+    /* CASES cases, then for BF16 half as many whose products straddle 2^-126 */
+    for (int i = 0; i < CASES + (bf ? CASES / 2 : 0); i++) {
+        int small = i >= CASES;
         size_t rows = 8 + (size_t)dn_rng_below(&r, MAXR - 7),
                n = 1 + (size_t)dn_rng_below(&r, MAXN);
         size_t k = 8 * (1 + (size_t)dn_rng_below(&r, MAXK / 8));
-        size_t r0 = (size_t)dn_rng_below(&r, rows / 2), r1 = rows - (size_t)dn_rng_below(&r, 5);
-        fill_w(&r, w, rows * k, (int)dn_rng_below(&r, 3), bf);
-        fill_w(&r, h, n * k, (int)dn_rng_below(&r, 3), bf);
+        size_t r0 = small ? 0 : (size_t)dn_rng_below(&r, rows / 2),
+               r1 = small ? rows : rows - (size_t)dn_rng_below(&r, 5);
+        fill_w(&r, w, rows * k, small ? 3 : (int)dn_rng_below(&r, 3), bf);
+        fill_w(&r, h, n * k, small ? 3 * (int)dn_rng_below(&r, 2) : (int)dn_rng_below(&r, 3), bf);
         ref->widen(h, act, n * k);
         for (size_t j = 0; j < n * rows; j++) y_ref[j] = y_k[j] = (float)j;
         ref->sgemm_rows(w, rows, k, act, n, r0, r1, y_ref);
@@ -266,6 +273,26 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
             if (res.mismatched) failed++;
             if (sink) sink(&res, ctx);
         }
+#if defined(DN_HAVE_AVX512)
+    /* Where the CPU has AVX512_BF16 both AVX-512 BF16 rows are held to the
+       reference, whichever is registered: the FMA rows and the vdpbf16ps
+       rows, whose probe failing on such a CPU is itself a failure. */
+    if (isa == DN_ISA_AVX512 && dn_cpu()->avx512bf16) {
+        static const char *const table_name[2] = {"bf16_sgemm_rows/fma", "bf16_sgemm_rows/dp"};
+        const dn_f16_kernels *table[2] = {&dn_f16_avx512, &dn_f16_avx512bf16};
+        for (int t = 0; t < 2; t++) {
+            dn_check_result res = {"f16", table_name[t], isa, 0, 0, ""};
+            dn_rng r = {plan->seed * 31 + 120u + (uint64_t)t};
+            if (t == 1 && kern->bf16.sgemm_rows != table[1]->bf16.sgemm_rows)
+                dn_check_mismatch(&res, "the vdpbf16ps probe failed on this CPU");
+            for (size_t k = 0; k <= dot_max; k++)
+                run_one(&dn_f16_scalar.bf16, &table[t]->bf16, 1, SGEMM_ROWS, &b, k, &r, &res);
+            run_blocks(&dn_f16_scalar.bf16, &table[t]->bf16, 1, plan->seed * 37 + 210u + t, &res);
+            if (res.mismatched) failed++;
+            if (sink) sink(&res, ctx);
+        }
+    }
+#endif
 out:
     free(lengths);
     free(b.w);
