@@ -721,8 +721,8 @@ static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_typ
                                    const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
                                    size_t ldo, size_t *bad)
 {
-    return dn_dot_mm_blocked_avx2(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo,
-                                  bad);
+    return dn_dot_mm_lanes_avx2(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo,
+                                bad);
 }
 
 /* The repacked row loops: the formats decode engines meet (Q4_K_M files:
