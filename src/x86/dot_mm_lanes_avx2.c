@@ -104,8 +104,8 @@ AI void la_scales(la_tile *T, const uint8_t *const blk[LA_ROWS])
     const __m256i c3f = _mm256_set1_epi8(63), c0f = _mm256_set1_epi8(15),
                   c30 = _mm256_set1_epi8(0x30);
     const __m256i sc03 = _mm256_and_si256(V1, c3f), m03 = _mm256_and_si256(V2, c3f);
-    const __m256i sc47 = _mm256_or_si256(_mm256_and_si256(V3, c0f),
-                                         _mm256_and_si256(_mm256_srli_epi32(V1, 2), c30));
+    const __m256i sc47 =
+        _mm256_or_si256(_mm256_and_si256(V3, c0f), _mm256_and_si256(_mm256_srli_epi32(V1, 2), c30));
     const __m256i m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(V3, 4), c0f),
                                         _mm256_and_si256(_mm256_srli_epi32(V2, 2), c30));
     for (int k = 0; k < 8; k++) {
@@ -182,8 +182,7 @@ AI void la_pair(const la_tile *T, const dn_dot_act *const a[2], size_t g, int wi
             const uint32_t bs2 = (uint16_t)a[j]->bs32[k0 + 2 * i] |
                                  (uint32_t)(uint16_t)a[j]->bs32[k0 + 2 * i + 1] << 16;
             const __m256i mf = _mm256_mullo_epi16(T->mp[i], _mm256_set1_epi32(f2));
-            Bn[j] = _mm256_add_epi32(Bn[j],
-                                     _mm256_madd_epi16(mf, _mm256_set1_epi32((int32_t)bs2)));
+            Bn[j] = _mm256_add_epi32(Bn[j], _mm256_madd_epi16(mf, _mm256_set1_epi32((int32_t)bs2)));
         }
         A[j] = _mm256_setzero_si256();
         Ad[j][0] = Ad[j][1] = _mm256_setzero_pd();
@@ -207,8 +206,7 @@ AI void la_pair(const la_tile *T, const dn_dot_act *const a[2], size_t g, int wi
         const __m256d s = _mm256_set1_pd(a[j]->g2e[g / DN_GROUP]);
         __m128 f[2];
         for (int h = 0; h < 2; h++) {
-            const __m128i Ah =
-                h ? _mm256_extracti128_si256(A[j], 1) : _mm256_castsi256_si128(A[j]);
+            const __m128i Ah = h ? _mm256_extracti128_si256(A[j], 1) : _mm256_castsi256_si128(A[j]);
             const __m128i Bh =
                 h ? _mm256_extracti128_si256(Bn[j], 1) : _mm256_castsi256_si128(Bn[j]);
             const __m256d Av = wide ? Ad[j][h] : _mm256_cvtepi32_pd(Ah);
