@@ -32,11 +32,15 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define LA_ROWS 8      /* rows of a tile: the int32 lanes of a ymm */
-#define LA_COLS 64     /* most columns of a block */
-#define LA_MIN_COLS 2  /* fewer columns: the blocked kernel */
-#define LA_QBYTES 144  /* bytes of a Q4_K block */
-#define LA_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see la_pair */
+#define LA_ROWS 8     /* rows of a tile: the int32 lanes of a ymm */
+#define LA_COLS 64    /* most columns of a block */
+#define LA_MIN_COLS 2 /* fewer columns: the blocked kernel */
+#define LA_QBYTES 144 /* bytes of a Q4_K block */
+/* Columns per pass over a chunk's digits: one column 1.05-1.08x two and
+   1.3-1.4x four (which spill: AVX2 has 16 vector registers), Q4_K 4096 x
+   4096, n = 8 and 64, one thread (same host, load 12). */
+#define LA_NQ 1
+#define LA_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see la_cols */
 
 /* One tile: 8 rows' group of 256 in the lanes. */
 typedef struct la_tile {
@@ -155,7 +159,7 @@ AI __m256i la_chunk(const la_tile *T, int k, const int8_t *c)
     return _mm256_add_epi16(a, b);
 }
 
-/* Two columns' pieces of the tile's group g, column j in p[j] (lane r row
+/* LA_NQ columns' pieces of the tile's group g, column j in p[j] (lane r row
    r), for columns whose group factors (fok; the others' lanes are
    meaningless). Per chunk k and column, la_chunk's two words times M_k =
    sc_k f_k (<= 63 * 480 = 30240: a word, vpmullo_epi16 of the scale words
@@ -169,12 +173,13 @@ AI __m256i la_chunk(const la_tile *T, int k, const int8_t *c)
    below 2^31. The pieces are RN32(A d 2^emin - Bn dm 2^emin) as
    batch8_q4k2's (round_sum, no limit test: |A| < 2^(emin + 34) and |B| <
    2^(emin + 31) lie below glim). */
-AI void la_pair(const la_tile *T, const dn_dot_act *const a[2], size_t g, int wide, __m256 p[2])
+AI void la_cols(const la_tile *T, const dn_dot_act *const a[LA_NQ], size_t g, int wide,
+                __m256 p[LA_NQ])
 {
     const size_t k0 = g / 32;
-    __m256i A[2], Bn[2];
-    __m256d Ad[2][2];
-    for (int j = 0; j < 2; j++) {
+    __m256i A[LA_NQ], Bn[LA_NQ];
+    __m256d Ad[LA_NQ][2];
+    for (int j = 0; j < LA_NQ; j++) {
         Bn[j] = _mm256_setzero_si256();
         for (int i = 0; i < 4; i++) {
             int32_t f2;
@@ -189,7 +194,7 @@ AI void la_pair(const la_tile *T, const dn_dot_act *const a[2], size_t g, int wi
     }
 #pragma GCC unroll 1
     for (int k = 0; k < 8; k++) {
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < LA_NQ; j++) {
             const __m256i S = la_chunk(T, k, a[j]->c8 + g + 32 * (size_t)k);
             const __m256i M = _mm256_mullo_epi16(T->sc[k], _mm256_set1_epi16(a[j]->f16[k0 + k]));
             const __m256i t = _mm256_madd_epi16(S, M);
@@ -202,7 +207,7 @@ AI void la_pair(const la_tile *T, const dn_dot_act *const a[2], size_t g, int wi
             }
         }
     }
-    for (int j = 0; j < 2; j++) {
+    for (int j = 0; j < LA_NQ; j++) {
         const __m256d s = _mm256_set1_pd(a[j]->g2e[g / DN_GROUP]);
         __m128 f[2];
         for (int h = 0; h < 2; h++) {
@@ -233,10 +238,10 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
                  size_t g, float (*acc)[LA_ROWS], uint32_t *tiny)
 {
     const size_t gi = g / DN_GROUP;
-    for (int j0 = 0; j0 < nc; j0 += 2) {
-        const dn_dot_act *a[2];
+    for (int j0 = 0; j0 < nc; j0 += LA_NQ) {
+        const dn_dot_act *a[LA_NQ];
         int wide = 0, slow = 0;
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < LA_NQ; j++) {
             const int c = j0 + j < nc ? j0 + j : j0;
             a[j] = col[c].a;
             if (!a[j]->fok[gi]) /* fok implies gok */
@@ -244,9 +249,9 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
             else if ((long)T->scmax * la_fsum(a[j], g / 32) > LA_BOUND)
                 wide = 1;
         }
-        __m256 p[2];
-        la_pair(T, a, g, wide, p);
-        for (int j = 0; j < 2 && j0 + j < nc; j++) {
+        __m256 p[LA_NQ];
+        la_cols(T, a, g, wide, p);
+        for (int j = 0; j < LA_NQ && j0 + j < nc; j++) {
             if (slow >> j & 1) {
                 float f[LA_ROWS];
                 for (int r = 0; r < LA_ROWS; r++)
