@@ -36,9 +36,9 @@
 #define LA_COLS 64    /* most columns of a block */
 #define LA_MIN_COLS 2 /* two columns: 1.7x the blocked kernel (4096^2) */
 #define LA_QBYTES 144 /* bytes of a Q4_K block */
-/* Columns per pass over a chunk's digits: one column 1.05-1.08x two and
-   1.3-1.4x four (which spill: AVX2 has 16 vector registers), Q4_K 4096 x
-   4096, n = 8 and 64, one thread (same host, load 12). */
+/* Columns per pass over a chunk's digits: one column 1.03-1.14x two and
+   1.28-1.43x four (which spill: AVX2 has 16 vector registers), Q4_K 4096 x
+   4096, n = 8 and 64, one thread (docs/dot.md, load 12). */
 #define LA_NQ 1
 #define LA_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see la_cols */
 
