@@ -461,7 +461,7 @@ static void q8_0_tie_in_tiles(void **state)
         uint8_t *row = w + r * (n / 32) * bb;
         const int s0 = r & 2 ? -1 : 1, s1 = r & 1 ? -1 : 1;
         for (size_t k = 2; k < n / 32; k++) row[k * bb + 1] = 0x3C; /* d = 1 */
-        row[0] = 0x42, row[1] = 0x3D;                                /* 0x3D42: 1346 / 1024 */
+        row[0] = 0x42, row[1] = 0x3D;                               /* 0x3D42: 1346 / 1024 */
         row[2] = (uint8_t)(int8_t)(127 * s0), row[3] = (uint8_t)(int8_t)(69 * s0);
         row[4] = (uint8_t)(int8_t)(37 * s0);
         row[bb] = 0x01; /* 0x0001: 2^-24 */

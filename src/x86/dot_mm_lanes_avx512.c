@@ -14,13 +14,18 @@
  * do the same for the repacked layout): every value is the bit of
  * dn_mat_vec of its column.
  *
- * Covered: Q4_K under Sub32 with narrow, usable columns, LN_MIN_COLS
- * columns or more, whole tiles of 16 readable rows; a group whose
- * activation side does not factor (fok) gets each row's piece from the
- * reference's piece function; a row that meets a tiny piece is redone by
- * the reference; rows past the last whole tile, a tile holding an
- * unreadable block (and every row after it), and everything else run
- * dn_dot_mm_blocked_avx512, which reports the first unreadable block.
+ * Q8_0 takes the same loops with its own tile and pieces
+ * (dot_mm_lanes_q8.h): 16 rows' C_k in the lanes of one vpdpbusd chain,
+ * their terms added in double for 16 rows at once.
+ *
+ * Covered: Q4_K and Q8_0 under Sub32 with narrow, usable columns,
+ * LN_MIN_COLS columns or more, whole tiles of 16 readable rows; a Q4_K
+ * group whose activation side does not factor (fok) gets each row's piece
+ * from the reference's piece function (Q8_0's fallbacks: its header); a
+ * row that meets a tiny piece is redone by the reference; rows past the
+ * last whole tile, a tile holding an unreadable block (and every row after
+ * it), and everything else run dn_dot_mm_blocked_avx512, which reports the
+ * first unreadable block.
  */
 #include "../dot_kernels.h"
 #include "../dot_mm.h"
@@ -243,7 +248,8 @@ AIV int ln_fsum(const dn_dot_act *a, size_t k0)
 AIV void ln_add_piece(__m512 p, float acc[LN_ROWS], uint32_t *tiny)
 {
     const __m512i u = _mm512_and_si512(_mm512_castps_si512(p), _mm512_set1_epi32(0x7FFFFFFF));
-    *tiny |= _mm512_test_epi32_mask(u, u) & _mm512_cmplt_epi32_mask(u, _mm512_set1_epi32(0x0D800000));
+    *tiny |=
+        _mm512_test_epi32_mask(u, u) & _mm512_cmplt_epi32_mask(u, _mm512_set1_epi32(0x0D800000));
     _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), p));
 }
 
@@ -314,7 +320,10 @@ AIV void ln_run_group(dn_type type, const uint8_t *const blk[LN_ROWS], const mm_
 }
 
 /* The bytes of a group of 256 elements. */
-static size_t ln_group_bytes(dn_type type) { return type == DN_TYPE_Q8_0 ? 8 * L8_BYTES : LN_QBYTES; }
+static size_t ln_group_bytes(dn_type type)
+{
+    return type == DN_TYPE_Q8_0 ? 8 * L8_BYTES : LN_QBYTES;
+}
 
 /* Rows [r, r + 16) (readable) against columns [c0, c1). */
 AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
@@ -347,8 +356,8 @@ AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
             float *o = out + (b0 + (size_t)j - c0) * ldo;
             for (int k = 0; k < LN_ROWS; k++) {
                 if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                    dn_status st = dn_ref_rows_pieces(type, w, rows, n, col[j].act,
-                                                      DN_ACT_SUB32, r + k, r + k + 1, o, bad);
+                    dn_status st = dn_ref_rows_pieces(type, w, rows, n, col[j].act, DN_ACT_SUB32,
+                                                      r + k, r + k + 1, o, bad);
                     if (st != DN_OK) return st;
                 } else {
                     o[r + k] = dn_chain_result(acc[j][k]);
@@ -363,7 +372,9 @@ AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
    columns or more, every column's side narrow and usable. */
 static int ln_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 || c1 - c0 < LN_MIN_COLS) return 0;
+    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 ||
+        c1 - c0 < LN_MIN_COLS)
+        return 0;
     for (size_t c = c0; c < c1; c++) {
         const dn_act_row *row;
         const dn_dot_act *a;

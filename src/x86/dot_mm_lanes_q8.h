@@ -64,10 +64,11 @@ AIV void l8_load(l8_tile *T, const uint8_t *const blk[LN_ROWS], int G)
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h[k]));
         const __m512 ad = _mm512_abs_ps(d);
         T->d[k][0] = _mm512_cvtps_pd(_mm512_castps512_ps256(d));
-        T->d[k][1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1)));
+        T->d[k][1] =
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(d), 1)));
         mx = _mm512_max_ps(mx, ad);
-        mn = _mm512_min_ps(mn, _mm512_mask_blend_ps(_mm512_cmpeq_ps_mask(ad, _mm512_setzero_ps()),
-                                                    ad, inf));
+        mn = _mm512_min_ps(
+            mn, _mm512_mask_blend_ps(_mm512_cmpeq_ps_mask(ad, _mm512_setzero_ps()), ad, inf));
     }
     const __m512d two22 = _mm512_set1_pd(4194304.0);
     T->dmax22[0] = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(mx)), two22);
@@ -84,8 +85,7 @@ AIV void l8_load(l8_tile *T, const uint8_t *const blk[LN_ROWS], int G)
 AIV __m512i l8_block(const l8_tile *T, const dn_dot_act *a, size_t g, int k)
 {
     const int8_t *c = a->c8 + g + 32 * (size_t)k;
-    __m512i r2[2] = {_mm512_set1_epi32(-128 * a->bs32[g / 32 + (size_t)k]),
-                     _mm512_setzero_si512()};
+    __m512i r2[2] = {_mm512_set1_epi32(-128 * a->bs32[g / 32 + (size_t)k]), _mm512_setzero_si512()};
     for (int u = 0; u < 8; u++) {
         int32_t four;
         memcpy(&four, c + 4 * u, 4);
@@ -127,8 +127,8 @@ AIV __m512 l8_fine(const l8_tile *T, const dn_dot_act *a, size_t g, int *need)
         const __m512i C = l8_block(T, a, g, k);
         sub32_terms8(_mm512_cvtepi32_pd(_mm512_castsi512_si256(C)), T->d[k][0], S[k], Sinf[k],
                      &s[0], &ab[0], &ym[0]);
-        sub32_terms8(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(C, 1)), T->d[k][1], S[k],
-                     Sinf[k], &s[1], &ab[1], &ym[1]);
+        sub32_terms8(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(C, 1)), T->d[k][1], S[k], Sinf[k],
+                     &s[1], &ab[1], &ym[1]);
     }
     int n0, n1;
     const __m256 f0 = sub32_finish8(s[0], ab[0], ym[0], a->gfac[g / DN_GROUP], &n0);
@@ -150,7 +150,8 @@ AIV __m512 l8_piece(const l8_tile *T, const uint8_t *const blk[LN_ROWS], const d
     __m512 p = _mm512_setzero_ps();
     if (a->gok[gi]) {
         const double smax = _mm512_mask_reduce_max_pd(in, _mm512_maskz_loadu_pd(in, a->S + g / 32));
-        const double smin = _mm512_mask_reduce_min_pd(in, _mm512_maskz_loadu_pd(in, a->Sinf + g / 32));
+        const double smin =
+            _mm512_mask_reduce_min_pd(in, _mm512_maskz_loadu_pd(in, a->Sinf + g / 32));
         const __m512d lhs = _mm512_set1_pd(smax), rhs = _mm512_set1_pd(smin * 2.0 * a->gfac[gi]);
         const __mmask16 ok =
             (__mmask16)(_mm512_cmp_pd_mask(_mm512_mul_pd(T->dmax22[0], lhs),
