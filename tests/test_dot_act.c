@@ -349,13 +349,13 @@ static void bad_arguments_are_refused(void **state)
 
 /* Long rows (n = 2^16): the kernels' matrix product runs small blocks of
    columns (four at a time, then the one left, in the register-blocked
-   kernels; two at a time over the row tiles in the others); every value as
-   dn_act_mat_vec's, and an unreadable block named from every column
-   block. */
+   kernels and over the AVX-512 row tile of 16 rows in the lanes; two at a
+   time over the row tiles in the others); every value as dn_act_mat_vec's,
+   and an unreadable block named from every column block. */
 static void column_blocks_change_no_bit(void **state)
 {
     (void)state;
-    const size_t n = 65536, rows = 9, cols = 5;
+    const size_t n = 65536, rows = 21, cols = 5;
     static const dn_type ts[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K};
     uint64_t s = 99;
     float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),

@@ -35,11 +35,12 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define LN_ROWS 16     /* rows of a tile: the int32 lanes of a vector */
-#define LN_COLS 64     /* most columns of a block (their add chains: 4 KiB) */
-#define LN_MIN_COLS 2  /* two columns: 1.6x the blocked kernel in cache */
-#define LN_QBYTES 144  /* bytes of a Q4_K block */
-#define LN_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see ln_quad */
+#define LN_ROWS 16                /* rows of a tile: the int32 lanes of a vector */
+#define LN_COLS 64                /* most columns of a block (their add chains: 4 KiB) */
+#define LN_MIN_COLS 2             /* two columns: 1.6x the blocked kernel in cache */
+#define LN_ACT_BYTES (512 * 1024) /* a column block's activations (in L2) */
+#define LN_QBYTES 144             /* bytes of a Q4_K block */
+#define LN_BOUND 35227            /* floor(2^31 / (32 * 15 * 127)): see ln_quad */
 
 /* One tile: 16 rows' group of 256 in the lanes. */
 typedef struct ln_tile {
@@ -331,8 +332,7 @@ AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
                            size_t r, float *out, size_t ldo, size_t *bad)
 {
     const size_t n = x->n, gb = ln_group_bytes(type);
-    size_t cb = DN_DOT_MM_COLS / (n + n / 2) / 4 * 4;
-    cb = cb < 4 ? 4 : cb > LN_COLS ? LN_COLS : cb;
+    const size_t cb = c1 - c0; /* one column block (the caller's) */
     mm_col col[LN_COLS];
     float acc[LN_COLS][LN_ROWS];
     uint32_t tiny[LN_COLS];
@@ -394,8 +394,20 @@ VNNI dn_status dn_dot_mm_lanes_avx512(dn_dot_rows_act_fn f, const dn_act *x, siz
             const uint8_t *rp[LN_ROWS];
             for (int k = 0; k < LN_ROWS; k++) rp[k] = w + (r + (size_t)k) * blocks * bb;
             if (ln_unreadable(type, rp, blocks, bb)) break;
-            dn_status st = ln_tile_rows(type, x, c0, c1, rp, w, rows, r, out, ldo, bad);
-            if (st != DN_OK) return st;
+        }
+        /* column blocks outside, row tiles inside: a block's activations
+           (LN_ACT_BYTES) stay in L2 for every tile */
+        size_t cb = LN_ACT_BYTES / (x->n + x->n / 2) / 4 * 4;
+        cb = cb < 4 ? 4 : cb > LN_COLS ? LN_COLS : cb;
+        for (size_t b0 = c0; b0 < c1; b0 += cb) {
+            const size_t b1 = c1 - b0 < cb ? c1 : b0 + cb;
+            for (size_t t = r0; t < r; t += LN_ROWS) {
+                const uint8_t *rp[LN_ROWS];
+                for (int k = 0; k < LN_ROWS; k++) rp[k] = w + (t + (size_t)k) * blocks * bb;
+                dn_status st =
+                    ln_tile_rows(type, x, b0, b1, rp, w, rows, t, out + (b0 - c0) * ldo, ldo, bad);
+                if (st != DN_OK) return st;
+            }
         }
         if (r == r1) return DN_OK;
     }
