@@ -317,8 +317,8 @@ AIV __m512d q4k8_weighted(const __m512i D[8], __m512i M0, __m512i M1, const doub
         const __m512d l = _mm512_cvtepi32_pd(_mm512_castsi512_si256(R));
         const __m512d h = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(R, 1));
         if (S) { /* lanes [2q 2q 2q+1 2q+1] per 256 bits */
-            const __m512d s = _mm512_mask_blend_pd(0xCC, _mm512_set1_pd(S[2 * q]),
-                                                   _mm512_set1_pd(S[2 * q + 1]));
+            const __m512d s =
+                _mm512_mask_blend_pd(0xCC, _mm512_set1_pd(S[2 * q]), _mm512_set1_pd(S[2 * q + 1]));
             lo = _mm512_fmadd_pd(l, s, lo);
             hi = _mm512_fmadd_pd(h, s, hi);
         } else {
@@ -390,9 +390,8 @@ q4k8_unfactored(const dn_mv_ctx *c, const uint8_t *grp, size_t g)
     __m512i D[8];
     q4k8_raw(grp, a->c8 + g, D);
     const __m512i sc = q4k8_scales(grp, 0), mn = q4k8_scales(grp, 1);
-    const __m512d A =
-        q4k8_weighted(D, _mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)),
-                      _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)), S);
+    const __m512d A = q4k8_weighted(D, _mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)),
+                                    _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)), S);
     __m512d B = _mm512_setzero_pd();
     for (int k = 0; k < 8; k++) {
         const __m512i m = _mm512_and_si512(_mm512_srli_epi64(mn, 8 * k), _mm512_set1_epi64(255));
