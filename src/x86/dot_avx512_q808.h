@@ -83,7 +83,7 @@ AIV int batch8_q808(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         const uint8_t *grp = grp0 + g / DN_GROUP * DN_PACK8_CHUNK_MAX;
         /* no software prefetch: the row group is one stream the hardware
            follows; a prefetch of the next row group's chunk (as the Q4_K
-           loop's and the AVX2 one's) cost 16-23 %: from memory 0.93-0.96x
+           loop's then and the AVX2 one's) cost 16-23 %: from memory 0.93-0.96x
            the plain product with it, 1.07-1.23x without (8192 x 16384, one
            thread CPU time, this host loaded) */
         /* the 8 G scales d: an infinity or a NaN is unreadable */
