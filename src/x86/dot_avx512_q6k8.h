@@ -122,6 +122,13 @@ AIV int batch8_q6k(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
     for (size_t g = 0; g < c->n; g += DN_GROUP) {
         const size_t gi = g / DN_GROUP;
         const uint8_t *grp = grp0 + gi * DN_Q6K8_BYTES;
+        /* the stream 4 chunks (6.6 KiB) ahead into L1: 8192 rows of 16384
+           from memory 1.03-1.28x the plain product with it, 0.88-0.96x
+           without, 0.95-1.00x with the next row group's chunk into L2 (the
+           Q4_K loop's); in cache 1.47x against 1.54-1.63x without (48 rows,
+           one thread CPU time, alternated, load 14-17) */
+        for (int o = 0; o < DN_Q6K8_BYTES; o += 64)
+            _mm_prefetch((const char *)grp + 4 * DN_Q6K8_BYTES + o, _MM_HINT_T0);
         const __m256i h = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)grp));
         const __m128i e = _mm_set1_epi16(0x7C00); /* the eight d */
         if (_mm_cmpeq_epi16_mask(_mm_and_si128(_mm256_castsi256_si128(h), e), e)) return -1;
