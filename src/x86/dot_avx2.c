@@ -26,6 +26,7 @@
 #include "../dot_shared.h"
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
+#include "dot_avx2_q6k8.h"
 #include "dot_avx2_q808.h"
 
 #include <immintrin.h>
@@ -748,6 +749,8 @@ static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
+    if (c->a->narrow && c->scaling == DN_ACT_SUB32) /* the rows in the lanes (dot_avx2_q6k8.h) */
+        return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q6k2);
     return mv_rows_packed(c, DN_TYPE_Q6_K, r0, r1, out, bad);
 }
 static NOINLINE dn_status pk_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,

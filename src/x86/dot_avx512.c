@@ -25,6 +25,7 @@
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
 #include "dot_avx512_decode.h"
+#include "dot_avx512_q6k8.h"
 #include "dot_avx512_q808.h"
 
 #include <immintrin.h>
@@ -539,7 +540,7 @@ static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
-    return mv_packed4(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+    return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q6k); /* eight rows interleaved */
 }
 
 /* The repacked product: the four formats' row loops where the activation
