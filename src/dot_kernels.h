@@ -98,7 +98,7 @@ dn_status dn_repacked_mm_with(const dn_dot_kernels *k, const dn_act *x, size_t c
 /* The repacked layout (decodenum/repack.h): row r's bytes of chunk j (its
    elements [256 j, min(256 j + 256, n))) in a repacked matrix w of rows of
    row_bytes, for the formats whose chunks hold whole blocks (every format
-   but Q4_K and Q8_0: four rows side by side). */
+   but Q4_K, Q6_K and Q8_0: four rows side by side). */
 static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, size_t n,
                                              size_t row_bytes, size_t r, size_t j)
 {
@@ -109,13 +109,17 @@ static inline const uint8_t *dn_packed_chunk(const uint8_t *w, dn_type type, siz
 }
 
 /* The repacked layouts with eight rows interleaved, the rows in the lanes
-   (decodenum/repack.h): Q4_K and Q8_0. */
+   (decodenum/repack.h): Q4_K, Q6_K and Q8_0. */
 #define DN_Q4K8_ROWS 8
 #define DN_Q4K8_BYTES (8 * 144)      /* a Q4_K row group's chunk: one block of each row */
+#define DN_Q6K8_BYTES (8 * 210)      /* a Q6_K row group's chunk */
 #define DN_PACK8_CHUNK_MAX (8 * 272) /* a row group's chunk of any of them */
 
 /* 1 when type's repacked chunks interleave eight rows (not whole blocks). */
-static inline int dn_packed8(dn_type type) { return type == DN_TYPE_Q4_K || type == DN_TYPE_Q8_0; }
+static inline int dn_packed8(dn_type type)
+{
+    return type == DN_TYPE_Q4_K || type == DN_TYPE_Q6_K || type == DN_TYPE_Q8_0;
+}
 
 /* The start of row r's group's chunk j in a repacked matrix of an
    interleaved format (the chunks before j are whole: eight rows' 256
@@ -138,11 +142,17 @@ void dn_q4k8_put(const uint8_t *blk, uint8_t *grp, int k);
 void dn_q808_get(const uint8_t *grp, int G, int k, uint8_t *blk);
 void dn_q808_put(const uint8_t *blk, uint8_t *grp, int G, int k);
 
+/* The same for Q6_K's chunks (one block per row, blk[210]). */
+void dn_q6k8_get(const uint8_t *grp, int k, uint8_t *blk);
+void dn_q6k8_put(const uint8_t *blk, uint8_t *grp, int k);
+
 /* Row k's plain bytes of a chunk of G blocks (an interleaved format). */
 static inline void dn_packed8_get(dn_type type, const uint8_t *grp, int G, int k, uint8_t *blk)
 {
     if (type == DN_TYPE_Q8_0)
         dn_q808_get(grp, G, k, blk);
+    else if (type == DN_TYPE_Q6_K)
+        dn_q6k8_get(grp, k, blk);
     else
         dn_q4k8_get(grp, k, blk);
 }
@@ -401,6 +411,11 @@ static inline dn_status dn_dot_mm_tiled(dn_dot_rows_act_fn f, const dn_act *x, s
 dn_status dn_dot_mm_blocked_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                  dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
                                  float *out, size_t ldo, size_t *bad);
+/* The AVX2 table's mat_mul_rows: Q4_K with 8 rows in the lanes of a vector
+   (src/x86/dot_mm_lanes_avx2.c), the rest dn_dot_mm_blocked_avx2. */
+dn_status dn_dot_mm_lanes_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
+                               dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                               float *out, size_t ldo, size_t *bad);
 #endif
 
 #if defined(DN_HAVE_AVX512)
@@ -409,8 +424,8 @@ dn_status dn_dot_mm_blocked_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c
 dn_status dn_dot_mm_blocked_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                    dn_type type, const uint8_t *w, size_t rows, size_t r0,
                                    size_t r1, float *out, size_t ldo, size_t *bad);
-/* The AVX-512 table's mat_mul_rows: Q4_K with 16 rows in the lanes of a
-   vector (src/x86/dot_mm_lanes_avx512.c), the rest
+/* The AVX-512 table's mat_mul_rows: Q4_K and Q8_0 with 16 rows in the
+   lanes of a vector (src/x86/dot_mm_lanes_avx512.c), the rest
    dn_dot_mm_blocked_avx512. */
 dn_status dn_dot_mm_lanes_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                  dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,

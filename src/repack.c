@@ -129,6 +129,40 @@ void dn_q808_put(const uint8_t *blk, uint8_t *grp, int G, int k)
     }
 }
 
+/* ---- Q6_K: eight rows interleaved eight bytes at a time ---------------------------- */
+
+/* Byte offsets in an interleaved chunk (decodenum/repack.h): the eight d,
+   the 128 scales (byte 8 s + r), then eight steps of 192 bytes, step 4 h +
+   u holding eight elements (8 u ..) of chunks 4 h .. 4 h + 3 of every row:
+   the two ql bytes and the qh byte of each. */
+enum { Q6_D = 0, Q6_SC = 16, Q6_Q = 144 };
+
+void dn_q6k8_get(const uint8_t *grp, int k, uint8_t *blk)
+{
+    memcpy(blk + 208, grp + Q6_D + 2 * k, 2);
+    for (int s = 0; s < 16; s++) blk[192 + s] = grp[Q6_SC + 8 * s + k];
+    for (int h = 0; h < 2; h++)
+        for (int u = 0; u < 4; u++) {
+            const uint8_t *st = grp + Q6_Q + 192 * (4 * h + u) + 8 * k;
+            memcpy(blk + 64 * h + 8 * u, st, 8);
+            memcpy(blk + 64 * h + 32 + 8 * u, st + 64, 8);
+            memcpy(blk + 128 + 32 * h + 8 * u, st + 128, 8);
+        }
+}
+
+void dn_q6k8_put(const uint8_t *blk, uint8_t *grp, int k)
+{
+    memcpy(grp + Q6_D + 2 * k, blk + 208, 2);
+    for (int s = 0; s < 16; s++) grp[Q6_SC + 8 * s + k] = blk[192 + s];
+    for (int h = 0; h < 2; h++)
+        for (int u = 0; u < 4; u++) {
+            uint8_t *st = grp + Q6_Q + 192 * (4 * h + u) + 8 * k;
+            memcpy(st, blk + 64 * h + 8 * u, 8);
+            memcpy(st + 64, blk + 64 * h + 32 + 8 * u, 8);
+            memcpy(st + 128, blk + 128 + 32 * h + 8 * u, 8);
+        }
+}
+
 /* Row r's chunk j (G blocks, `here` bytes) between plain bytes src and an
    interleaved repacked matrix (to_packed: into it; src NULL: a padding row,
    zero blocks, whose interleaved form is zero bytes too). */
@@ -145,6 +179,10 @@ static void copy_packed8(dn_type type, uint8_t *src, uint8_t *packed, size_t row
     const uint8_t *from = src ? src : zero;
     if (type == DN_TYPE_Q8_0) {
         dn_q808_put(from, grp, G, k);
+        return;
+    }
+    if (type == DN_TYPE_Q6_K) { /* every byte is one row's: nothing to clear */
+        dn_q6k8_put(from, grp, k);
         return;
     }
     if (k == 0) memset(grp, 0, DN_Q4K8_BYTES);

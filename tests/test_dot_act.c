@@ -11,7 +11,8 @@
  *    pools of 0 to 3 threads and random row and column splits; one prepared
  *    activation serves every format at once (32- and 256-element blocks).
  *  - Columns whose blocks' exponents spread far (the kernels' exact paths
- *    refused), all-zero columns, odd memory addresses.
+ *    refused), all-zero columns, odd memory addresses; a Q8_0 piece that
+ *    a double sum would round wrong, through whole row tiles.
  *  - Unreadable blocks named as dn_mat_vec names them; every argument error.
  *  - dn_act_prepare_for: each named format's products (plain and repacked)
  *    with those bits, every other format refused by every product form with
@@ -348,13 +349,13 @@ static void bad_arguments_are_refused(void **state)
 
 /* Long rows (n = 2^16): the kernels' matrix product runs small blocks of
    columns (four at a time, then the one left, in the register-blocked
-   kernels; two at a time over the row tiles in the others); every value as
-   dn_act_mat_vec's, and an unreadable block named from every column
-   block. */
+   kernels and over the AVX-512 row tile of 16 rows in the lanes; two at a
+   time over the row tiles in the others); every value as dn_act_mat_vec's,
+   and an unreadable block named from every column block. */
 static void column_blocks_change_no_bit(void **state)
 {
     (void)state;
-    const size_t n = 65536, rows = 9, cols = 5;
+    const size_t n = 65536, rows = 21, cols = 5;
     static const dn_type ts[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K};
     uint64_t s = 99;
     float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
@@ -431,6 +432,53 @@ static void blocked_edges_change_no_bit(void **state)
     }
     dn_act_destroy(act);
     free(x), free(out), free(v), free(w);
+}
+
+/* Q8_0 under Sub32 through whole row tiles (20 rows, three columns): a
+   group whose exact piece is an f32 tie plus a term far below the tie's
+   last double place. Column c: block 0 holds 1016, 1016, 8 (scale 8, codes
+   127, 127, 1), block 1 holds sigma_c 2^-17 (sigma_c = -1 for column 1),
+   the rest 0. Row r: block 0 d = 1346 / 1024 and digits 127, 69, 37 times
+   s0, block 1 d = 2^-24 and digit s1, the others d = 1 and digits 0. Block
+   0's term is s0 (1346 / 1024) 24929 * 8 = s0 (2^18 + 2^-6), halfway
+   between two floats; block 1's is s1 sigma_c 2^-24 * code * scale, near
+   2^-41, which no double sum beside 2^18 keeps (the exponents span 27: the
+   exact sum is the reference's). The piece rounds away from the tie when
+   the two terms agree in sign (s0 (2^18 + 2^-5)), else toward it (s0 2^18);
+   the row's value is its one piece. */
+static void q8_0_tie_in_tiles(void **state)
+{
+    (void)state;
+    enum { n = 256, rows = 20, cols = 3, bb = 34 };
+    float x[cols * n] = {0}, out[cols * rows];
+    uint8_t w[rows * (n / 32) * bb] = {0};
+    for (size_t c = 0; c < cols; c++) {
+        x[c * n] = x[c * n + 1] = 1016.0f;
+        x[c * n + 2] = 8.0f;
+        x[c * n + 32] = c == 1 ? -0x1p-17f : 0x1p-17f;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        uint8_t *row = w + r * (n / 32) * bb;
+        const int s0 = r & 2 ? -1 : 1, s1 = r & 1 ? -1 : 1;
+        for (size_t k = 2; k < n / 32; k++) row[k * bb + 1] = 0x3C; /* d = 1 */
+        row[0] = 0x42, row[1] = 0x3D;                               /* 0x3D42: 1346 / 1024 */
+        row[2] = (uint8_t)(int8_t)(127 * s0), row[3] = (uint8_t)(int8_t)(69 * s0);
+        row[4] = (uint8_t)(int8_t)(37 * s0);
+        row[bb] = 0x01; /* 0x0001: 2^-24 */
+        row[bb + 2] = (uint8_t)(int8_t)s1;
+    }
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    /* one range of rows (dn_act_mat_mul splits 20 rows below a tile) */
+    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, w, rows, 0, rows, out, NULL),
+                     DN_OK);
+    for (size_t c = 0; c < cols; c++)
+        for (size_t r = 0; r < rows; r++) {
+            const int s0 = r & 2 ? -1 : 1, s1 = (r & 1 ? -1 : 1) * (c == 1 ? -1 : 1);
+            const float want = (float)s0 * (s1 == s0 ? 0x1p18f + 0x1p-5f : 0x1p18f);
+            assert_true(out[c * rows + r] == want);
+        }
+    dn_act_destroy(act);
 }
 
 /* Every product form of format t refuses act (not prepared for t) with
@@ -640,6 +688,7 @@ int main(void)
         cmocka_unit_test(every_form_equals_mat_vec),
         cmocka_unit_test(column_blocks_change_no_bit),
         cmocka_unit_test(blocked_edges_change_no_bit),
+        cmocka_unit_test(q8_0_tie_in_tiles),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(prepared_for_equals_prepare),

@@ -10,8 +10,9 @@
  *    matrix bit for bit (the plain one is held to dn_dot by test_dot and
  *    test_dot_act), pools of 0 to 2 threads, both scalings and word counts,
  *    columns of ordinary values, exponents spread far, zeros and integers;
- *  - Q8_0's interleaved layout byte by byte, and a row of ones among zero
- *    rows lighting its own output alone (a row read in another's lane);
+ *  - Q8_0's and Q6_K's interleaved layouts byte by byte, and a row of ones
+ *    among zero rows lighting its own output alone (a row read in another's
+ *    lane);
  *  - an unreadable block named as on the plain matrix;
  *  - every argument error, before anything is written.
  */
@@ -181,6 +182,7 @@ static void repacked_equals_plain(void **state)
     /* a long row: a tile of rows in the matrix product holds few rows */
     one_shape(DN_TYPE_Q4_K, 21, 16384, pools, &seed);
     one_shape(DN_TYPE_Q8_0, 21, 16384 + 32, pools, &seed);
+    one_shape(DN_TYPE_Q6_K, 21, 16384, pools, &seed);
     for (int q = 1; q < 3; q++) dn_pool_destroy(pools[q]);
 }
 
@@ -213,15 +215,66 @@ static void q8_0_layout_by_the_bytes(void **state)
     free(p);
 }
 
-/* One Q8_0 row of ones (d = 1) among zero rows, in each place of two row
-   groups: with columns of ones the product is that row's own value (the row
-   as a one-row matrix: about n) in that row alone, +0 in every other, on the active ISA's repacked kernel, both
-   scalings and word counts. A row's bytes read in another row's lane would
-   light the wrong row. */
-static void q8_0_one_row_lights_its_lane(void **state)
+/* Q6_K's interleaved layout byte by byte (decodenum/repack.h): 11 rows (a
+   second row group with five padding rows), two blocks a row; each byte of
+   the plain matrix a function of its row, block and place. */
+static void q6_k_layout_by_the_bytes(void **state)
 {
     (void)state;
-    const size_t rows = 13, n = 512, row_bytes = n / 32 * 34;
+    const size_t rows = 11, n = 512, blocks = n / 256, row_bytes = blocks * 210;
+    uint8_t w[11 * 2 * 210];
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < blocks; b++)
+            for (size_t i = 0; i < 210; i++)
+                w[r * row_bytes + b * 210 + i] = (uint8_t)(37 * r + 11 * b + 3 * i + 1);
+    uint8_t *p = repack_of(DN_TYPE_Q6_K, w, rows, n);
+    for (size_t r = 0; r < 16; r++)
+        for (size_t b = 0; b < blocks; b++) {
+            const size_t base = r / 8 * 8 * row_bytes + b * 8 * 210, k = r % 8;
+            const uint8_t *want = r < rows ? w + r * row_bytes + b * 210 : NULL;
+            for (size_t i = 0; i < 210; i++) {
+                size_t at;
+                if (i >= 208) { /* d */
+                    at = 2 * k + i - 208;
+                } else if (i >= 192) { /* scale s: byte 16 + 8 s + r */
+                    at = 16 + 8 * (i - 192) + k;
+                } else if (i >= 128) { /* qh byte 32 h + 8 u + e: step 4 h + u, third 64 */
+                    const size_t q = i - 128;
+                    at = 144 + 192 * (4 * (q / 32) + q % 32 / 8) + 128 + 8 * k + q % 8;
+                } else { /* ql byte 64 h + 32 v + 8 u + e: step 4 h + u, 64 v on */
+                    at = 144 + 192 * (4 * (i / 64) + i % 32 / 8) + 64 * (i % 64 / 32) + 8 * k +
+                         i % 8;
+                }
+                assert_int_equal(p[1 + base + at], want ? want[i] : 0);
+            }
+        }
+    free(p);
+}
+
+/* Blocks of weights all one: Q8_0 (d = 1, q = 1) and Q6_K (d = 1, every
+   scale 1, every digit 33: ql nibbles 1, qh pairs 2). */
+static void ones_block(dn_type t, uint8_t *blk)
+{
+    if (t == DN_TYPE_Q8_0) {
+        put16(blk, 0x3C00);
+        memset(blk + 2, 1, 32);
+        return;
+    }
+    memset(blk, 0x11, 128);
+    memset(blk + 128, 0xAA, 64);
+    memset(blk + 192, 1, 16);
+    put16(blk + 208, 0x3C00);
+}
+
+/* One row of ones among zero rows, in each place of two row groups: with
+   columns of ones the product is that row's own value (the row as a
+   one-row matrix: about n) in that row alone, +0 in every other, on the
+   active ISA's repacked kernel, both scalings and word counts. A row's
+   bytes read in another row's lane would light the wrong row. */
+static void one_row_lights(dn_type t)
+{
+    const size_t rows = 13, n = 512, bb = dn_type_block_bytes(t);
+    const size_t blocks = n / dn_type_block_elements(t), row_bytes = blocks * bb;
     uint8_t *w = calloc(rows, row_bytes);
     float x[512], out[13], plain[13];
     assert_non_null(w);
@@ -233,20 +286,14 @@ static void q8_0_one_row_lights_its_lane(void **state)
                          DN_OK);
         for (size_t one = 0; one < rows; one++) {
             memset(w, 0, rows * row_bytes);
-            for (size_t b = 0; b < n / 32; b++) {
-                put16(w + one * row_bytes + b * 34, 0x3C00);
-                memset(w + one * row_bytes + b * 34 + 2, 1, 32);
-            }
-            uint8_t *p = repack_of(DN_TYPE_Q8_0, w, rows, n);
+            for (size_t b = 0; b < blocks; b++) ones_block(t, w + one * row_bytes + b * bb);
+            uint8_t *p = repack_of(t, w, rows, n);
             float alone = 0.0f; /* the row as a matrix of one row */
-            assert_int_equal(
-                dn_act_mat_vec(act, 0, DN_TYPE_Q8_0, w + one * row_bytes, 1, &alone, NULL, NULL),
-                DN_OK);
-            assert_true(alone > 500.0f && alone < 524.0f); /* n, up to the codes' rounding */
-            assert_int_equal(
-                dn_repacked_mat_vec(act, 0, DN_TYPE_Q8_0, p + 1, rows, out, NULL, NULL), DN_OK);
-            assert_int_equal(dn_act_mat_vec(act, 0, DN_TYPE_Q8_0, w, rows, plain, NULL, NULL),
+            assert_int_equal(dn_act_mat_vec(act, 0, t, w + one * row_bytes, 1, &alone, NULL, NULL),
                              DN_OK);
+            assert_true(alone > 500.0f && alone < 524.0f); /* n, up to the codes' rounding */
+            assert_int_equal(dn_repacked_mat_vec(act, 0, t, p + 1, rows, out, NULL, NULL), DN_OK);
+            assert_int_equal(dn_act_mat_vec(act, 0, t, w, rows, plain, NULL, NULL), DN_OK);
             assert_same(out, plain, rows);
             for (size_t r = 0; r < rows; r++)
                 if (r == one)
@@ -258,6 +305,18 @@ static void q8_0_one_row_lights_its_lane(void **state)
         dn_act_destroy(act);
     }
     free(w);
+}
+
+static void q8_0_one_row_lights_its_lane(void **state)
+{
+    (void)state;
+    one_row_lights(DN_TYPE_Q8_0);
+}
+
+static void q6_k_one_row_lights_its_lane(void **state)
+{
+    (void)state;
+    one_row_lights(DN_TYPE_Q6_K);
 }
 
 static void bad_arguments_are_refused(void **state)
@@ -318,10 +377,9 @@ static void bad_arguments_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(repacked_equals_plain),
-        cmocka_unit_test(q8_0_layout_by_the_bytes),
-        cmocka_unit_test(q8_0_one_row_lights_its_lane),
-        cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(repacked_equals_plain),        cmocka_unit_test(q8_0_layout_by_the_bytes),
+        cmocka_unit_test(q8_0_one_row_lights_its_lane), cmocka_unit_test(q6_k_layout_by_the_bytes),
+        cmocka_unit_test(q6_k_one_row_lights_its_lane), cmocka_unit_test(bad_arguments_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,25 @@
  * its own lanes, and every chunk but a row's last starts 64-byte aligned
  * when the matrix does (2176 bytes a chunk).
  *
+ * Q6_K (eight rows in the lanes): a row group is its chunks in order, chunk
+ * j (one block of each of rows 8q .. 8q + 7) 1680 bytes:
+ *
+ *   bytes    0 ..   15  d of rows 0..7 (binary16, as in the block)
+ *   bytes   16 ..  143  byte 16 + 8 s + r = row r's int8 scale of 16-element
+ *                       sub-block s (s 0..15)
+ *   bytes  144 .. 1679  eight steps of 192 bytes, step i = 4 h + u (h 0..1,
+ *                       u 0..3) at 144 + 192 i: byte 64 v + 8 r + b of the
+ *                       step = row r's ql byte 64 h + 32 v + 8 u + b (v 0,
+ *                       1) and byte 128 + 8 r + b = its qh byte 32 h + 8 u
+ *                       + b (b 0..7)
+ *
+ * So a step holds elements 8 u .. 8 u + 7 of chunks (32 elements) 4 h ..
+ * 4 h + 3 of every row: each 64-byte load eight bytes of each row (the low
+ * and high nibbles of the ql bytes two chunks' low bits, the qh bytes the
+ * four chunks' high bits), one broadcast of eight activation codes feeds
+ * eight rows' integer dots with each row's sums in its own lanes, and a
+ * sub-block's eight scales are eight adjacent bytes.
+ *
  * Every other format: each half of a row group (rows 4h .. 4h + 3, the
  * halves one after another) holds, chunk after chunk, row 4h's bytes of
  * chunk j, then row 4h + 1's, row 4h + 2's and row 4h + 3's (whole blocks;
@@ -84,9 +103,9 @@ DN_API dn_status dn_repack_size(dn_type type, size_t rows, size_t n, size_t *byt
    into dst (`bytes` >= dn_repack_size's; any alignment; w and dst must not
    overlap). Copies bytes only: no block is decoded, so every block,
    readable or not, is carried over (a product reports an unreadable one as
-   on the plain matrix; Q4_K's scales are moved, not interpreted). Statuses as dn_repack_size, and
-   DN_ERR_INVALID_ARGUMENT for NULLs or too few bytes. Allocates nothing.
-   O(rows n). */
+   on the plain matrix; Q4_K's and Q6_K's scales are moved, not
+   interpreted). Statuses as dn_repack_size, and DN_ERR_INVALID_ARGUMENT
+   for NULLs or too few bytes. Allocates nothing. O(rows n). */
 DN_API dn_status dn_repack(dn_type type, const uint8_t *w, size_t rows, size_t n, void *dst,
                            size_t bytes);
 

@@ -26,6 +26,7 @@
 #include "../dot_shared.h"
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
+#include "dot_avx2_q6k8.h"
 #include "dot_avx2_q808.h"
 
 #include <immintrin.h>
@@ -721,8 +722,8 @@ static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_typ
                                    const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
                                    size_t ldo, size_t *bad)
 {
-    return dn_dot_mm_blocked_avx2(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo,
-                                  bad);
+    return dn_dot_mm_lanes_avx2(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo,
+                                bad);
 }
 
 /* The repacked row loops: the formats decode engines meet (Q4_K_M files:
@@ -748,6 +749,8 @@ static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
+    if (c->a->narrow && c->scaling == DN_ACT_SUB32) /* the rows in the lanes (dot_avx2_q6k8.h) */
+        return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q6k2);
     return mv_rows_packed(c, DN_TYPE_Q6_K, r0, r1, out, bad);
 }
 static NOINLINE dn_status pk_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,

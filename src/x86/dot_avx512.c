@@ -25,6 +25,7 @@
 #include "dot_avx2_decode.h"
 #include "dot_avx2_pieces.h"
 #include "dot_avx512_decode.h"
+#include "dot_avx512_q6k8.h"
 #include "dot_avx512_q808.h"
 
 #include <immintrin.h>
@@ -273,28 +274,16 @@ AIV __m512i q4k8_scales(const uint8_t *grp, int mins)
                                      _mm512_srlv_epi16(H, sh), m30, 0xF8);
 }
 
-/* A factored Q4_K group of eight interleaved rows: *A = [A_r / 2^emin] and
-   *Bn = [-B_r / 2^emin], r = 0..7, as doubles (big_k_factored's integers,
-   the rows in the lanes). A 64-byte load holds eight bytes of each row (row
-   r in qword r): its low nibbles are eight elements of chunk 2p, its high
-   nibbles the same elements of chunk 2p + 1, so one broadcast of eight
-   codes feeds eight rows, and vpdpbusd leaves each row's sums in its own
-   two int32 lanes: D_k after four loads holds 16 products per lane, |.| <=
-   16 * 15 * 127 = 30480 < 2^15, so vpackssdw narrows D_2q, D_2q+1 exactly;
-   per 128-bit lane L its words are rows 2L, 2L + 1 (two halves each) of
-   chunk 2q, then of chunk 2q + 1, and vpdpwssd with the matching M_k =
-   sc_k f_k (<= 63 * 480) gives one int32 per (row, chunk): |raw_k M_k| <=
-   32 * 15 * 127 * 30240 < 2^31 (two chunks would not fit, so the four
-   vectors are widened to double and added there: sums of at most eight
-   int32, exact). -B / 2^emin = sum_k (m_k f_k) bs32_k: vpdpwssd of the
-   rows' m_k f_k (word 8 r + k) with bs32 (< 2^15), eight terms per row
-   below 8 * 30240 * 4064 < 2^31. */
-AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
-                       const int32_t *bs32, __m512d *A, __m512d *Bn)
+/* The raw chunk sums of eight interleaved rows: a 64-byte load holds eight
+   bytes of each row (row r in qword r): its low nibbles are eight elements
+   of chunk 2p, its high nibbles the same elements of chunk 2p + 1, so one
+   broadcast of eight codes feeds eight rows, and vpdpbusd leaves each
+   row's sums in its own two int32 lanes of D[k]: after four loads 16
+   products per lane, |.| <= 16 * 15 * 127 = 30480 < 2^15. */
+AIV void q4k8_raw(const uint8_t *grp, const int8_t *c8, __m512i D[8])
 {
-    const __m512i z = _mm512_setzero_si512(), m4 = _mm512_set1_epi8(15);
-    __m512i D[8];
-    for (int k = 0; k < 8; k++) D[k] = z;
+    const __m512i m4 = _mm512_set1_epi8(15);
+    for (int k = 0; k < 8; k++) D[k] = _mm512_setzero_si512();
 #pragma GCC unroll 16
     for (int i = 0; i < 16; i++) { /* chunk pair p = i / 4, eight elements u = i % 4 */
         const int p = i / 4, u = i % 4;
@@ -306,6 +295,58 @@ AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
         D[2 * p + 1] = _mm512_dpbusd_epi32(
             D[2 * p + 1], _mm512_and_si512(_mm512_srli_epi16(x, 4), m4), _mm512_set1_epi64(hi));
     }
+}
+
+/* sum_k W_rk D_rk per row r (lane r), W_rk word 8 k + r of M0 (k 0-3) and
+   M1 (k 4-7), each term times S_k where S is given. vpackssdw narrows
+   D_2q, D_2q+1 exactly (q4k8_raw's bound); per 128-bit lane L its words
+   are rows 2L, 2L + 1 (two halves each) of chunk 2q, then of chunk 2q + 1,
+   and vpdpwssd with the matching W gives one int32 per (row, chunk). The
+   four vectors are widened to double and added there. */
+AIV __m512d q4k8_weighted(const __m512i D[8], __m512i M0, __m512i M1, const double *S)
+{
+    /* word w of 128-bit lane L: W of chunk 2q + w / 4, row 2L + (w % 4) / 2 */
+    const __m512i base = _mm512_set_epi16(15, 15, 14, 14, 7, 7, 6, 6, 13, 13, 12, 12, 5, 5, 4, 4,
+                                          11, 11, 10, 10, 3, 3, 2, 2, 9, 9, 8, 8, 1, 1, 0, 0);
+    __m512d lo = _mm512_setzero_pd(), hi = lo;
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) {
+        const __m512i W = _mm512_permutex2var_epi16(
+            M0, _mm512_add_epi16(base, _mm512_set1_epi16((short)(16 * q))), M1);
+        const __m512i R = _mm512_dpwssd_epi32(_mm512_setzero_si512(),
+                                              _mm512_packs_epi32(D[2 * q], D[2 * q + 1]), W);
+        const __m512d l = _mm512_cvtepi32_pd(_mm512_castsi512_si256(R));
+        const __m512d h = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(R, 1));
+        if (S) { /* lanes [2q 2q 2q+1 2q+1] per 256 bits */
+            const __m512d s =
+                _mm512_mask_blend_pd(0xCC, _mm512_set1_pd(S[2 * q]), _mm512_set1_pd(S[2 * q + 1]));
+            lo = _mm512_fmadd_pd(l, s, lo);
+            hi = _mm512_fmadd_pd(h, s, hi);
+        } else {
+            lo = _mm512_add_pd(lo, l);
+            hi = _mm512_add_pd(hi, h);
+        }
+    }
+    /* lo: rows [0 1 0 1 2 3 2 3] (chunks 2q, 2q + 1), hi the same of rows 4-7 */
+    return _mm512_add_pd(
+        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 1, 4, 5, 8, 9, 12, 13), hi),
+        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(2, 3, 6, 7, 10, 11, 14, 15), hi));
+}
+
+/* A factored Q4_K group of eight interleaved rows: *A = [A_r / 2^emin] and
+   *Bn = [-B_r / 2^emin], r = 0..7, as doubles (big_k_factored's integers,
+   the rows in the lanes): q4k8_weighted with M_k = sc_k f_k (<= 63 *
+   480): |raw_k M_k| <= 32 * 15 * 127 * 30240 < 2^31 per int32 (two chunks
+   would not fit, hence the doubles: sums of at most eight int32, exact).
+   -B / 2^emin = sum_k (m_k f_k) bs32_k: vpdpwssd of the rows' m_k f_k
+   (word 8 r + k) with bs32 (< 2^15), eight terms per row below 8 * 30240
+   * 4064 < 2^31. */
+AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
+                       const int32_t *bs32, __m512d *A, __m512d *Bn)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i D[8];
+    q4k8_raw(grp, c8, D);
     const __m512i F = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)f16));
     const __m512i sc = q4k8_scales(grp, 0), mn = q4k8_scales(grp, 1);
     /* M_k of the eight rows, word 8 k + r: sub-blocks 0-3 in M0, 4-7 in M1 */
@@ -317,22 +358,7 @@ AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
     const __m512i M1 =
         _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)),
                            _mm512_permutexvar_epi16(_mm512_add_epi16(fk, _mm512_set1_epi16(4)), F));
-    /* word w of 128-bit lane L: M of chunk 2q + w / 4, row 2L + (w % 4) / 2 */
-    const __m512i base = _mm512_set_epi16(15, 15, 14, 14, 7, 7, 6, 6, 13, 13, 12, 12, 5, 5, 4, 4,
-                                          11, 11, 10, 10, 3, 3, 2, 2, 9, 9, 8, 8, 1, 1, 0, 0);
-    __m512d lo = _mm512_setzero_pd(), hi = lo;
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; q++) {
-        const __m512i W = _mm512_permutex2var_epi16(
-            M0, _mm512_add_epi16(base, _mm512_set1_epi16((short)(16 * q))), M1);
-        const __m512i R = _mm512_dpwssd_epi32(z, _mm512_packs_epi32(D[2 * q], D[2 * q + 1]), W);
-        lo = _mm512_add_pd(lo, _mm512_cvtepi32_pd(_mm512_castsi512_si256(R)));
-        hi = _mm512_add_pd(hi, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(R, 1)));
-    }
-    /* lo: rows [0 1 0 1 2 3 2 3] (chunks 2q, 2q + 1), hi the same of rows 4-7 */
-    *A = _mm512_add_pd(
-        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 1, 4, 5, 8, 9, 12, 13), hi),
-        _mm512_permutex2var_pd(lo, _mm512_setr_epi64(2, 3, 6, 7, 10, 11, 14, 15), hi));
+    *A = q4k8_weighted(D, M0, M1, NULL);
     const __m512i bs = _mm512_broadcast_i32x4(
         _mm_packs_epi32(_mm_loadu_si128((const __m128i *)bs32),
                         _mm_loadu_si128((const __m128i *)(bs32 + 4)))); /* exact: < 2^15 */
@@ -348,26 +374,49 @@ AIV void q4k8_factored(const uint8_t *grp, const int8_t *c8, const int16_t *f16,
     *Bn = _mm512_cvtepi32_pd(_mm512_castsi512_si256(g));
 }
 
-/* The eight pieces of a group that does not factor (or, !gok, the
-   reference's): the blocks put back together, then big_group4's four-row
-   path and the reference's pieces where it flags them. */
+/* The eight pieces of a Sub32 group that does not factor (gok, not fok),
+   computed in the interleaved layout (AVX2's q4k8_unfactored2): A_r = sum_k
+   sc_k raw_k S_k by q4k8_weighted with W = sc (|raw_k sc_k| <= 32 * 15 *
+   127 * 63 < 2^22 per int32) and B_r = sum_k m_k P_k (P_k = bs32_k S_k, m_k
+   byte k of row r's qword: a column per shift), big_group_narrow's values;
+   every term and partial sum is exact (dn_dot_act_init's gok: a multiple
+   of 2^emin below 2^(emin + 52)), so the order does not matter. Then d A +
+   dm B as big_sub32_AB, and the reference's pieces for the rows it flags
+   (their blocks put back together). */
 static __attribute__((noinline, target("avx512vnni"))) __m256
 q4k8_unfactored(const dn_mv_ctx *c, const uint8_t *grp, size_t g)
 {
-    uint8_t tmp[8][DN_Q4K8_BYTES / DN_Q4K8_ROWS];
-    float f[8];
-    for (int r = 0; r < 8; r++) dn_q4k8_get(grp, r, tmp[r]);
-    for (int h = 0; h < 2; h++) {
-        const uint8_t *blk[4] = {tmp[4 * h], tmp[4 * h + 1], tmp[4 * h + 2], tmp[4 * h + 3]};
-        __m128 p = _mm_setzero_ps();
-        int need = 0;
-        pending4 q;
-        q.on = 0;
-        (void)big_group4(c->a, DN_TYPE_Q4_K, blk, g, &p, &need, &q); /* readable: checked */
-        if (need) p = reference_pieces4(c, DN_TYPE_Q4_K, blk, g, g + 256, p, need);
-        _mm_storeu_ps(f + 4 * h, p);
+    const dn_dot_act *a = c->a;
+    const double *S = a->S + g / 32, *P = a->P + g / 32;
+    __m512i D[8];
+    q4k8_raw(grp, a->c8 + g, D);
+    const __m512i sc = q4k8_scales(grp, 0), mn = q4k8_scales(grp, 1);
+    const __m512d A = q4k8_weighted(D, _mm512_cvtepu8_epi16(_mm512_castsi512_si256(sc)),
+                                    _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(sc, 1)), S);
+    __m512d B = _mm512_setzero_pd();
+    for (int k = 0; k < 8; k++) {
+        const __m512i m = _mm512_and_si512(_mm512_srli_epi64(mn, 8 * k), _mm512_set1_epi64(255));
+        B = _mm512_fmadd_pd(_mm512_cvtepi64_pd(m), _mm512_set1_pd(P[k]), B);
     }
-    return _mm256_loadu_ps(f);
+    const __m512d Bn = _mm512_sub_pd(_mm512_setzero_pd(), B);
+    const __m512 f = _mm512_cvtph_ps(load32(grp)); /* d[8], dm[8] */
+    const __m512d d = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
+    const __m512d dm =
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+    const __m512d lim = _mm512_set1_pd(a->glim[g / DN_GROUP]);
+    const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(A), lim, _CMP_LT_OQ) &
+                        _mm512_cmp_pd_mask(_mm512_abs_pd(Bn), lim, _CMP_LT_OQ);
+    const __m256 p = round_sum8(_mm512_mul_pd(d, A), _mm512_mul_pd(dm, Bn));
+    if (ok == 0xFF) return p;
+    float v[8];
+    _mm256_storeu_ps(v, p);
+    for (int r = 0; r < 8; r++)
+        if (!(ok >> r & 1)) {
+            uint8_t blk[DN_Q4K8_BYTES / DN_Q4K8_ROWS];
+            dn_q4k8_get(grp, r, blk);
+            v[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk, c->act, c->scaling, g, g + 256);
+        }
+    return _mm256_loadu_ps(v);
 }
 
 /* The eight rows of an interleaved Q4_K row group (grp0: its first chunk):
@@ -381,9 +430,13 @@ AIV int batch8_q4k(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
     for (size_t g = 0; g < c->n; g += DN_GROUP) {
         const size_t gi = g / DN_GROUP;
         const uint8_t *grp = grp0 + gi * DN_Q4K8_BYTES;
-        for (int o = 0; o < DN_Q4K8_BYTES; o += 64) {
-            _mm_prefetch((const char *)grp + DN_Q4K8_ROWS * c->row_bytes + o, _MM_HINT_T1);
-        }
+        /* the own stream 4 chunks (4.5 KiB) ahead into L1, across row groups
+           (they follow one another), as the AVX2 loop: 8192 rows of 16384 from
+           memory 1.21-1.28x faster (1 thread, CPU time) than the next row
+           group's chunk into L2, which lost even to no software prefetch
+           (docs/repack.md) */
+        for (int o = 0; o < DN_Q4K8_BYTES; o += 64)
+            _mm_prefetch((const char *)grp + 4 * DN_Q4K8_BYTES + o, _MM_HINT_T0);
         const __m256i h = load32(grp), e = _mm256_set1_epi16(0x7C00); /* d[8], dm[8] */
         if (_mm256_cmpeq_epi16_mask(_mm256_and_si256(h, e), e)) return -1;
         __m256 p;
@@ -487,7 +540,7 @@ static NOINLINE dn_status pk_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, floa
 }
 static NOINLINE dn_status pk_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
 {
-    return mv_packed4(c, DN_TYPE_Q6_K, r0, r1, out, bad);
+    return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q6k); /* eight rows interleaved */
 }
 
 /* The repacked product: the four formats' row loops where the activation

@@ -365,6 +365,30 @@ AIV __m128 small_sub32_z(const __m256i C[4], const __m512d dz[4], const __m512d 
     return _mm256_cvtpd_ps(_mm256_add_pd(s4, _mm256_setzero_pd()));
 }
 
+/* One Q8_0 block's terms of eight rows (small_sub32_z's, eight rows where
+   it has four): t = C_k (d_k S_k) added to *s, |t| to *ab, and |d_k| Sinf_k
+   into the least *ym (+inf or NaN where S_k is 0 or d_k is 0: min passes
+   NaN over). Every product is exact (|C_k| < 2^19, d_k 11 bits, S_k 8). */
+AIV void sub32_terms8(__m512d Ck, __m512d dk, double S, double Sinf, __m512d *s, __m512d *ab,
+                      __m512d *ym)
+{
+    const __m512d sign = _mm512_set1_pd(-0.0);
+    const __m512d t = _mm512_mul_pd(Ck, _mm512_mul_pd(dk, _mm512_set1_pd(S)));
+    *s = _mm512_add_pd(*s, t);
+    *ab = _mm512_add_pd(*ab, _mm512_andnot_pd(sign, t));
+    *ym = _mm512_min_pd(_mm512_mul_pd(_mm512_andnot_pd(sign, dk), _mm512_set1_pd(Sinf)), *ym);
+}
+
+/* small_sub32_z's test and rounding of eight rows' sums: the lanes whose
+   sum the test cannot prove exact (ab >= ym gfac) in *need; each lane's
+   sum rounded once, + 0 making an exact 0 +0. */
+AIV __m256 sub32_finish8(__m512d s, __m512d ab, __m512d ym, double gfac, int *need)
+{
+    const __mmask8 ok = _mm512_cmp_pd_mask(ab, _mm512_mul_pd(ym, _mm512_set1_pd(gfac)), _CMP_LT_OQ);
+    *need = (int)(uint8_t)~ok;
+    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd()));
+}
+
 /* round_sum (dot_avx2_pieces.h) of eight lanes: a + b rounded once to
    binary32 (round to odd where the double sum is inexact), + 0 making an
    exact zero +0. */

@@ -45,7 +45,6 @@ AIV __m256 q808_sub32(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, 
     const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i od = _mm512_add_epi32(ev, _mm512_set1_epi32(1));
     const double *S = a->S + g / 32, *Sinf = a->Sinf + g / 32;
-    const __m512d sign = _mm512_set1_pd(-0.0);
     __m512d s = _mm512_setzero_pd(), ab = s, ym = _mm512_set1_pd(INFINITY);
     for (int k = 0; k < G; k += 2) {
         const int two = k + 1 < G;
@@ -65,18 +64,10 @@ AIV __m256 q808_sub32(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, 
                                   : _mm512_castps512_ps256(d));
             const __m512d Ck =
                 _mm512_cvtepi32_pd(h ? _mm512_extracti64x4_epi64(C, 1) : _mm512_castsi512_si256(C));
-            const __m512d t = _mm512_mul_pd(Ck, _mm512_mul_pd(dk, _mm512_set1_pd(S[k + h])));
-            s = _mm512_add_pd(s, t);
-            ab = _mm512_add_pd(ab, _mm512_andnot_pd(sign, t));
-            /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
-            ym = _mm512_min_pd(
-                _mm512_mul_pd(_mm512_andnot_pd(sign, dk), _mm512_set1_pd(Sinf[k + h])), ym);
+            sub32_terms8(Ck, dk, S[k + h], Sinf[k + h], &s, &ab, &ym);
         }
     }
-    const __mmask8 ok = _mm512_cmp_pd_mask(
-        ab, _mm512_mul_pd(ym, _mm512_set1_pd(a->gfac[g / DN_GROUP])), _CMP_LT_OQ);
-    *need = (int)(uint8_t)~ok;
-    return _mm512_cvtpd_ps(_mm512_add_pd(s, _mm512_setzero_pd())); /* + 0: an exact 0 is +0 */
+    return sub32_finish8(s, ab, ym, a->gfac[g / DN_GROUP], need);
 }
 
 /* The eight rows of an interleaved Q8_0 row group (grp0: its first chunk),
@@ -92,7 +83,7 @@ AIV int batch8_q808(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         const uint8_t *grp = grp0 + g / DN_GROUP * DN_PACK8_CHUNK_MAX;
         /* no software prefetch: the row group is one stream the hardware
            follows; a prefetch of the next row group's chunk (as the Q4_K
-           loop's and the AVX2 one's) cost 16-23 %: from memory 0.93-0.96x
+           loop's then and the AVX2 one's) cost 16-23 %: from memory 0.93-0.96x
            the plain product with it, 1.07-1.23x without (8192 x 16384, one
            thread CPU time, this host loaded) */
         /* the 8 G scales d: an infinity or a NaN is unreadable */

@@ -14,13 +14,18 @@
  * do the same for the repacked layout): every value is the bit of
  * dn_mat_vec of its column.
  *
- * Covered: Q4_K under Sub32 with narrow, usable columns, LN_MIN_COLS
- * columns or more, whole tiles of 16 readable rows; a group whose
- * activation side does not factor (fok) gets each row's piece from the
- * reference's piece function; a row that meets a tiny piece is redone by
- * the reference; rows past the last whole tile, a tile holding an
- * unreadable block (and every row after it), and everything else run
- * dn_dot_mm_blocked_avx512, which reports the first unreadable block.
+ * Q8_0 takes the same loops with its own tile and pieces
+ * (dot_mm_lanes_q8.h): 16 rows' C_k in the lanes of one vpdpbusd chain,
+ * their terms added in double for 16 rows at once.
+ *
+ * Covered: Q4_K and Q8_0 under Sub32 with narrow, usable columns,
+ * LN_MIN_COLS columns or more, whole tiles of 16 readable rows; a Q4_K
+ * group whose activation side does not factor (fok) gets each row's piece
+ * from the reference's piece function (Q8_0's fallbacks: its header); a
+ * row that meets a tiny piece is redone by the reference; rows past the
+ * last whole tile, a tile holding an unreadable block (and every row after
+ * it), and everything else run dn_dot_mm_blocked_avx512, which reports the
+ * first unreadable block.
  */
 #include "../dot_kernels.h"
 #include "../dot_mm.h"
@@ -30,11 +35,12 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define LN_ROWS 16     /* rows of a tile: the int32 lanes of a vector */
-#define LN_COLS 64     /* most columns of a block (their add chains: 4 KiB) */
-#define LN_MIN_COLS 2  /* two columns: 1.6x the blocked kernel in cache */
-#define LN_QBYTES 144  /* bytes of a Q4_K block */
-#define LN_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see ln_quad */
+#define LN_ROWS 16                /* rows of a tile: the int32 lanes of a vector */
+#define LN_COLS 64                /* most columns of a block (their add chains: 4 KiB) */
+#define LN_MIN_COLS 2             /* two columns: 1.6x the blocked kernel in cache */
+#define LN_ACT_BYTES (512 * 1024) /* a column block's activations (in L2) */
+#define LN_QBYTES 144             /* bytes of a Q4_K block */
+#define LN_BOUND 35227            /* floor(2^31 / (32 * 15 * 127)): see ln_quad */
 
 /* One tile: 16 rows' group of 256 in the lanes. */
 typedef struct ln_tile {
@@ -70,19 +76,26 @@ AIV void ln_swap(__m512i *v, __m512i *w, int b)
     *v = a;
 }
 
-/* The digits of chunks 2p and 2p + 1 of the 16 blocks blk[r] into T->q:
-   X[i] holds dwords u = 0..7 of rows i (positions u) and i + 8 (8 + u);
-   three rounds of ln_swap exchange the vector index (r mod 8) with the
-   position's low bits (u), leaving dword u of row r in lane r of X[u]; the
-   low nibbles are chunk 2p's digits, the high ones chunk 2p + 1's. */
+/* 16 rows' eight dwords into the lanes: X[i] holds dwords u = 0..7 of
+   rows i (positions u) and i + 8 (8 + u); three rounds of ln_swap exchange
+   the vector index (r mod 8) with the position's low bits (u), leaving
+   dword u of row r in lane r of X[u]. */
+AIV void ln_transpose(__m512i X[8])
+{
+    for (int i = 0; i < 8; i += 2) ln_swap(&X[i], &X[i + 1], 0);
+    for (int i = 0; i < 8; i += 4) ln_swap(&X[i], &X[i + 2], 1), ln_swap(&X[i + 1], &X[i + 3], 1);
+    for (int i = 0; i < 4; i++) ln_swap(&X[i], &X[i + 4], 2);
+}
+
+/* The digits of chunks 2p and 2p + 1 of the 16 blocks blk[r] into T->q
+   (ln_transpose): the low nibbles are chunk 2p's digits, the high ones
+   chunk 2p + 1's. */
 AIV void ln_digits(ln_tile *T, const uint8_t *const blk[LN_ROWS], int p)
 {
     const size_t at = 16 + 32 * (size_t)p;
     __m512i X[8];
     for (int i = 0; i < 8; i++) X[i] = load2x32(blk[i] + at, blk[i + 8] + at);
-    for (int i = 0; i < 8; i += 2) ln_swap(&X[i], &X[i + 1], 0);
-    for (int i = 0; i < 8; i += 4) ln_swap(&X[i], &X[i + 2], 1), ln_swap(&X[i + 1], &X[i + 3], 1);
-    for (int i = 0; i < 4; i++) ln_swap(&X[i], &X[i + 4], 2);
+    ln_transpose(X);
     const __m512i m4 = _mm512_set1_epi8(15);
     for (int u = 0; u < 8; u++) {
         T->q[2 * p][u] = _mm512_and_si512(X[u], m4);
@@ -231,9 +244,18 @@ AIV int ln_fsum(const dn_dot_act *a, size_t k0)
     return _mm_cvtsi128_si32(t);
 }
 
+/* A column's 16 pieces p added to its chains acc (in order), the lanes
+   holding a tiny piece (non-zero, below 2^-100: dn_piece_tiny) into *tiny. */
+AIV void ln_add_piece(__m512 p, float acc[LN_ROWS], uint32_t *tiny)
+{
+    const __m512i u = _mm512_and_si512(_mm512_castps_si512(p), _mm512_set1_epi32(0x7FFFFFFF));
+    *tiny |=
+        _mm512_test_epi32_mask(u, u) & _mm512_cmplt_epi32_mask(u, _mm512_set1_epi32(0x0D800000));
+    _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), p));
+}
+
 /* One column block (nc columns, col) of the tile's group g: each column's
-   pieces added to its chains acc[j] (in order), the lanes that met a tiny
-   piece into tiny[j]. */
+   pieces added to its chains (ln_add_piece). */
 AIV void ln_group(const ln_tile *T, const uint8_t *const blk[LN_ROWS], const mm_col *col, int nc,
                   size_t g, float (*acc)[LN_ROWS], uint32_t *tiny)
 {
@@ -259,63 +281,83 @@ AIV void ln_group(const ln_tile *T, const uint8_t *const blk[LN_ROWS], const mm_
                                                  DN_ACT_SUB32, g, g + DN_GROUP);
                 p[j] = _mm512_loadu_ps(f);
             }
-            const __m512i u =
-                _mm512_and_si512(_mm512_castps_si512(p[j]), _mm512_set1_epi32(0x7FFFFFFF));
-            tiny[j0 + j] |= _mm512_test_epi32_mask(u, u) &
-                            _mm512_cmplt_epi32_mask(u, _mm512_set1_epi32(0x0D800000));
-            _mm512_storeu_ps(acc[j0 + j], _mm512_add_ps(_mm512_loadu_ps(acc[j0 + j]), p[j]));
+            ln_add_piece(p[j], acc[j0 + j], &tiny[j0 + j]);
         }
     }
 }
 
-/* 1 when one of the 16 rows (at rp) has an unreadable block. */
-AIV int ln_unreadable(const uint8_t *const rp[LN_ROWS], size_t groups)
+#include "dot_mm_lanes_q8.h"
+
+/* 1 when one of the 16 rows (at rp, `blocks` blocks of bb bytes each) has
+   an unreadable block: a binary16 scale d (Q8_0, Q4_K) or dm (Q4_K) that is
+   an infinity or a NaN. */
+AIV int ln_unreadable(dn_type type, const uint8_t *const rp[LN_ROWS], size_t blocks, size_t bb)
 {
+    const uint16_t e = 0x7C00;
     for (int r = 0; r < LN_ROWS; r++)
-        for (size_t gi = 0; gi < groups; gi++) {
-            const uint16_t d = dn_load_u16(rp[r] + gi * LN_QBYTES),
-                           dm = dn_load_u16(rp[r] + gi * LN_QBYTES + 2);
-            if ((d & 0x7C00) == 0x7C00 || (dm & 0x7C00) == 0x7C00) return 1;
+        for (size_t b = 0; b < blocks; b++) {
+            const uint8_t *p = rp[r] + b * bb;
+            if ((dn_load_u16(p) & e) == e) return 1;
+            if (type == DN_TYPE_Q4_K && (dn_load_u16(p + 2) & e) == e) return 1;
         }
     return 0;
 }
 
-/* Rows [r, r + 16) (readable) against columns [c0, c1). */
-AIV dn_status ln_tile_rows(const dn_act *x, size_t c0, size_t c1, const uint8_t *const rp[LN_ROWS],
-                           const uint8_t *w, size_t rows, size_t r, float *out, size_t ldo,
-                           size_t *bad)
+/* The tile of the 16 rows' group g (blk) for the columns col, by format. */
+AIV void ln_run_group(dn_type type, const uint8_t *const blk[LN_ROWS], const mm_col *col, int nc,
+                      size_t g, size_t n, float (*acc)[LN_ROWS], uint32_t *tiny)
 {
-    const size_t n = x->n;
-    size_t cb = DN_DOT_MM_COLS / (n + n / 2) / 4 * 4;
-    cb = cb < 4 ? 4 : cb > LN_COLS ? LN_COLS : cb;
-    ln_tile T;
+    if (type == DN_TYPE_Q8_0) {
+        l8_tile T;
+        const size_t G = (n - g < DN_GROUP ? n - g : DN_GROUP) / 32;
+        l8_load(&T, blk, (int)G);
+        l8_group(&T, blk, col, nc, g, acc, tiny);
+    } else {
+        ln_tile T;
+        ln_scales(&T, blk);
+        for (int p = 0; p < 4; p++) ln_digits(&T, blk, p);
+        ln_group(&T, blk, col, nc, g, acc, tiny);
+    }
+}
+
+/* The bytes of a group of 256 elements. */
+static size_t ln_group_bytes(dn_type type)
+{
+    return type == DN_TYPE_Q8_0 ? 8 * L8_BYTES : LN_QBYTES;
+}
+
+/* Rows [r, r + 16) (readable) against columns [c0, c1). */
+AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
+                           const uint8_t *const rp[LN_ROWS], const uint8_t *w, size_t rows,
+                           size_t r, float *out, size_t ldo, size_t *bad)
+{
+    const size_t n = x->n, gb = ln_group_bytes(type);
+    const size_t cb = c1 - c0; /* one column block (the caller's) */
     mm_col col[LN_COLS];
     float acc[LN_COLS][LN_ROWS];
     uint32_t tiny[LN_COLS];
     for (size_t b0 = c0; b0 < c1; b0 += cb) {
         const int nc = (int)(c1 - b0 < cb ? c1 - b0 : cb);
         for (int j = 0; j < nc; j++) {
-            (void)dn_act_view(x, b0 + j, DN_TYPE_Q4_K, &col[j].act, &col[j].a);
+            (void)dn_act_view(x, b0 + j, type, &col[j].act, &col[j].a);
             memset(acc[j], 0, sizeof acc[j]);
             tiny[j] = 0;
         }
         for (size_t g = 0; g < n; g += DN_GROUP) {
             const uint8_t *blk[LN_ROWS];
             for (int k = 0; k < LN_ROWS; k++) {
-                blk[k] = rp[k] + g / DN_GROUP * LN_QBYTES;
-                for (int o = 0; o < LN_QBYTES; o += 64) /* the next group into L1 */
-                    _mm_prefetch((const char *)blk[k] + LN_QBYTES + o, _MM_HINT_T0);
+                blk[k] = rp[k] + g / DN_GROUP * gb;
+                for (size_t o = 0; o < gb; o += 64) /* the next group into L1 */
+                    _mm_prefetch((const char *)blk[k] + gb + o, _MM_HINT_T0);
             }
-            ln_scales(&T, blk);
-            for (int p = 0; p < 4; p++) ln_digits(&T, blk, p);
-            ln_group(&T, blk, col, nc, g, acc, tiny);
+            ln_run_group(type, blk, col, nc, g, n, acc, tiny);
         }
         for (int j = 0; j < nc; j++) {
             float *o = out + (b0 + (size_t)j - c0) * ldo;
             for (int k = 0; k < LN_ROWS; k++) {
                 if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                    dn_status st = dn_ref_rows_pieces(DN_TYPE_Q4_K, w, rows, n, col[j].act,
-                                                      DN_ACT_SUB32, r + k, r + k + 1, o, bad);
+                    dn_status st = dn_ref_rows_pieces(type, w, rows, n, col[j].act, DN_ACT_SUB32,
+                                                      r + k, r + k + 1, o, bad);
                     if (st != DN_OK) return st;
                 } else {
                     o[r + k] = dn_chain_result(acc[j][k]);
@@ -326,11 +368,13 @@ AIV dn_status ln_tile_rows(const dn_act *x, size_t c0, size_t c1, const uint8_t 
     return DN_OK;
 }
 
-/* 1 when the lanes cover the product: Q4_K, Sub32, LN_MIN_COLS columns or
-   more, every column's side narrow and usable. */
+/* 1 when the lanes cover the product: Q4_K or Q8_0, Sub32, LN_MIN_COLS
+   columns or more, every column's side narrow and usable. */
 static int ln_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if (type != DN_TYPE_Q4_K || x->scaling != DN_ACT_SUB32 || c1 - c0 < LN_MIN_COLS) return 0;
+    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 ||
+        c1 - c0 < LN_MIN_COLS)
+        return 0;
     for (size_t c = c0; c < c1; c++) {
         const dn_act_row *row;
         const dn_dot_act *a;
@@ -345,13 +389,27 @@ VNNI dn_status dn_dot_mm_lanes_avx512(dn_dot_rows_act_fn f, const dn_act *x, siz
 {
     size_t r = r0;
     if (ln_covers(x, c0, c1, type)) {
-        const size_t row_bytes = x->n / DN_GROUP * LN_QBYTES;
-        for (; r1 - r >= LN_ROWS; r += LN_ROWS) {
-            const uint8_t *rp[LN_ROWS];
-            for (int k = 0; k < LN_ROWS; k++) rp[k] = w + (r + (size_t)k) * row_bytes;
-            if (ln_unreadable(rp, x->n / DN_GROUP)) break;
-            dn_status st = ln_tile_rows(x, c0, c1, rp, w, rows, r, out, ldo, bad);
-            if (st != DN_OK) return st;
+        const size_t bb = dn_type_block_bytes(type), blocks = x->n / dn_type_block_elements(type);
+        /* column blocks outside, row tiles inside: a block's activations
+           (LN_ACT_BYTES) stay in L2 for every tile. The first block checks
+           each tile just before it runs it (the check's reads bring the
+           rows in: a separate pass first took Q4_K n = 8 1.23x the time) and
+           ends at the first tile holding an unreadable block; the others
+           run the tiles it ran. */
+        size_t cb = LN_ACT_BYTES / (x->n + x->n / 2) / 4 * 4;
+        cb = cb < 4 ? 4 : cb > LN_COLS ? LN_COLS : cb;
+        for (size_t b0 = c0; b0 < c1; b0 += cb) {
+            const size_t b1 = c1 - b0 < cb ? c1 : b0 + cb;
+            size_t t = r0;
+            for (; b0 == c0 ? r1 - t >= LN_ROWS : t < r; t += LN_ROWS) {
+                const uint8_t *rp[LN_ROWS];
+                for (int k = 0; k < LN_ROWS; k++) rp[k] = w + (t + (size_t)k) * blocks * bb;
+                if (b0 == c0 && ln_unreadable(type, rp, blocks, bb)) break;
+                dn_status st =
+                    ln_tile_rows(type, x, b0, b1, rp, w, rows, t, out + (b0 - c0) * ldo, ldo, bad);
+                if (st != DN_OK) return st;
+            }
+            if (b0 == c0) r = t;
         }
         if (r == r1) return DN_OK;
     }
