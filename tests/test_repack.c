@@ -186,6 +186,16 @@ static void repacked_equals_plain(void **state)
     for (int q = 1; q < 3; q++) dn_pool_destroy(pools[q]);
 }
 
+/* A plain matrix whose every byte is a function of its row, block and
+   place (blocks of block_bytes), so a byte moved to another place shows. */
+static void fill_by_place(uint8_t *w, size_t rows, size_t blocks, size_t block_bytes)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < blocks; b++)
+            for (size_t i = 0; i < block_bytes; i++)
+                w[(r * blocks + b) * block_bytes + i] = (uint8_t)(37 * r + 11 * b + 3 * i + 1);
+}
+
 /* Q8_0's interleaved layout byte by byte (decodenum/repack.h): 11 rows (a
    second row group with five padding rows), n = 320 (a whole chunk of eight
    blocks, then one of two); each byte of the plain matrix a function of its
@@ -195,10 +205,7 @@ static void q8_0_layout_by_the_bytes(void **state)
     (void)state;
     const size_t rows = 11, n = 320, blocks = n / 32, row_bytes = blocks * 34;
     uint8_t w[11 * 10 * 34];
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < blocks; b++)
-            for (size_t i = 0; i < 34; i++)
-                w[r * row_bytes + b * 34 + i] = (uint8_t)(37 * r + 11 * b + 3 * i + 1);
+    fill_by_place(w, rows, blocks, 34);
     uint8_t *p = repack_of(DN_TYPE_Q8_0, w, rows, n);
     for (size_t r = 0; r < 16; r++)
         for (size_t b = 0; b < blocks; b++) {
@@ -223,10 +230,7 @@ static void q6_k_layout_by_the_bytes(void **state)
     (void)state;
     const size_t rows = 11, n = 512, blocks = n / 256, row_bytes = blocks * 210;
     uint8_t w[11 * 2 * 210];
-    for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < blocks; b++)
-            for (size_t i = 0; i < 210; i++)
-                w[r * row_bytes + b * 210 + i] = (uint8_t)(37 * r + 11 * b + 3 * i + 1);
+    fill_by_place(w, rows, blocks, 210);
     uint8_t *p = repack_of(DN_TYPE_Q6_K, w, rows, n);
     for (size_t r = 0; r < 16; r++)
         for (size_t b = 0; b < blocks; b++) {
