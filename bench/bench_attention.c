@@ -227,6 +227,9 @@ static void bench_context(size_t ctx, int quick, dn_pool *pools[2])
 
 int main(int argc, char **argv)
 {
+#ifdef DN_BENCH_GGML
+    ggml_peer_quiet_openmp(argv); /* before anything is printed */
+#endif
     int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
     bench_print_command("decodenum-bench-attention", argc, argv, NULL, 0);

@@ -745,6 +745,9 @@ static void teardown(dot_run *r)
 
 int main(int argc, char **argv)
 {
+#ifdef DN_BENCH_GGML
+    ggml_peer_quiet_openmp(argv); /* before anything is printed */
+#endif
     int quick = 0, only_repacked = 0;
     if (argc > 1 && !strcmp(argv[argc - 1], "--repacked")) only_repacked = 1, argc--;
     int rc = bench_parse_args(argc, argv, &quick, usage);

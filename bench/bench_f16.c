@@ -669,6 +669,9 @@ static void teardown(f16_run *r)
 
 int main(int argc, char **argv)
 {
+#ifdef DN_BENCH_GGML
+    ggml_peer_quiet_openmp(argv); /* before anything is printed */
+#endif
     int quick = 0, nargs = 0, shapes = 0;
     char *args[16];
     for (int i = 0; i < argc && nargs < 16; i++) { /* --bf16 is this program's own option */

@@ -236,6 +236,9 @@ static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
 
 int main(int argc, char **argv)
 {
+#ifdef DN_BENCH_GGML
+    ggml_peer_quiet_openmp(argv); /* before anything is printed */
+#endif
     int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
     bench_print_command("decodenum-bench-gdn: one token, 32 heads x S=128, conv 8192 x 4", argc,

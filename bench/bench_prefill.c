@@ -563,6 +563,9 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
+#ifdef DN_BENCH_GGML
+    ggml_peer_quiet_openmp(argv); /* before anything is printed */
+#endif
     int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
     setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time: long runs show progress */

@@ -15,11 +15,13 @@
  * caller's bytes (ggml repacks them then); ggml_peer_repacked tells whether
  * ggml took the format.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #include "ggml_peer.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -220,6 +222,12 @@ void ggml_peer_call(bench_case *c)
         fprintf(stderr, "ggml_graph_compute failed\n");
         exit(1);
     }
+    /* A ggml built without OpenMP: its workers poll for new work after a
+       compute (the default poll level, 50, is 6.5 million pause loops),
+       on the cores the next case runs on; paused, they sleep until the
+       next compute wakes them. (With OpenMP this does nothing: see
+       ggml_peer_quiet_openmp.) */
+    ggml_threadpool_pause(p->pool);
 }
 
 int ggml_peer_f16_bits_are_ours(void)
@@ -228,13 +236,27 @@ int ggml_peer_f16_bits_are_ours(void)
            !ggml_cpu_has_avx512();
 }
 
+void ggml_peer_quiet_openmp(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") ||
+        setenv("GOMP_SPINCOUNT", "10000", 1) != 0)
+        return;
+    fflush(stdout);
+    execv("/proc/self/exe", argv); /* returns only on failure: run on as we are */
+}
+
 const char *ggml_peer_build(void)
 {
-    static char s[160];
-    snprintf(s, sizeof s, "ggml (cpu built for:%s%s%s%s%s%s; tinyBLAS %s)",
-             ggml_cpu_has_avx2() ? " AVX2" : "", ggml_cpu_has_fma() ? " FMA" : "",
-             ggml_cpu_has_f16c() ? " F16C" : "", ggml_cpu_has_avx512() ? " AVX512F" : "",
-             ggml_cpu_has_avx512_vnni() ? " AVX512-VNNI" : "", ggml_cpu_has_neon() ? " NEON" : "",
-             ggml_cpu_has_llamafile() ? "on" : "off");
+    static char s[240];
+    const char *policy = getenv("OMP_WAIT_POLICY"), *spins = getenv("GOMP_SPINCOUNT");
+    snprintf(
+        s, sizeof s,
+        "ggml (cpu built for:%s%s%s%s%s%s%s; tinyBLAS %s; OMP_WAIT_POLICY %s, GOMP_SPINCOUNT %s)",
+        ggml_cpu_has_avx2() ? " AVX2" : "", ggml_cpu_has_fma() ? " FMA" : "",
+        ggml_cpu_has_f16c() ? " F16C" : "", ggml_cpu_has_avx512() ? " AVX512F" : "",
+        ggml_cpu_has_avx512_vnni() ? " AVX512-VNNI" : "",
+        ggml_cpu_has_avx512_bf16() ? " AVX512-BF16" : "", ggml_cpu_has_neon() ? " NEON" : "",
+        ggml_cpu_has_llamafile() ? "on" : "off", policy ? policy : "unset",
+        spins ? spins : "unset");
     return s;
 }

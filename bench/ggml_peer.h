@@ -71,9 +71,25 @@ void ggml_peer_call(bench_case *c);
    the build whose F16 products the library reproduces bit for bit. */
 int ggml_peer_f16_bits_are_ours(void);
 
-/* "ggml (cpu built for: AVX2 FMA F16C; tinyBLAS on)" and the like: the
-   instruction sets the linked ggml was compiled for, and whether its
-   tinyBLAS (llamafile) path is in. */
+/* Runs the program again (execv of /proc/self/exe with argv) with
+   GOMP_SPINCOUNT=10000, unless the environment sets it or
+   OMP_WAIT_POLICY; call it first in main. ggml's default build multiplies
+   on OpenMP threads, which by libgomp's default spin for milliseconds after
+   each product, on the cores the next case (ours, in the round-robin)
+   runs on; libgomp reads the setting when it loads, so it cannot be set
+   later. Measured with decodenum-bench-prefill, 4096^2 Q4_K n = 64 on two
+   threads: ours 8.1-8.6 ms beside the spinning threads, 5.0-5.2 ms with
+   them asleep (OMP_WAIT_POLICY=passive), ggml 13.5 ms either way; but
+   passive made ggml wake its threads for every call (bench-f16 --bf16, two
+   threads: 5-14% slower), while 10000 spins keep them awake between one
+   sample's calls (ggml's two-thread times equal or below the default's)
+   and asleep well before the next case. */
+void ggml_peer_quiet_openmp(char **argv);
+
+/* "ggml (cpu built for: AVX2 FMA F16C; tinyBLAS on; OMP_WAIT_POLICY unset,
+   GOMP_SPINCOUNT 10000)" and the like: the instruction sets the linked
+   ggml was compiled for, whether its tinyBLAS (llamafile) path is in, and
+   the OpenMP waiting of the run. */
 const char *ggml_peer_build(void);
 
 #endif
