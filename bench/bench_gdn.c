@@ -234,6 +234,19 @@ static void ggml_side_free(ggml_side *g)
 
 static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
 
+/* The read bandwidth over a buffer the size of the f32 state, the
+   yardstick of the table's GB/s. */
+static void print_bandwidth(int quick)
+{
+    size_t state_bytes = (size_t)HEADS * S * S * 4;
+    void *buf = bench_alloc(state_bytes);
+    if (buf) memset(buf, 1, state_bytes);
+    bench_bw bw = bench_read_best(buf, state_bytes, 1, quick ? 5 : 11);
+    printf("read bandwidth over %zu KiB (1 thread, %s): %.1f GB/s median\n", state_bytes / 1024,
+           bw.kernel, bw.med_gbps);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef DN_BENCH_GGML
@@ -295,12 +308,7 @@ int main(int argc, char **argv)
         bench_calibrate(&cs[i], quick ? 0.02 : 0.1, quick ? 0.01 : 0.03);
     }
     bench_run_group_shuffled(cs, n);
-    void *buf = bench_alloc((size_t)HEADS * S * S * 4);
-    size_t state_bytes = (size_t)HEADS * S * S * 4;
-    if (buf) memset(buf, 1, state_bytes);
-    bench_bw bw = bench_read_best(buf, state_bytes, 1, quick ? 5 : 11);
-    printf("read bandwidth over %zu KiB (1 thread, %s): %.1f GB/s median\n", state_bytes / 1024,
-           bw.kernel, bw.med_gbps);
+    print_bandwidth(quick);
     print_table(cs, n, first_deep);
 #ifdef DN_BENCH_GGML
     for (int i = ours; i < n; i++) {
@@ -314,6 +322,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) stack_free(deep[i]);
     for (int i = 0; i < 10; i++) layer_free(Ls[i]);
     dn_pool_destroy(pool2);
-    free(buf), free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
+    free(cc.ring), free(cc.kernel), free(cc.x), free(cc.y);
     return 0;
 }
