@@ -358,11 +358,12 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
 }
 
 /* 1 when the lanes cover the product: Q4_K or Q8_0, Sub32, LA_MIN_COLS
-   columns or more, every column's side narrow and usable. */
+   (Q8_0: LA8_MIN_COLS) columns or more, every column's side narrow and
+   usable. */
 static int la_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
     if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 ||
-        c1 - c0 < LA_MIN_COLS)
+        c1 - c0 < (type == DN_TYPE_Q8_0 ? LA8_MIN_COLS : LA_MIN_COLS))
         return 0;
     for (size_t c = c0; c < c1; c++) {
         const dn_act_row *row;

@@ -26,7 +26,14 @@
 #define DN_DOT_MM_LANES_AVX2_Q8_H
 
 #define LA8_BYTES 34 /* bytes of a Q8_0 block */
-#define LA8_NQ 4     /* columns per pass over a block's digits */
+/* Columns per pass over a block's digits: four 1.02-1.11x two and
+   1.00-1.04x eight (n = 8 and 64, the bench of docs/dot.md), the digit
+   loop kept rolled (unrolled, GCC spilled the four chains' partial sums:
+   1.02-1.06x slower). */
+#define LA8_NQ 4
+/* The fewest columns: at 4 and 2 the blocked kernel ran 0.90x and 0.88x
+   the lanes' time, at 5 and 6 the lanes 0.83-0.88x its (4096 x 4096). */
+#define LA8_MIN_COLS 5
 
 /* One tile: 8 rows' group of G blocks in the lanes. */
 typedef struct la8_tile {
