@@ -26,10 +26,10 @@
 #define DN_DOT_MM_LANES_AVX2_Q8_H
 
 #define LA8_BYTES 34 /* bytes of a Q8_0 block */
-/* Columns per pass over a block's digits: four 1.02-1.11x two and
-   1.00-1.04x eight (n = 8 and 64, the bench of docs/dot.md), the digit
-   loop kept rolled (unrolled, GCC spilled the four chains' partial sums:
-   1.02-1.06x slower). */
+/* Columns per pass over a block's digits: four 1.09-1.10x two and
+   1.01-1.02x eight (n = 64, the bench of docs/dot.md), the digit loop
+   kept rolled (unrolled, GCC spilled the four chains' partial sums:
+   1.03-1.06x slower). */
 #define LA8_NQ 4
 /* The fewest columns: at 4 and 2 the blocked kernel ran 0.90x and 0.88x
    the lanes' time, at 5 and 6 the lanes 0.83-0.88x its (4096 x 4096). */
@@ -94,7 +94,8 @@ AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], __m25
         for (int j = 0; j < LA8_NQ; j++) {
             int32_t four;
             memcpy(&four, c[j] + 4 * u, 4);
-            const __m256i p = _mm256_maddubs_epi16(qa, _mm256_sign_epi8(_mm256_set1_epi32(four), qs));
+            const __m256i p =
+                _mm256_maddubs_epi16(qa, _mm256_sign_epi8(_mm256_set1_epi32(four), qs));
             C[j] = _mm256_add_epi32(C[j], _mm256_madd_epi16(p, one));
         }
     }
