@@ -278,6 +278,37 @@ AI __m256 small_block_8(__m256i C, __m256 d, __m256 m, const int32_t *bs32, int 
     return _mm256_set_m128(round_sum(pa1, pb1), round_sum(pa0, pb0));
 }
 
+/* One Q8_0 block's terms of four rows (small_sub32_z's): t = C_k (d_k S_k)
+   added to *s, |t| to *ab, and |d_k| Sinf_k into the least *ym (+inf or NaN
+   where S_k is 0 or d_k is 0: min passes NaN over). Every product is exact
+   (|C_k| < 2^19, d_k 11 bits, S_k 8). */
+AI void sub32_terms4(__m256d Ck, __m256d dk, __m256d Sk, __m256d Ik, __m256d *s, __m256d *ab,
+                     __m256d *ym)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m256d t = _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk));
+    *s = _mm256_add_pd(*s, t);
+    *ab = _mm256_add_pd(*ab, _mm256_andnot_pd(sign, t));
+    *ym = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dk), Ik), *ym);
+}
+
+/* small_sub32_z's test of eight rows' sums (rows 0-3 in s[0], 4-7 in s[1]):
+   the rows it cannot prove exact (ab >= ym gfac) in *need; each row's sum
+   rounded once, + 0 making an exact 0 +0. */
+AI __m256 sub32_finish4x2(const __m256d s[2], const __m256d ab[2], const __m256d ym[2], double gfac,
+                          int *need)
+{
+    const __m256d f = _mm256_set1_pd(gfac);
+    int ok = 0;
+    for (int h = 0; h < 2; h++)
+        ok |= _mm256_movemask_pd(_mm256_cmp_pd(ab[h], _mm256_mul_pd(ym[h], f), _CMP_LT_OQ))
+              << 4 * h;
+    *need = ~ok & 0xFF;
+    const __m256d z = _mm256_setzero_pd();
+    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[1], z)),
+                           _mm256_cvtpd_ps(_mm256_add_pd(s[0], z)));
+}
+
 /* Lanes (as an int mask per 32-bit lane) holding a tiny piece: non-zero and
    below 2^-100 in magnitude (dn_piece_tiny). */
 AI __m256i tiny8(__m256 p)

@@ -58,7 +58,6 @@ AI __m256i q808_block2(const uint8_t *qs, const int8_t *c8)
 AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, int *need)
 {
     const double *S = a->S + g / 32, *Sinf = a->Sinf + g / 32;
-    const __m256d sign = _mm256_set1_pd(-0.0);
     __m256d s[2], ab[2], ym[2];
     for (int h = 0; h < 2; h++) {
         s[h] = ab[h] = _mm256_setzero_pd();
@@ -73,22 +72,10 @@ AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G,
                 _mm256_cvtps_pd(h ? _mm256_extractf128_ps(d, 1) : _mm256_castps256_ps128(d));
             const __m256d Ck =
                 _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(C, 1) : _mm256_castsi256_si128(C));
-            const __m256d t = _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk));
-            s[h] = _mm256_add_pd(s[h], t);
-            ab[h] = _mm256_add_pd(ab[h], _mm256_andnot_pd(sign, t));
-            /* |d| * Sinf: +inf or NaN (d = 0) where S is 0, and min passes NaN over */
-            ym[h] = _mm256_min_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, dk), Ik), ym[h]);
+            sub32_terms4(Ck, dk, Sk, Ik, &s[h], &ab[h], &ym[h]);
         }
     }
-    const __m256d f = _mm256_set1_pd(a->gfac[g / DN_GROUP]);
-    int ok = 0;
-    for (int h = 0; h < 2; h++)
-        ok |= _mm256_movemask_pd(_mm256_cmp_pd(ab[h], _mm256_mul_pd(ym[h], f), _CMP_LT_OQ))
-              << 4 * h;
-    *need = ~ok & 0xFF;
-    const __m256d z = _mm256_setzero_pd(); /* + 0: an exact 0 is +0 */
-    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[1], z)),
-                           _mm256_cvtpd_ps(_mm256_add_pd(s[0], z)));
+    return sub32_finish4x2(s, ab, ym, a->gfac[g / DN_GROUP], need);
 }
 
 /* The eight rows of an interleaved Q8_0 row group (grp0: its first chunk),

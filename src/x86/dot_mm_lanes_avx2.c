@@ -52,14 +52,11 @@ typedef struct la_tile {
     int scmax;       /* the largest sub-block scale of the tile */
 } la_tile;
 
-/* The digits of chunks 2p and 2p + 1 of the 8 blocks blk[r] into T->q: an
-   8 x 8 transpose of dwords (dword u of row r to lane r of X[u]); the low
-   nibbles are chunk 2p's digits, the high ones chunk 2p + 1's. */
-AI void la_digits(la_tile *T, const uint8_t *const blk[LA_ROWS], int p)
+/* 8 rows' eight dwords into the lanes: R[r] holds row r's dwords u = 0..7,
+   X[u] gets dword u of rows 0..7 (an 8 x 8 transpose of dwords). */
+AI void la_transpose(const __m256i R[8], __m256i X[8])
 {
-    const size_t at = 16 + 32 * (size_t)p;
-    __m256i R[8], t[8], s[8];
-    for (int r = 0; r < 8; r++) R[r] = load32(blk[r] + at);
+    __m256i t[8], s[8];
     for (int r = 0; r < 8; r += 2) { /* rows r, r + 1: dwords (0 1 4 5), (2 3 6 7) */
         t[r] = _mm256_unpacklo_epi32(R[r], R[r + 1]);
         t[r + 1] = _mm256_unpackhi_epi32(R[r], R[r + 1]);
@@ -70,14 +67,25 @@ AI void la_digits(la_tile *T, const uint8_t *const blk[LA_ROWS], int p)
         s[r + 2] = _mm256_unpacklo_epi64(t[r + 1], t[r + 3]);
         s[r + 3] = _mm256_unpackhi_epi64(t[r + 1], t[r + 3]);
     }
-    const __m256i m4 = _mm256_set1_epi8(15);
     for (int u = 0; u < 4; u++) {
-        const __m256i lo = _mm256_permute2x128_si256(s[u], s[u + 4], 0x20);
-        const __m256i hi = _mm256_permute2x128_si256(s[u], s[u + 4], 0x31);
-        T->q[2 * p][u] = _mm256_and_si256(lo, m4);
-        T->q[2 * p + 1][u] = _mm256_and_si256(_mm256_srli_epi16(lo, 4), m4);
-        T->q[2 * p][u + 4] = _mm256_and_si256(hi, m4);
-        T->q[2 * p + 1][u + 4] = _mm256_and_si256(_mm256_srli_epi16(hi, 4), m4);
+        X[u] = _mm256_permute2x128_si256(s[u], s[u + 4], 0x20);
+        X[u + 4] = _mm256_permute2x128_si256(s[u], s[u + 4], 0x31);
+    }
+}
+
+/* The digits of chunks 2p and 2p + 1 of the 8 blocks blk[r] into T->q
+   (la_transpose); the low nibbles are chunk 2p's digits, the high ones
+   chunk 2p + 1's. */
+AI void la_digits(la_tile *T, const uint8_t *const blk[LA_ROWS], int p)
+{
+    const size_t at = 16 + 32 * (size_t)p;
+    __m256i R[8], X[8];
+    for (int r = 0; r < 8; r++) R[r] = load32(blk[r] + at);
+    la_transpose(R, X);
+    const __m256i m4 = _mm256_set1_epi8(15);
+    for (int u = 0; u < 8; u++) {
+        T->q[2 * p][u] = _mm256_and_si256(X[u], m4);
+        T->q[2 * p + 1][u] = _mm256_and_si256(_mm256_srli_epi16(X[u], 4), m4);
     }
 }
 
@@ -231,9 +239,17 @@ AI int la_fsum(const dn_dot_act *a, size_t k0)
     return _mm_cvtsi128_si32(t);
 }
 
+/* A column's 8 pieces p added to its chains acc (in order), the lanes
+   holding a tiny piece (dn_piece_tiny) into *tiny. */
+AI void la_add_piece(__m256 p, float acc[LA_ROWS], uint32_t *tiny)
+{
+    *tiny |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(tiny8(p)));
+    _mm256_storeu_ps(acc, _mm256_add_ps(_mm256_loadu_ps(acc), p));
+}
+
 /* One column block (nc columns, col) of the tile's group g: each column's
    pieces added to its chains acc[j] (in order), the lanes that met a tiny
-   piece into tiny[j]. */
+   piece into tiny[j] (la_add_piece). */
 AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
                  size_t g, float (*acc)[LA_ROWS], uint32_t *tiny)
 {
@@ -259,60 +275,78 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
                                                  DN_ACT_SUB32, g, g + DN_GROUP);
                 p[j] = _mm256_loadu_ps(f);
             }
-            tiny[j0 + j] |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(tiny8(p[j])));
-            _mm256_storeu_ps(acc[j0 + j], _mm256_add_ps(_mm256_loadu_ps(acc[j0 + j]), p[j]));
+            la_add_piece(p[j], acc[j0 + j], &tiny[j0 + j]);
         }
     }
 }
 
-/* 1 when one of the 8 rows (at rp) has an unreadable block. */
-AI int la_unreadable(const uint8_t *const rp[LA_ROWS], size_t groups)
+#include "dot_mm_lanes_avx2_q8.h"
+
+/* 1 when one of the 8 rows (at rp, `blocks` blocks of bb bytes each) has an
+   unreadable block: a binary16 scale d (Q8_0, Q4_K) or dm (Q4_K) that is an
+   infinity or a NaN. */
+AI int la_unreadable(dn_type type, const uint8_t *const rp[LA_ROWS], size_t blocks, size_t bb)
 {
+    const uint16_t e = 0x7C00;
     for (int r = 0; r < LA_ROWS; r++)
-        for (size_t gi = 0; gi < groups; gi++) {
-            const uint16_t d = dn_load_u16(rp[r] + gi * LA_QBYTES),
-                           dm = dn_load_u16(rp[r] + gi * LA_QBYTES + 2);
-            if ((d & 0x7C00) == 0x7C00 || (dm & 0x7C00) == 0x7C00) return 1;
+        for (size_t b = 0; b < blocks; b++) {
+            const uint8_t *p = rp[r] + b * bb;
+            if ((dn_load_u16(p) & e) == e) return 1;
+            if (type == DN_TYPE_Q4_K && (dn_load_u16(p + 2) & e) == e) return 1;
         }
     return 0;
 }
 
+/* The tile of the 8 rows' group g (blk) for the columns col, by format. */
+AI void la_run_group(dn_type type, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
+                     size_t g, size_t n, float (*acc)[LA_ROWS], uint32_t *tiny)
+{
+    if (type == DN_TYPE_Q8_0) {
+        la8_tile T;
+        const size_t G = (n - g < DN_GROUP ? n - g : DN_GROUP) / 32;
+        la8_load(&T, blk, (int)G);
+        la8_group(&T, blk, col, nc, g, acc, tiny);
+    } else {
+        la_tile T;
+        la_scales(&T, blk);
+        for (int p = 0; p < 4; p++) la_digits(&T, blk, p);
+        la_group(&T, blk, col, nc, g, acc, tiny);
+    }
+}
+
 /* Rows [r, r + 8) (readable) against columns [c0, c1). */
-static dn_status la_tile_rows(const dn_act *x, size_t c0, size_t c1,
+static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
                               const uint8_t *const rp[LA_ROWS], const uint8_t *w, size_t rows,
                               size_t r, float *out, size_t ldo, size_t *bad)
 {
-    const size_t n = x->n;
+    const size_t n = x->n, gb = type == DN_TYPE_Q8_0 ? 8 * LA8_BYTES : LA_QBYTES;
     size_t cb = DN_DOT_MM_COLS / (n + n / 2) / 4 * 4;
     cb = cb < 4 ? 4 : cb > LA_COLS ? LA_COLS : cb;
-    la_tile T;
     mm_col col[LA_COLS];
     float acc[LA_COLS][LA_ROWS];
     uint32_t tiny[LA_COLS];
     for (size_t b0 = c0; b0 < c1; b0 += cb) {
         const int nc = (int)(c1 - b0 < cb ? c1 - b0 : cb);
         for (int j = 0; j < nc; j++) {
-            (void)dn_act_view(x, b0 + j, DN_TYPE_Q4_K, &col[j].act, &col[j].a);
+            (void)dn_act_view(x, b0 + j, type, &col[j].act, &col[j].a);
             memset(acc[j], 0, sizeof acc[j]);
             tiny[j] = 0;
         }
         for (size_t g = 0; g < n; g += DN_GROUP) {
             const uint8_t *blk[LA_ROWS];
             for (int k = 0; k < LA_ROWS; k++) {
-                blk[k] = rp[k] + g / DN_GROUP * LA_QBYTES;
-                for (int o = 0; o < LA_QBYTES; o += 64) /* the next group into L1 */
-                    _mm_prefetch((const char *)blk[k] + LA_QBYTES + o, _MM_HINT_T0);
+                blk[k] = rp[k] + g / DN_GROUP * gb;
+                for (size_t o = 0; o < gb; o += 64) /* the next group into L1 */
+                    _mm_prefetch((const char *)blk[k] + gb + o, _MM_HINT_T0);
             }
-            la_scales(&T, blk);
-            for (int p = 0; p < 4; p++) la_digits(&T, blk, p);
-            la_group(&T, blk, col, nc, g, acc, tiny);
+            la_run_group(type, blk, col, nc, g, n, acc, tiny);
         }
         for (int j = 0; j < nc; j++) {
             float *o = out + (b0 + (size_t)j - c0) * ldo;
             for (int k = 0; k < LA_ROWS; k++) {
                 if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                    dn_status st = dn_ref_rows_pieces(DN_TYPE_Q4_K, w, rows, n, col[j].act,
-                                                      DN_ACT_SUB32, r + k, r + k + 1, o, bad);
+                    dn_status st = dn_ref_rows_pieces(type, w, rows, n, col[j].act, DN_ACT_SUB32,
+                                                      r + k, r + k + 1, o, bad);
                     if (st != DN_OK) return st;
                 } else {
                     o[r + k] = dn_chain_result(acc[j][k]);
@@ -323,11 +357,14 @@ static dn_status la_tile_rows(const dn_act *x, size_t c0, size_t c1,
     return DN_OK;
 }
 
-/* 1 when the lanes cover the product: Q4_K, Sub32, LA_MIN_COLS columns or
-   more, every column's side narrow and usable. */
+/* 1 when the lanes cover the product: Q4_K or Q8_0, Sub32, LA_MIN_COLS
+   (Q8_0: LA8_MIN_COLS) columns or more, every column's side narrow and
+   usable. */
 static int la_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if (type != DN_TYPE_Q4_K || x->scaling != DN_ACT_SUB32 || c1 - c0 < LA_MIN_COLS) return 0;
+    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 ||
+        c1 - c0 < (type == DN_TYPE_Q8_0 ? LA8_MIN_COLS : LA_MIN_COLS))
+        return 0;
     for (size_t c = c0; c < c1; c++) {
         const dn_act_row *row;
         const dn_dot_act *a;
@@ -342,12 +379,12 @@ dn_status dn_dot_mm_lanes_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0,
 {
     size_t r = r0;
     if (la_covers(x, c0, c1, type)) {
-        const size_t row_bytes = x->n / DN_GROUP * LA_QBYTES;
+        const size_t bb = dn_type_block_bytes(type), blocks = x->n / dn_type_block_elements(type);
         for (; r1 - r >= LA_ROWS; r += LA_ROWS) {
             const uint8_t *rp[LA_ROWS];
-            for (int k = 0; k < LA_ROWS; k++) rp[k] = w + (r + (size_t)k) * row_bytes;
-            if (la_unreadable(rp, x->n / DN_GROUP)) break;
-            dn_status st = la_tile_rows(x, c0, c1, rp, w, rows, r, out, ldo, bad);
+            for (int k = 0; k < LA_ROWS; k++) rp[k] = w + (r + (size_t)k) * blocks * bb;
+            if (la_unreadable(type, rp, blocks, bb)) break;
+            dn_status st = la_tile_rows(type, x, c0, c1, rp, w, rows, r, out, ldo, bad);
             if (st != DN_OK) return st;
         }
         if (r == r1) return DN_OK;

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dot_mm_lanes_avx2_q8.h: Q8_0 with the rows in the lanes, for the AVX2
+ * prefill product (src/x86/dot_mm_lanes_avx2.c alone includes it, after
+ * LA_ROWS and la_transpose): the AVX-512 kernel's (dot_mm_lanes_q8.h) with
+ * eight rows in the int32 lanes of a ymm and AVX2 instructions only. A tile
+ * of 8 rows x one group of G <= 8 blocks is transposed once (la8_tile: each
+ * 32-byte vector four digits of each of the 8 rows, as |q| and as q, the
+ * rows' d as doubles in the lanes), then every column of a block of columns
+ * runs over it: one broadcast of four codes c, given q's signs (vpsignb),
+ * feeds a vpmaddubsw against |q| (the sign trick of dot_avx2_q808.h: pairs
+ * below 2 * 128 * 127 < 2^15) widened by vpmaddwd, so the eight int32 lanes
+ * are the 8 rows' C_k = sum q c with no horizontal reduction; each block's
+ * term C_k (d_k S_k) (small_sub32_z's) is added in double for 8 rows in two
+ * vectors.
+ *
+ * The sum of a row's terms must be exact (then one rounding gives the
+ * reference's bit, the column's group being gok): the tile-wide test of
+ * dot_mm_lanes_q8.h (2^22 dmax Smax <= 2 gfac dmin Smin, exact in double:
+ * its proof is there) proves it for most groups; a row that fails it gets
+ * small_sub32_z's own test on its terms (la8_fine), then the reference's
+ * piece where that fails too, and every row of a group that is not gok gets
+ * the reference's piece.
+ */
+#ifndef DN_DOT_MM_LANES_AVX2_Q8_H
+#define DN_DOT_MM_LANES_AVX2_Q8_H
+
+#define LA8_BYTES 34 /* bytes of a Q8_0 block */
+/* Columns per pass over a block's digits: four 1.09-1.10x two and
+   1.01-1.02x eight (n = 64, the bench of docs/dot.md), the digit loop
+   kept rolled (unrolled, GCC spilled the four chains' partial sums:
+   1.03-1.06x slower). */
+#define LA8_NQ 4
+/* The fewest columns: at 4 and 2 the blocked kernel ran 0.90x and 0.88x
+   the lanes' time, at 5 and 6 the lanes 0.83-0.88x its (4096 x 4096). */
+#define LA8_MIN_COLS 5
+
+/* One tile: 8 rows' group of G blocks in the lanes. */
+typedef struct la8_tile {
+    __m256i qa[8][8];  /* block k, dword u: lane r = |q| of row r's digits 4u..4u+3 */
+    __m256i qs[8][8];  /* the same digits q (their signs) */
+    __m256d d[8][2];   /* block k: d of rows 0-3, 4-7 */
+    __m256d dmax22[2]; /* 2^22 max_k |d_k| */
+    __m256d dmin[2];   /* the least non-zero |d_k|, +inf when none */
+    int G;
+} la8_tile;
+
+/* The tile of the 8 rows' group (blk[r]: row r's first block of it, G
+   blocks, all readable: checked by the caller). */
+AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
+{
+    const __m256 inf = _mm256_set1_ps(INFINITY);
+    __m256 mx = _mm256_setzero_ps(), mn = inf;
+    T->G = G;
+    for (int k = 0; k < G; k++) {
+        const size_t at = (size_t)k * LA8_BYTES;
+        __m256i R[8], X[8];
+        uint16_t h[LA_ROWS];
+        for (int r = 0; r < 8; r++) {
+            R[r] = load32(blk[r] + at + 2);
+            h[r] = dn_load_u16(blk[r] + at);
+        }
+        la_transpose(R, X);
+        for (int u = 0; u < 8; u++) {
+            T->qs[k][u] = X[u];
+            T->qa[k][u] = _mm256_abs_epi8(X[u]); /* -128 to 0x80: 128 unsigned */
+        }
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+        const __m256 ad = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), d);
+        T->d[k][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(d));
+        T->d[k][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
+        mx = _mm256_max_ps(mx, ad);
+        mn = _mm256_min_ps(
+            mn, _mm256_blendv_ps(ad, inf, _mm256_cmp_ps(ad, _mm256_setzero_ps(), _CMP_EQ_OQ)));
+    }
+    const __m256d two22 = _mm256_set1_pd(4194304.0);
+    T->dmax22[0] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(mx)), two22);
+    T->dmax22[1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(mx, 1)), two22);
+    T->dmin[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(mn));
+    T->dmin[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(mn, 1));
+}
+
+/* Block k's C_k of the 8 rows against the nq <= LA8_NQ columns' codes c[j]
+   (block k's 32 codes) into C[j]: per dword u of the digits, |q| times c
+   with q's sign by vpmaddubsw (pairs <= 2 * 128 * 127 = 32512), widened by
+   vpmaddwd (|C_k| <= 32 * 128 * 127 < 2^19). */
+AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], __m256i C[LA8_NQ])
+{
+    const __m256i one = _mm256_set1_epi16(1);
+    for (int j = 0; j < LA8_NQ; j++) C[j] = _mm256_setzero_si256();
+#pragma GCC unroll 1
+    for (int u = 0; u < 8; u++) {
+        const __m256i qa = T->qa[k][u], qs = T->qs[k][u];
+        for (int j = 0; j < LA8_NQ; j++) {
+            int32_t four;
+            memcpy(&four, c[j] + 4 * u, 4);
+            const __m256i p =
+                _mm256_maddubs_epi16(qa, _mm256_sign_epi8(_mm256_set1_epi32(four), qs));
+            C[j] = _mm256_add_epi32(C[j], _mm256_madd_epi16(p, one));
+        }
+    }
+}
+
+/* LA8_NQ columns' sums s[j] = sum_k C_k (d_k S_k) of the 8 rows (rows 0-3
+   in s[j][0], 4-7 in s[j][1]); exact where la8_piece's test passes (then in
+   any order, so the product and the add may be one fma). */
+AI void la8_quad(const la8_tile *T, const dn_dot_act *const a[LA8_NQ], size_t g,
+                 __m256d s[LA8_NQ][2])
+{
+    for (int j = 0; j < LA8_NQ; j++) s[j][0] = s[j][1] = _mm256_setzero_pd();
+#pragma GCC unroll 1
+    for (int k = 0; k < T->G; k++) {
+        const int8_t *c[LA8_NQ];
+        __m256i C[LA8_NQ];
+        for (int j = 0; j < LA8_NQ; j++) c[j] = a[j]->c8 + g + 32 * (size_t)k;
+        la8_block(T, k, c, C);
+        for (int j = 0; j < LA8_NQ; j++) {
+            const __m256d S = _mm256_broadcast_sd(a[j]->S + g / 32 + (size_t)k);
+            s[j][0] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C[j])),
+                                      _mm256_mul_pd(T->d[k][0], S), s[j][0]);
+            s[j][1] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(C[j], 1)),
+                                      _mm256_mul_pd(T->d[k][1], S), s[j][1]);
+        }
+    }
+}
+
+/* One column's 8 pieces with small_sub32_z's test on each row's terms
+   (sub32_terms4): the rows it cannot prove in *need. */
+AI __m256 la8_fine(const la8_tile *T, const dn_dot_act *a, size_t g, int *need)
+{
+    const double *S = a->S + g / 32, *Sinf = a->Sinf + g / 32;
+    __m256d s[2], ab[2], ym[2];
+    for (int h = 0; h < 2; h++) {
+        s[h] = ab[h] = _mm256_setzero_pd();
+        ym[h] = _mm256_set1_pd(INFINITY);
+    }
+    for (int k = 0; k < T->G; k++) {
+        const int8_t *c[LA8_NQ];
+        __m256i C[LA8_NQ];
+        for (int j = 0; j < LA8_NQ; j++) c[j] = a->c8 + g + 32 * (size_t)k;
+        la8_block(T, k, c, C); /* one column: the other three are its copies */
+        const __m256d Sk = _mm256_broadcast_sd(S + k), Ik = _mm256_broadcast_sd(Sinf + k);
+        sub32_terms4(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C[0])), T->d[k][0], Sk, Ik, &s[0],
+                     &ab[0], &ym[0]);
+        sub32_terms4(_mm256_cvtepi32_pd(_mm256_extracti128_si256(C[0], 1)), T->d[k][1], Sk, Ik,
+                     &s[1], &ab[1], &ym[1]);
+    }
+    return sub32_finish4x2(s, ab, ym, a->gfac[g / DN_GROUP], need);
+}
+
+/* The largest S_k and the least Sinf_k of a group's G blocks, in every lane
+   of *smax and *smin (G = 8 in two vectors: per column, group and tile, a
+   scalar loop took 1.0x-1.1x the time of the product at n = 8). */
+AI void la8_srange(const double *S, const double *Sinf, int G, __m256d *smax, __m256d *smin)
+{
+    __m256d mx, mn;
+    if (G == 8) {
+        mx = _mm256_max_pd(_mm256_loadu_pd(S), _mm256_loadu_pd(S + 4));
+        mn = _mm256_min_pd(_mm256_loadu_pd(Sinf), _mm256_loadu_pd(Sinf + 4));
+    } else {
+        mx = _mm256_setzero_pd(), mn = _mm256_set1_pd(INFINITY);
+        for (int k = 0; k < G; k++) {
+            mx = _mm256_max_pd(mx, _mm256_broadcast_sd(S + k));
+            mn = _mm256_min_pd(mn, _mm256_broadcast_sd(Sinf + k));
+        }
+    }
+    mx = _mm256_max_pd(mx, _mm256_permute2f128_pd(mx, mx, 1));
+    mn = _mm256_min_pd(mn, _mm256_permute2f128_pd(mn, mn, 1));
+    *smax = _mm256_max_pd(mx, _mm256_permute_pd(mx, 5));
+    *smin = _mm256_min_pd(mn, _mm256_permute_pd(mn, 5));
+}
+
+/* The 8 pieces of column (act, a)'s group g from its sums s (la8_quad): the
+   tile-wide test where the group is gok (S and gfac its blocks'), la8_fine
+   for the rows it leaves, the reference's piece for those la8_fine leaves
+   and for every row of a group that is not gok. */
+AI __m256 la8_piece(const la8_tile *T, const uint8_t *const blk[LA_ROWS], const dn_act_row *act,
+                    const dn_dot_act *a, size_t g, const __m256d s[2])
+{
+    const size_t gi = g / DN_GROUP;
+    int need = 0xFF;
+    __m256 p = _mm256_setzero_ps();
+    if (a->gok[gi]) {
+        __m256d lhs, rhs;
+        la8_srange(a->S + g / 32, a->Sinf + g / 32, T->G, &lhs, &rhs);
+        rhs = _mm256_mul_pd(rhs, _mm256_set1_pd(2.0 * a->gfac[gi]));
+        int ok = 0;
+        for (int h = 0; h < 2; h++)
+            ok |= _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(T->dmax22[h], lhs),
+                                                   _mm256_mul_pd(T->dmin[h], rhs), _CMP_LE_OQ))
+                  << 4 * h;
+        const __m256d z = _mm256_setzero_pd(); /* + 0: an exact 0 is +0 */
+        p = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[1], z)),
+                            _mm256_cvtpd_ps(_mm256_add_pd(s[0], z)));
+        need = 0;
+        if (ok != 0xFF) {
+            float f[LA_ROWS], e[LA_ROWS];
+            _mm256_storeu_ps(f, p);
+            _mm256_storeu_ps(e, la8_fine(T, a, g, &need));
+            for (int r = 0; r < LA_ROWS; r++)
+                if (!(ok >> r & 1)) f[r] = e[r];
+            need &= ~ok;
+            p = _mm256_loadu_ps(f);
+        }
+    }
+    if (need) {
+        float f[LA_ROWS];
+        _mm256_storeu_ps(f, p);
+        const size_t to = g + 32 * (size_t)T->G;
+        for (int r = 0; r < LA_ROWS; r++)
+            if (need >> r & 1)
+                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q8_0, blk[r], act, DN_ACT_SUB32, g, to);
+        p = _mm256_loadu_ps(f);
+    }
+    return p;
+}
+
+/* One column block (nc columns, col) of the tile's group g: each column's
+   pieces added to its chains acc[j] (in order), the lanes that met a tiny
+   piece into tiny[j] (la_add_piece). */
+AI void la8_group(const la8_tile *T, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
+                  size_t g, float (*acc)[LA_ROWS], uint32_t *tiny)
+{
+    for (int j0 = 0; j0 < nc; j0 += LA8_NQ) {
+        const dn_dot_act *a[LA8_NQ];
+        for (int j = 0; j < LA8_NQ; j++) a[j] = col[j0 + j < nc ? j0 + j : j0].a;
+        __m256d s[LA8_NQ][2];
+        la8_quad(T, a, g, s);
+        for (int j = 0; j < LA8_NQ && j0 + j < nc; j++)
+            la_add_piece(la8_piece(T, blk, col[j0 + j].act, a[j], g, s[j]), acc[j0 + j],
+                         &tiny[j0 + j]);
+    }
+}
+
+#endif
