@@ -116,16 +116,11 @@ static MM_NOINLINE dn_status mm_q8_0(const dn_act *x, size_t c0, size_t c1, cons
    two columns or more, every column's side narrow and usable. */
 static int mm_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if (x->scaling != DN_ACT_SUB32 || c1 - c0 < 2) return 0;
+    if (c1 - c0 < 2) return 0;
     if (type != DN_TYPE_Q4_K && type != DN_TYPE_Q5_K && type != DN_TYPE_Q6_K &&
         type != DN_TYPE_Q8_0)
         return 0;
-    for (size_t c = c0; c < c1; c++) {
-        const dn_act_row *row;
-        const dn_dot_act *a;
-        if (!dn_act_view(x, c, type, &row, &a) || !a->usable || !a->narrow) return 0;
-    }
-    return 1;
+    return dn_mm_columns_narrow(x, c0, c1, type);
 }
 
 MM_ENTRY_ATTR dn_status MM_ENTRY(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,

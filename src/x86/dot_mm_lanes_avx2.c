@@ -342,16 +342,9 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
             la_run_group(type, blk, col, nc, g, n, acc, tiny);
         }
         for (int j = 0; j < nc; j++) {
-            float *o = out + (b0 + (size_t)j - c0) * ldo;
-            for (int k = 0; k < LA_ROWS; k++) {
-                if (tiny[j] >> k & 1) { /* the chain must flush: the reference redoes the row */
-                    dn_status st = dn_ref_rows_pieces(type, w, rows, n, col[j].act, DN_ACT_SUB32,
-                                                      r + k, r + k + 1, o, bad);
-                    if (st != DN_OK) return st;
-                } else {
-                    o[r + k] = dn_chain_result(acc[j][k]);
-                }
-            }
+            dn_status st = dn_mm_lanes_store(type, w, rows, n, col[j].act, acc[j], tiny[j], LA_ROWS,
+                                             r, out + (b0 + (size_t)j - c0) * ldo, bad);
+            if (st != DN_OK) return st;
         }
     }
     return DN_OK;
@@ -362,15 +355,10 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
    usable. */
 static int la_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || x->scaling != DN_ACT_SUB32 ||
+    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) ||
         c1 - c0 < (type == DN_TYPE_Q8_0 ? LA8_MIN_COLS : LA_MIN_COLS))
         return 0;
-    for (size_t c = c0; c < c1; c++) {
-        const dn_act_row *row;
-        const dn_dot_act *a;
-        if (!dn_act_view(x, c, type, &row, &a) || !a->usable || !a->narrow) return 0;
-    }
-    return 1;
+    return dn_mm_columns_narrow(x, c0, c1, type);
 }
 
 dn_status dn_dot_mm_lanes_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
