@@ -128,7 +128,12 @@ static void call_kern_mat_vec(bench_case *c)
 static void call_kern_sgemm(bench_case *c)
 {
     const product *p = c->ctx;
-    p->kern->sgemm_rows(p->w, p->rows, p->k, p->act, p->n, 0, p->rows, p->out);
+    /* as a product runs it: the table's packed columns first, if it has them */
+    size_t bytes = p->kern->pack_bytes(p->k, p->n);
+    void *packed = bytes ? malloc(bytes) : NULL;
+    if (packed) p->kern->pack(p->act, p->k, p->n, packed);
+    p->kern->sgemm_rows(p->w, p->rows, p->k, p->act, packed, p->n, 0, p->rows, p->out);
+    free(packed);
 }
 
 /* A case over *p: weights read once per call (2 * rows * k bytes). */

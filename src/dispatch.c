@@ -92,7 +92,16 @@ static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)
     if (!k->vec_dot) k->vec_dot = b->vec_dot;
     if (!k->sgemm_dot) k->sgemm_dot = b->sgemm_dot;
     if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
-    if (!k->sgemm_rows) k->sgemm_rows = b->sgemm_rows;
+    /* a packed form belongs to the sgemm_rows that reads it */
+    if (!k->sgemm_rows) {
+        k->sgemm_rows = b->sgemm_rows;
+        k->pack_bytes = b->pack_bytes;
+        k->pack = b->pack;
+    }
+    if (!k->pack_bytes || !k->pack) {
+        k->pack_bytes = dn_ref_w16_pack_bytes;
+        k->pack = dn_ref_w16_pack;
+    }
 }
 
 static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)

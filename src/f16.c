@@ -120,12 +120,28 @@ void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_f16_vec_dot(w + r * k, x, k);
 }
 
-void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                           size_t r0, size_t r1, float *out)
+void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
+                           const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     for (size_t c = 0; c < n; c++)
         for (size_t r = r0; r < r1; r++)
             out[c * rows + r] = dn_ref_f16_sgemm_dot(w + r * k, act + c * k, k);
+}
+
+size_t dn_ref_w16_pack_bytes(size_t k, size_t n)
+{
+    (void)k;
+    (void)n;
+    return 0;
+}
+
+void dn_ref_w16_pack(const float *act, size_t k, size_t n, void *packed)
+{
+    (void)act;
+    (void)k;
+    (void)n;
+    (void)packed;
 }
 
 /* ---- BF16 ------------------------------------------------------------------ */
@@ -196,9 +212,10 @@ void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_bf16_vec_dot(w + r * k, x, k);
 }
 
-void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out)
+void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
+                            const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     for (size_t c = 0; c < n; c++)
         for (size_t r = r0; r < r1; r++)
             out[c * rows + r] = dn_ref_bf16_sgemm_dot(w + r * k, act + c * k, k);
@@ -213,6 +230,8 @@ const dn_f16_kernels dn_f16_scalar = {
             .vec_dot = dn_ref_f16_vec_dot,
             .sgemm_dot = dn_ref_f16_sgemm_dot,
             .mat_vec_rows = dn_ref_f16_mat_vec_rows,
+            .pack_bytes = dn_ref_w16_pack_bytes,
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = dn_ref_f16_sgemm_rows,
         },
     .bf16 =
@@ -223,6 +242,8 @@ const dn_f16_kernels dn_f16_scalar = {
             .vec_dot = dn_ref_bf16_vec_dot,
             .sgemm_dot = dn_ref_bf16_sgemm_dot,
             .mat_vec_rows = dn_ref_bf16_mat_vec_rows,
+            .pack_bytes = dn_ref_w16_pack_bytes,
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = dn_ref_bf16_sgemm_rows,
         },
     .mad = dn_ref_f16_mad,

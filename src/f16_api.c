@@ -119,7 +119,8 @@ typedef struct product {
     const part *parts;
     size_t nparts;
     size_t k, n;
-    const float *act; /* n rounded, widened columns of k */
+    const float *act;   /* n rounded, widened columns of k */
+    const void *packed; /* the table's packed form of act (sgemm), or NULL */
     int sgemm;
 } product;
 
@@ -132,7 +133,7 @@ static void run_task(size_t t, void *ctx)
     size_t r0 = (t - m->first_task) * m->chunk;
     size_t r1 = r0 + m->chunk < m->rows ? r0 + m->chunk : m->rows;
     if (p->sgemm) {
-        p->kern->sgemm_rows(m->w, m->rows, p->k, p->act, p->n, r0, r1, m->out);
+        p->kern->sgemm_rows(m->w, m->rows, p->k, p->act, p->packed, p->n, r0, r1, m->out);
         return;
     }
     for (size_t c = 0; c < p->n; c++)
@@ -151,6 +152,17 @@ static size_t chunk_rows(size_t rows, dn_pool *pool)
     return chunk < 4 ? 4 : chunk;
 }
 
+/* The columns in the table's packed form, once for every task of the
+   product; NULL when the table has none or there is no memory for it (its
+   sgemm_rows then gives the same bits without). */
+static void *pack_columns(const dn_w16_kernels *kern, const float *act, size_t k, size_t n)
+{
+    size_t bytes = kern->pack_bytes(k, n);
+    void *packed = bytes ? malloc(bytes) : NULL;
+    if (packed) kern->pack(act, k, n, packed);
+    return packed;
+}
+
 static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t nparts, size_t k,
                              const float *act, size_t n, int sgemm, dn_pool *pool)
 {
@@ -167,8 +179,10 @@ static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t npa
         parts[i].first_task = tasks;
         tasks += dn_size_div_up(parts[i].rows, parts[i].chunk);
     }
-    product p = {kern, parts, nparts, k, n, rounded, sgemm};
+    void *packed = sgemm ? pack_columns(kern, rounded, k, n) : NULL;
+    product p = {kern, parts, nparts, k, n, rounded, packed, sgemm};
     dn_pool_run(pool, tasks, run_task, &p);
+    free(packed);
     free(rounded);
     return DN_OK;
 }
@@ -237,9 +251,11 @@ static dn_status rows_product(const dn_w16_kernels *kern, const uint16_t *w, siz
     float *act = malloc(n && k ? n * k * sizeof *act : 1); /* check_matrix: it fits */
     if (!act) return DN_ERR_OUT_OF_MEMORY;
     kern->widen(act16, act, n * k);
-    if (sgemm)
-        kern->sgemm_rows(w, rows, k, act, n, row_begin, row_end, out);
-    else
+    if (sgemm) {
+        void *packed = pack_columns(kern, act, k, n);
+        kern->sgemm_rows(w, rows, k, act, packed, n, row_begin, row_end, out);
+        free(packed);
+    } else
         for (size_t c = 0; c < n; c++)
             kern->mat_vec_rows(w, k, act + c * k, row_begin, row_end, out + c * rows);
     free(act);

@@ -36,9 +36,16 @@ typedef struct dn_w16_kernels {
     /* out[r] = vec_dot(w + r*k, x, k) for r in [r0, r1) */
     void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                          float *out);
-    /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n */
-    void (*sgemm_rows)(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                       size_t r0, size_t r1, float *out);
+    /* The columns act[0, n*k) in a form of the table's own that sgemm_rows
+       reads beside them, made once per product and shared by its tasks:
+       pack_bytes(k, n) bytes (0: the table has no such form, the
+       reference's choice, or the size overflows) written by pack. */
+    size_t (*pack_bytes)(size_t k, size_t n);
+    void (*pack)(const float *act, size_t k, size_t n, void *packed);
+    /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n;
+       packed: pack(act, k, n)'s bytes, or NULL (the same bits without them) */
+    void (*sgemm_rows)(const uint16_t *w, size_t rows, size_t k, const float *act,
+                       const void *packed, size_t n, size_t r0, size_t r1, float *out);
 } dn_w16_kernels;
 
 typedef struct dn_f16_kernels {
@@ -55,8 +62,11 @@ float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
 void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                              float *out);
-void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                           size_t r0, size_t r1, float *out);
+void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
+                           const void *packed, size_t n, size_t r0, size_t r1, float *out);
+/* The reference reads the columns as they are: no packed form. */
+size_t dn_ref_w16_pack_bytes(size_t k, size_t n);
+void dn_ref_w16_pack(const float *act, size_t k, size_t n, void *packed);
 void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n);
 void dn_ref_f16_scale(uint16_t *acc, float s, size_t n);
 
@@ -67,8 +77,8 @@ float dn_ref_bf16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
 void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out);
-void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out);
+void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
+                            const void *packed, size_t n, size_t r0, size_t r1, float *out);
 
 /* The scalar forms the kernels' tails use. */
 uint16_t dn_f16_narrow1(float x);

@@ -82,8 +82,8 @@ DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t
  * pool or the split. Working memory: the rounded activations, 4 bytes per
  * activation element, and the matrix list of dn_bf16_mat_vec_multi
  * (DN_ERR_OUT_OF_MEMORY possible); on a CPU with AVX512_BF16, a tinyBLAS
- * mat_mul also packs its columns once per thread (2 bytes per element, at
- * most 512 columns at a time; without that memory it computes the same bits
+ * mat_mul also packs its columns once per call (2 bytes per element, for
+ * every thread to read; without that memory it computes the same bits
  * without packing). Cost: rows*k*n multiply-adds; a single column is bound
  * by reading the weights (2*rows*k bytes). */
 

@@ -78,6 +78,20 @@ static const char *const names[2][COUNT] = {
     {"bf16_from_f32", "bf16_widen", "bf16_round_f32", "bf16_vec_dot", "bf16_sgemm_dot",
      "bf16_mat_vec_rows", "bf16_sgemm_rows"}};
 
+/* kern's tinyBLAS rows as a product calls them: the columns packed first
+   where the table has a packed form (without memory for it, unpacked: the
+   same bits by the table's contract), then the rows. kern may be a table
+   as registered (check_f16's AVX-512 pair): no pack_bytes, no packed form. */
+static void sgemm_rows_packed(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
+                              const float *act, size_t n, size_t r0, size_t r1, float *out)
+{
+    size_t bytes = kern->pack_bytes ? kern->pack_bytes(k, n) : 0;
+    void *packed = bytes ? malloc(bytes) : NULL;
+    if (packed) kern->pack(act, k, n, packed);
+    kern->sgemm_rows(w, rows, k, act, packed, n, r0, r1, out);
+    free(packed);
+}
+
 typedef struct bufs {
     uint16_t *w, *h_ref, *h_k;
     float *x, *act, *y_ref, *y_k;
@@ -179,8 +193,8 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
     case SGEMM_ROWS: {
         size_t r0 = (size_t)dn_rng_below(r, rows);
         for (size_t i = 0; i < n * rows; i++) b->y_ref[i] = b->y_k[i] = 0.0f;
-        ref->sgemm_rows(b->w, rows, k, b->act, n, r0, rows, b->y_ref);
-        kern->sgemm_rows(b->w, rows, k, b->act, n, r0, rows, b->y_k);
+        ref->sgemm_rows(b->w, rows, k, b->act, NULL, n, r0, rows, b->y_ref);
+        sgemm_rows_packed(kern, b->w, rows, k, b->act, n, r0, rows, b->y_k);
         cmp_f32(res, b->y_ref, b->y_k, n * rows, k);
         return;
     }
@@ -216,8 +230,8 @@ static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, in
         fill_w(&r, h, n * k, small ? 3 * (int)dn_rng_below(&r, 2) : (int)dn_rng_below(&r, 3), bf);
         ref->widen(h, act, n * k);
         for (size_t j = 0; j < n * rows; j++) y_ref[j] = y_k[j] = (float)j;
-        ref->sgemm_rows(w, rows, k, act, n, r0, r1, y_ref);
-        kern->sgemm_rows(w, rows, k, act, n, r0, r1, y_k);
+        ref->sgemm_rows(w, rows, k, act, NULL, n, r0, r1, y_ref);
+        sgemm_rows_packed(kern, w, rows, k, act, n, r0, r1, y_k);
         cmp_f32(res, y_ref, y_k, n * rows, k);
     }
 out:

@@ -221,9 +221,9 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
     float *wf = malloc(4 * k * sizeof *wf + 1);
     if (!wf) {
         if (bf)
-            dn_ref_bf16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+            dn_ref_bf16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
         else
-            dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+            dn_ref_f16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
         return;
     }
     for (size_t r = r0; r < r1; r += 4) {
@@ -263,9 +263,10 @@ static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_
     mat_vec_rows_t(w, k, x, r0, r1, out, 0);
 }
 
-static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out)
+static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
+                            const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0);
 }
 
@@ -286,8 +287,9 @@ static void bf16_mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, 
 }
 
 static void bf16_sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
-                                 size_t n, size_t r0, size_t r1, float *out)
+                                 const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1);
 }
 

@@ -331,9 +331,9 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
     void *mem = malloc((4 * kc + n * 96) * sizeof(float) + 64);
     if (!mem) {
         if (bf)
-            dn_ref_bf16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+            dn_ref_bf16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
         else
-            dn_ref_f16_sgemm_rows(w, rows, k, act, n, r0, r1, out);
+            dn_ref_f16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
         return;
     }
     float *wf = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
@@ -408,9 +408,10 @@ static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_
     mat_vec_rows_t(w, k, x, r0, r1, out, 0);
 }
 
-static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out)
+static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
+                            const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0);
 }
 
@@ -431,8 +432,9 @@ static void bf16_mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, 
 }
 
 static void bf16_sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
-                                 size_t n, size_t r0, size_t r1, float *out)
+                                 const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
+    (void)packed;
     sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1);
 }
 

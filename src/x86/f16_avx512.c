@@ -21,6 +21,7 @@
  */
 #include "../f16_kernels.h"
 #include "../bits.h"
+#include "../sizes.h"
 #include "avx512_half.h"
 
 #include <immintrin.h>
@@ -306,7 +307,7 @@ DN_INLINE __m512i dp_load2(const uint16_t *p0, const uint16_t *p1, int half)
 DN_INLINE size_t dp_column_words(size_t k) { return (k + 15) / 16 * 16; }
 
 /* The activation columns [0, n) of act as dp_step reads them. Packed once
-   a call, not per tile: every tile reads its eight columns again (from L2
+   a product, not per tile: every tile reads its eight columns again (from L2
    once k passes about 1500), and packed they are half the bytes and one
    broadcast load a column a step instead of two loads, a shift and an or.
    Measured alternated with the pairs built in the tile, 4096^2, one
@@ -412,10 +413,6 @@ DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk
     tile_n(w, act, k, rows, r, P, n, out, bf != 0);
 }
 
-/* Column groups of eight one call of mode 2 takes (bf16_dp_sgemm_rows
-   passes more columns in chunks of this many groups). */
-#define DP_GROUPS 64
-
 /* tinyBLAS outputs of rows [r0, r1): superblocks of rows (above eight
    columns), then blocks of six rows, then of four, each over all columns
    eight at a time; the rows after the last block of four run the AVX2
@@ -426,13 +423,10 @@ DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk
    buffer (that design's n = 8: 0.8-1.2x the AVX2 kernel, this one's
    1.4-1.8x). */
 DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                            size_t r0, size_t r1, float *out, int bf, const uint16_t *pk)
+                            size_t r0, size_t r1, float *out, int bf, const uint16_t *pk,
+                            const unsigned *field)
 {
     size_t r = r0, cw = dp_column_words(k);
-    /* the guard's activation side, per group of eight columns (mode 2) */
-    unsigned field[DP_GROUPS];
-    for (size_t g = 0; bf == 2 && g < (n + 7) / 8; g++)
-        field[g] = dp_act_field(act + 8 * g * k, k, n - 8 * g < 8 ? (int)(n - 8 * g) : 8);
     /* more than eight columns: superblocks of rows whose weights stay in L2
        while each group of eight columns passes over them */
     size_t sb = k ? DN_F16_SUPER_BYTES / 2 / k / 6 * 6 : 6;
@@ -451,7 +445,8 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
             tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, k, rows, r, 2,
                       n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
     if (r < r1)
-        (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)->sgemm_rows(w, rows, k, act, n, r, r1, out);
+        (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)
+            ->sgemm_rows(w, rows, k, act, NULL, n, r, r1, out);
 }
 
 /* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
@@ -469,10 +464,11 @@ static void mat_vec_rows_avx512(const uint16_t *w, size_t k, const float *x, siz
     mat_vec_rows_t(w, k, x, r0, r1, out, 0);
 }
 
-static void sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                              size_t r0, size_t r1, float *out)
+static void sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const float *act,
+                              const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
-    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0, NULL);
+    (void)packed;
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0, NULL, NULL);
 }
 
 static float bf16_vec_dot_avx512(const uint16_t *w, const float *x, size_t k)
@@ -489,28 +485,51 @@ static void bf16_mat_vec_rows_avx512(const uint16_t *w, size_t k, const float *x
 }
 
 static void bf16_sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const float *act,
-                                   size_t n, size_t r0, size_t r1, float *out)
+                                   const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
-    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL);
+    (void)packed;
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL);
 }
 
-/* Mode 2 over at most DP_GROUPS groups of eight columns at a time (a
-   weight tile is then read once per 512 columns), each chunk's columns
-   packed first. Without memory for the packed columns the FMA kernel
-   runs: its bits are the same. */
-static void bf16_dp_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
-                               size_t r0, size_t r1, float *out)
+/* The packed columns of mode 2 (dp_pack_columns): the guard's activation
+   field of each group of eight columns, then the columns' words from byte
+   dp_fields_bytes(n) on. */
+DN_INLINE size_t dp_fields_bytes(size_t n)
 {
-    size_t chunk = n < 8 * DP_GROUPS ? n : 8 * DP_GROUPS;
-    uint16_t *pk = k && chunk <= SIZE_MAX / 2 / dp_column_words(k)
-                       ? malloc(chunk * dp_column_words(k) * sizeof *pk)
-                       : NULL;
-    for (size_t c = 0; c < n; c += 8 * DP_GROUPS) {
-        size_t m = n - c < 8 * DP_GROUPS ? n - c : 8 * DP_GROUPS;
-        if (pk) dp_pack(act + c * k, k, m, pk);
-        sgemm_rows_t(w, rows, k, act + c * k, m, r0, r1, out + c * rows, pk ? 2 : 1, pk);
+    return ((n + 7) / 8 * sizeof(unsigned) + 63) / 64 * 64;
+}
+
+/* Bytes of the packed columns, 0 (no packed form: the FMA rows) for k = 0
+   or when they would not fit in a size_t. */
+static size_t dp_pack_bytes(size_t k, size_t n)
+{
+    size_t words;
+    if (!k || !dn_size_mul(n, dp_column_words(k), &words) || words > SIZE_MAX / 4) return 0;
+    return dp_fields_bytes(n) + words * sizeof(uint16_t);
+}
+
+/* Once per product (run_product), not per task: every task of a pool
+   split reads all n columns, so packing and scanning them per task (eight
+   tasks a thread) cost each task as much again as its columns. */
+static void dp_pack_columns(const float *act, size_t k, size_t n, void *packed)
+{
+    unsigned *field = packed;
+    for (size_t g = 0; g < (n + 7) / 8; g++)
+        field[g] = dp_act_field(act + 8 * g * k, k, n - 8 * g < 8 ? (int)(n - 8 * g) : 8);
+    dp_pack(act, k, n, (uint16_t *)((char *)packed + dp_fields_bytes(n)));
+}
+
+/* Mode 2 from the packed columns, else (no memory for them) the FMA rows:
+   the same bits either way. */
+static void bf16_dp_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
+                               const void *packed, size_t n, size_t r0, size_t r1, float *out)
+{
+    if (!packed) {
+        sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL);
+        return;
     }
-    free(pk);
+    const uint16_t *pk = (const uint16_t *)((const char *)packed + dp_fields_bytes(n));
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 2, pk, packed);
 }
 
 const dn_f16_kernels dn_f16_avx512 = {
@@ -540,6 +559,8 @@ const dn_f16_kernels dn_f16_avx512bf16 = {
         {
             .vec_dot = bf16_vec_dot_avx512,
             .mat_vec_rows = bf16_mat_vec_rows_avx512,
+            .pack_bytes = dp_pack_bytes,
+            .pack = dp_pack_columns,
             .sgemm_rows = bf16_dp_sgemm_rows,
         },
 };
@@ -565,7 +586,10 @@ int dn_f16_avx512bf16_exact(void)
         else
             act[i - R * K] = dn_bf16_widen1(h);
     }
-    dn_ref_bf16_sgemm_rows(w, R, K, act, N, 0, R, want);
-    bf16_dp_sgemm_rows(w, R, K, act, N, 0, R, got);
+    uint16_t packed[(64 + N * K * 2) / 2];
+    if (dp_pack_bytes(K, N) > sizeof packed) return 0;
+    dp_pack_columns(act, K, N, packed);
+    dn_ref_bf16_sgemm_rows(w, R, K, act, NULL, N, 0, R, want);
+    bf16_dp_sgemm_rows(w, R, K, act, packed, N, 0, R, got);
     return memcmp(want, got, sizeof want) == 0;
 }
