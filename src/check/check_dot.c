@@ -687,6 +687,67 @@ static void mm_case(const dn_dot_kernels *kern, dn_rng *r, size_t ti, dn_act_sca
     }
 }
 
+/* Q8_0 row tiles whose exact group sum is an f32 tie plus a term far below
+   the tie's last double place, so a kernel that sums a row's terms in
+   double without proving the sum exact (the lanes kernels' tile-wide and
+   per-row tests) rounds to the tie's even neighbour where the reference
+   does not. Each column: a random block t holds 127 s, 127 s, s (Sub32
+   scale s, codes 127, 127, 1; s a random power of two), block u != t one
+   element e 2^-17 s (e = +-1); every row: block t d = 1346 / 1024 with
+   digits 127, 69, 37 times a sign (its term (2^18 + 2^-6) s, halfway
+   between two floats), block u d = 2^-24 with digits +-1, the other blocks
+   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (the fewest the
+   lanes kernels take: 5 on AVX2). */
+static void mm_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, dn_check_result *res)
+{
+    enum { BB = 34 };
+    const size_t groups = 1 + (size_t)dn_rng_below(r, 2), n = 256 * groups, blocks = n / 32;
+    const size_t rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
+    const size_t cols = 5 + (size_t)dn_rng_below(r, MM_MAXCOLS - 4);
+    const size_t t = (size_t)dn_rng_below(r, blocks), u = (t + 1 + dn_rng_below(r, 7)) % blocks;
+    const float s = ldexpf(1.0f, (int)dn_rng_below(r, 9) - 4);
+    memset(b->x, 0, cols * n * sizeof *b->x);
+    for (size_t c = 0; c < cols; c++) {
+        float *x = b->x + c * n;
+        x[32 * t] = x[32 * t + 1] = 127.0f * s, x[32 * t + 2] = s;
+        x[32 * u + (size_t)dn_rng_below(r, 32)] = (dn_rng_below(r, 2) ? -0x1p-17f : 0x1p-17f) * s;
+    }
+    memset(b->w, 0, rows * blocks * BB);
+    for (size_t row = 0; row < rows; row++) {
+        uint8_t *w = b->w + row * blocks * BB;
+        const int s0 = dn_rng_below(r, 2) ? -1 : 1;
+        w[t * BB] = 0x42, w[t * BB + 1] = 0x3D; /* 0x3D42: 1346 / 1024 */
+        w[t * BB + 2] = (uint8_t)(int8_t)(127 * s0), w[t * BB + 3] = (uint8_t)(int8_t)(69 * s0);
+        w[t * BB + 4] = (uint8_t)(int8_t)(37 * s0);
+        w[u * BB] = 0x01; /* 0x0001: 2^-24 */
+        for (size_t k = 0; k < 32; k++) w[u * BB + 2 + k] = dn_rng_below(r, 2) ? 0xFF : 0x01;
+    }
+    dn_act *act = NULL;
+    if (dn_act_prepare(b->x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, b->mem, b->bytes, &act, NULL) !=
+        DN_OK) {
+        dn_check_mismatch(res, "dn_act_prepare refused the tie case n=%zu cols=%zu", n, cols);
+        return;
+    }
+    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+    dn_status st_ref = dn_dot_scalar.mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows,
+                                                  b->o_ref, rows, &bad_ref);
+    dn_status st_k =
+        kern->mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows, b->o_k, rows, &bad_k);
+    res->compared++;
+    if (st_ref != DN_OK || st_k != DN_OK) {
+        dn_check_mismatch(res, "mat_mul Q8_0 tie case: status %d/%d", (int)st_ref, (int)st_k);
+        return;
+    }
+    for (size_t k = 0; k < rows * cols; k++) {
+        res->compared++;
+        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
+            dn_check_mismatch(res,
+                              "mat_mul Q8_0 tie case n=%zu col %zu row %zu: reference 0x%08" PRIx32
+                              ", kernel 0x%08" PRIx32,
+                              n, k / rows, k % rows, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
+    }
+}
+
 static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
                           dn_check_result *res)
 {
@@ -717,6 +778,8 @@ static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         if (i % 2 == 0)
             mm_case(kern, &r, blocked_types[(i / 2) % 4], DN_ACT_SUB32, DN_WORDS_ONE, 1, 4, &b,
                     res);
+        /* and one in eight a Q8_0 tile whose exact sums are ties */
+        if (i % 8 == 0) mm_tie_case(kern, &r, &b, res);
     }
     free(b.w);
     free(b.x);
