@@ -39,7 +39,9 @@ typedef struct dn_w16_kernels {
     /* The columns act[0, n*k) in a form of the table's own that sgemm_rows
        reads beside them, made once per product and shared by its tasks:
        pack_bytes(k, n) bytes (0: the table has no such form, the
-       reference's choice, or the size overflows) written by pack. */
+       reference's choice, or the size overflows) written by pack. A table
+       that sets sgemm_rows sets these two beside it (the reference's when
+       it reads no packed form), so the raw table is whole for its checks. */
     size_t (*pack_bytes)(size_t k, size_t n);
     void (*pack)(const float *act, size_t k, size_t n, void *packed);
     /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n;

@@ -80,12 +80,11 @@ static const char *const names[2][COUNT] = {
 
 /* kern's tinyBLAS rows as a product calls them: the columns packed first
    where the table has a packed form (without memory for it, unpacked: the
-   same bits by the table's contract), then the rows. kern may be a table
-   as registered (check_f16's AVX-512 pair): no pack_bytes, no packed form. */
+   same bits by the table's contract), then the rows. */
 static void sgemm_rows_packed(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
                               const float *act, size_t n, size_t r0, size_t r1, float *out)
 {
-    size_t bytes = kern->pack_bytes ? kern->pack_bytes(k, n) : 0;
+    size_t bytes = kern->pack_bytes(k, n);
     void *packed = bytes ? malloc(bytes) : NULL;
     if (packed) kern->pack(act, k, n, packed);
     kern->sgemm_rows(w, rows, k, act, packed, n, r0, r1, out);

@@ -327,6 +327,8 @@ const dn_f16_kernels dn_f16_neon = {
             .vec_dot = vec_dot_neon,
             .sgemm_dot = sgemm_dot_neon,
             .mat_vec_rows = mat_vec_rows_neon,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_neon,
         },
     .bf16 =
@@ -337,6 +339,8 @@ const dn_f16_kernels dn_f16_neon = {
             .vec_dot = bf16_vec_dot_neon,
             .sgemm_dot = bf16_sgemm_dot_neon,
             .mat_vec_rows = bf16_mat_vec_rows_neon,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = bf16_sgemm_rows_neon,
         },
     .mad = mad_neon,

@@ -479,6 +479,8 @@ const dn_f16_kernels dn_f16_avx2 = {
             .vec_dot = vec_dot_avx2,
             .sgemm_dot = sgemm_dot_avx2,
             .mat_vec_rows = mat_vec_rows_avx2,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_avx2,
         },
     .bf16 =
@@ -489,6 +491,8 @@ const dn_f16_kernels dn_f16_avx2 = {
             .vec_dot = bf16_vec_dot_avx2,
             .sgemm_dot = bf16_sgemm_dot_avx2,
             .mat_vec_rows = bf16_mat_vec_rows_avx2,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = bf16_sgemm_rows_avx2,
         },
     .mad = mad_avx2,

@@ -537,12 +537,16 @@ const dn_f16_kernels dn_f16_avx512 = {
         {
             .vec_dot = vec_dot_avx512,
             .mat_vec_rows = mat_vec_rows_avx512,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_avx512,
         },
     .bf16 =
         {
             .vec_dot = bf16_vec_dot_avx512,
             .mat_vec_rows = bf16_mat_vec_rows_avx512,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = bf16_sgemm_rows_avx512,
         },
 };
@@ -553,6 +557,8 @@ const dn_f16_kernels dn_f16_avx512bf16 = {
         {
             .vec_dot = vec_dot_avx512,
             .mat_vec_rows = mat_vec_rows_avx512,
+            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
+            .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_avx512,
         },
     .bf16 =
