@@ -245,6 +245,51 @@ static size_t check_case(const uint16_t *w, size_t m, size_t k, size_t n, const 
     return differ;
 }
 
+/* A product of 600 columns (75 groups of eight, past any chunk of columns
+   a kernel takes at a time) over 52 rows: every output the tinyBLAS dot of
+   its row and column, with and without a pool. Values normal bfloat16 of
+   fields 110-140, so a vdpbf16ps kernel's guard holds, but for groups
+   3, 40 and 74, one of whose columns holds values of field 0 or 1
+   (products and sums in the subnormal range, which vdpbf16ps would
+   flush): they take the FMA rows, and a group's guard field read at the
+   wrong index shows. */
+static void many_columns_each_its_dot(void **state)
+{
+    (void)state;
+    enum { R = 52, K = 64, N = 600 };
+    uint16_t *w = malloc(R * K * sizeof *w), *x = malloc(N * K * sizeof *x);
+    float *act = malloc(N * K * sizeof *act), *out = malloc(N * R * sizeof *out);
+    assert_non_null(w), assert_non_null(x), assert_non_null(act), assert_non_null(out);
+    uint32_t z = 12345u;
+    for (size_t i = 0; i < R * K + N * K; i++) {
+        z = z * 1664525u + 1013904223u;
+        uint16_t h =
+            (uint16_t)(((z >> 31) << 15) | ((110 + (z >> 8) % 31) << 7) | ((z >> 16) & 127));
+        if (i < R * K)
+            w[i] = h;
+        else
+            x[i - R * K] = h;
+    }
+    const size_t odd[3] = {3, 40, 74};
+    for (int g = 0; g < 3; g++)
+        for (size_t i = 0; i < K; i++) x[(8 * odd[g] + 5) * K + i] &= 0x80FF; /* field 0, 1 */
+    assert_int_equal(dn_bf16_widen(x, act, N * K), DN_OK);
+    dn_pool *pool = dn_pool_create(2);
+    assert_non_null(pool);
+    for (int use_pool = 0; use_pool < 2; use_pool++) {
+        assert_int_equal(dn_bf16_mat_mul(w, R, K, act, N, out, use_pool ? pool : NULL), DN_OK);
+        for (size_t c = 0; c < N; c++)
+            for (size_t r = 0; r < R; r++) {
+                float want;
+                assert_int_equal(dn_bf16_dot(DN_F16_PATH_SGEMM, w + r * K, x + c * K, K, &want),
+                                 DN_OK);
+                assert_same_float(out[c * R + r], want);
+            }
+    }
+    dn_pool_destroy(pool);
+    free(w), free(x), free(act), free(out);
+}
+
 /* The real ggml's outputs, every one, with and without a pool; the
    row-range form; one-column cases also through mat_vec and mat_vec_multi. */
 static void oracle_ggml_matmul(void **state)
@@ -299,6 +344,7 @@ int main(void)
         cmocka_unit_test(conversions_follow_ggml),
         cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(sizes_beyond_memory_are_invalid),
+        cmocka_unit_test(many_columns_each_its_dot),
         cmocka_unit_test(oracle_ggml_matmul),
     };
     return cmocka_run_group_tests_name("bf16", tests, NULL, NULL);
