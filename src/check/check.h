@@ -86,6 +86,20 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
    quantize, and mat_vec_rows of every block format under both scalings and
    both word counts (src/check/check_dot.c). */
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx);
+/* check_dot.c's block formats (the quantized ones, Q4_0 .. IQ4_XS), their
+   check names ("mat_vec Q4_0", ...) and random block bytes of a format
+   with scales of the mode's kind (integers: pieces on f32 ties; rarely,
+   when allow_bad, an infinite or NaN scale; *prev the last scale drawn). */
+#define DN_CHECK_DOT_TYPES 12
+extern const dn_type dn_check_dot_types[DN_CHECK_DOT_TYPES];
+extern const char *const dn_check_dot_names[DN_CHECK_DOT_TYPES];
+void dn_check_fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers,
+                         int allow_bad, uint16_t *prev);
+struct dn_dot_kernels;
+/* check_dot_mm.c: kern's mat_mul_rows (and the repacked products) against
+   the reference's on `cases` random matrices and column sets of seed. */
+void dn_check_dot_mat_mul(const struct dn_dot_kernels *kern, size_t cases, uint64_t seed,
+                          dn_check_result *res);
 /* check_repack.c: the repacked products of kern (decodenum/repack.h) on one
    of check_dot.c's cases, against the plain reference's values o_ref,
    status and *bad (mismatches into res). */

@@ -19,7 +19,8 @@
  *    huge values) or built code by code (full-range codes, -128 and -32768,
  *    exponents spread past the kernels' fast path and past the usable range,
  *    pieces tiny enough to flush), and an "integers" mode whose pieces land
- *    on f32 rounding ties. A random row range of each matrix is compared.
+ *    on f32 rounding ties. A random row range of each matrix is compared;
+ *  - mat_mul (the prefill product over prepared columns): check_dot_mm.c.
  */
 #include "check.h"
 #include "decodenum/fp32.h"
@@ -32,14 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const dn_type types[] = {DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0,   DN_TYPE_Q5_1,
-                                DN_TYPE_Q8_0, DN_TYPE_Q2_K, DN_TYPE_Q3_K,   DN_TYPE_Q4_K,
-                                DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
-static const char *const type_names[] = {"mat_vec Q4_0", "mat_vec Q4_1",   "mat_vec Q5_0",
-                                         "mat_vec Q5_1", "mat_vec Q8_0",   "mat_vec Q2_K",
-                                         "mat_vec Q3_K", "mat_vec Q4_K",   "mat_vec Q5_K",
-                                         "mat_vec Q6_K", "mat_vec IQ4_NL", "mat_vec IQ4_XS"};
-#define NTYPES (sizeof types / sizeof types[0])
+const dn_type dn_check_dot_types[DN_CHECK_DOT_TYPES] = {
+    DN_TYPE_Q4_0, DN_TYPE_Q4_1, DN_TYPE_Q5_0, DN_TYPE_Q5_1, DN_TYPE_Q8_0,   DN_TYPE_Q2_K,
+    DN_TYPE_Q3_K, DN_TYPE_Q4_K, DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_IQ4_NL, DN_TYPE_IQ4_XS};
+const char *const dn_check_dot_names[DN_CHECK_DOT_TYPES] = {
+    "mat_vec Q4_0", "mat_vec Q4_1", "mat_vec Q5_0",   "mat_vec Q5_1",
+    "mat_vec Q8_0", "mat_vec Q2_K", "mat_vec Q3_K",   "mat_vec Q4_K",
+    "mat_vec Q5_K", "mat_vec Q6_K", "mat_vec IQ4_NL", "mat_vec IQ4_XS"};
 
 /* ---- scale --------------------------------------------------------------------- */
 
@@ -252,8 +252,8 @@ static uint16_t f16_scale(dn_rng *r, int integers, int field, uint16_t prev)
 
 /* Random block bytes of `type` with scales of the mode's kind; rarely (when
    allow_bad) an infinite or NaN scale. */
-static void fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers,
-                       int allow_bad, uint16_t *prev)
+void dn_check_fill_block(dn_rng *r, dn_type type, uint8_t *blk, size_t bb, int integers,
+                         int allow_bad, uint16_t *prev)
 {
     uint64_t z = dn_rng_next(r);
     int pattern = (int)(z % 10);
@@ -425,7 +425,7 @@ typedef struct mv_bufs {
 static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cases, uint64_t seed,
                                mv_bufs *b, dn_check_result *res)
 {
-    dn_type type = types[ti];
+    dn_type type = dn_check_dot_types[ti];
     size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
     dn_rng r = {seed * 977 + ti};
     for (size_t i = 0; i < cases; i++) {
@@ -443,8 +443,8 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
         uint16_t prev = 0x3C00;
         for (size_t rr = 0; rr < rows; rr++)
             for (size_t k = 0; k < blocks; k++)
-                fill_block(&r, type, b->w + rr * row_bytes + k * bb, bb, integers, allow_bad,
-                           &prev);
+                dn_check_fill_block(&r, type, b->w + rr * row_bytes + k * bb, bb, integers,
+                                    allow_bad, &prev);
         if (integers && act_mode != 8) act_mode = 8;
         size_t ablock = scaling == DN_ACT_SUB32 ? 32 : be;
         dn_act_row act = {b->codes, b->scales, n, 0, words};
@@ -475,7 +475,7 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
             dn_check_mismatch(
                 res,
                 "%s n=%zu rows=%zu..%zu scaling=%d words=%d mode=%d: status %d/%d, bad %zu/%zu",
-                type_names[ti], n, r0, r1, (int)scaling, (int)words, act_mode, (int)st_ref,
+                dn_check_dot_names[ti], n, r0, r1, (int)scaling, (int)words, act_mode, (int)st_ref,
                 (int)st_k, bad_ref, bad_k);
             continue;
         }
@@ -488,8 +488,8 @@ static void check_mat_vec_type(const dn_dot_kernels *kern, size_t ti, size_t cas
                     res,
                     "%s n=%zu row %zu scaling=%d words=%d mode=%d: reference 0x%08" PRIx32
                     ", kernel 0x%08" PRIx32,
-                    type_names[ti], n, k, (int)scaling, (int)words, act_mode, dn_bits(b->o_ref[k]),
-                    dn_bits(b->o_k[k]));
+                    dn_check_dot_names[ti], n, k, (int)scaling, (int)words, act_mode,
+                    dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
         }
     }
 }
@@ -587,207 +587,6 @@ static void check_tie_q8_0(const dn_dot_kernels *kern, mv_bufs *b, dn_check_resu
     compare_sub32_rows(kern, DN_TYPE_Q8_0, b, rows, n, "Q8_0 tie", res);
 }
 
-/* The product over prepared columns (mat_mul_rows): the kernel's table
-   against the reference's on random matrices (now and then an unreadable
-   block), each column of its own regime (spread exponents, zeros,
-   outliers: columns of one block of the register-blocked kernels take
-   different paths), 1 to 11 columns (whole blocks of four and the rest),
-   up to 40 rows (several row tiles, batches of four and the rest), a random
-   row and column range; now and then n = 16384 (groups of 256 whose
-   columns come in blocks of eight: a block edge inside the range): the
-   same status, *bad and bits. */
-/* Indices in types[] of Q8_0, Q4_K, Q5_K, Q6_K. */
-static const size_t blocked_types[4] = {4, 7, 8, 9};
-
-typedef struct mm_bufs {
-    uint8_t *w;
-    float *x, *o_ref, *o_k;
-    void *mem;
-    size_t bytes;
-} mm_bufs;
-
-#define MM_MAXN ((size_t)64 * 256)
-#define MM_MAXROWS ((size_t)40)
-#define MM_MAXCOLS ((size_t)11)
-
-/* The rows, columns and ranges of one case. A tile case takes 16 rows or
-   more through whole columns, two or more of them: the row tiles of the
-   AVX-512 Q4_K kernel (16 rows in the lanes), which a random range rarely
-   reaches. */
-typedef struct mm_shape {
-    size_t n, rows, cols, r0, r1, c0, c1;
-} mm_shape;
-
-static mm_shape mm_pick(dn_rng *r, size_t be, int tile)
-{
-    mm_shape sh;
-    const int long_row = dn_rng_below(r, 16) == 0; /* n = 16384, few rows */
-    sh.n = (long_row ? MM_MAXN / be : 1 + (size_t)dn_rng_below(r, 1024 / be)) * be;
-    if (tile) {
-        sh.rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
-        sh.cols = 2 + (size_t)dn_rng_below(r, MM_MAXCOLS - 1);
-        sh.r0 = (size_t)dn_rng_below(r, sh.rows - 15), sh.r1 = sh.rows;
-        sh.c0 = 0, sh.c1 = sh.cols;
-        return sh;
-    }
-    sh.rows = 1 + (size_t)dn_rng_below(r, long_row ? 6 : MM_MAXROWS);
-    sh.cols = long_row ? 9 + (size_t)dn_rng_below(r, 3) : 1 + (size_t)dn_rng_below(r, MM_MAXCOLS);
-    sh.r0 = (size_t)dn_rng_below(r, sh.rows);
-    sh.r1 = sh.r0 + 1 + (size_t)dn_rng_below(r, sh.rows - sh.r0);
-    sh.c0 = (size_t)dn_rng_below(r, sh.cols);
-    sh.c1 = sh.c0 + 1 + (size_t)dn_rng_below(r, sh.cols - sh.c0);
-    return sh;
-}
-
-/* One case: the kernel's mat_mul_rows (and the repacked product) against
-   the reference's: the same status, *bad and bits. */
-static void mm_case(const dn_dot_kernels *kern, dn_rng *r, size_t ti, dn_act_scaling scaling,
-                    dn_words words, int tile, int bad_one_in, mm_bufs *b, dn_check_result *res)
-{
-    const dn_type type = types[ti];
-    const size_t be = dn_type_block_elements(type), bb = dn_type_block_bytes(type);
-    const mm_shape sh = mm_pick(r, be, tile);
-    const size_t n = sh.n, blocks = n / be;
-    uint16_t prev = 0x3C00;
-    const int allow_bad = dn_rng_below(r, (uint64_t)bad_one_in) == 0;
-    for (size_t k = 0; k < sh.rows * blocks; k++)
-        fill_block(r, type, b->w + k * bb, bb, 0, allow_bad, &prev);
-    for (size_t c = 0; c < sh.cols; c++)
-        dn_fill_f32(r, (dn_regime)dn_rng_below(r, DN_REGIME_COUNT), b->x + c * n, n);
-    for (size_t k = 0; k < sh.cols * n; k++)
-        if (!isfinite(b->x[k])) b->x[k] = 0.0f;
-    dn_act *act = NULL;
-    if (dn_act_prepare(b->x, n, sh.cols, scaling, words, b->mem, b->bytes, &act, NULL) != DN_OK) {
-        dn_check_mismatch(res, "dn_act_prepare refused n=%zu cols=%zu", n, sh.cols);
-        return;
-    }
-    const size_t rows = sh.rows, r0 = sh.r0, r1 = sh.r1, c0 = sh.c0, c1 = sh.c1;
-    for (size_t k = 0; k < rows * sh.cols; k++) b->o_ref[k] = b->o_k[k] = dn_from_bits(0x7F812345u);
-    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
-    dn_status st_ref =
-        dn_dot_scalar.mat_mul_rows(act, c0, c1, type, b->w, rows, r0, r1, b->o_ref, rows, &bad_ref);
-    dn_status st_k =
-        kern->mat_mul_rows(act, c0, c1, type, b->w, rows, r0, r1, b->o_k, rows, &bad_k);
-    dn_check_repacked_mm(kern, act, c0, c1, type, b->w, rows, r0, r1, b->o_ref, st_ref, bad_ref,
-                         res);
-    res->compared++;
-    if (st_ref != st_k || bad_ref != bad_k) {
-        dn_check_mismatch(res, "mat_mul %s n=%zu rows %zu..%zu cols %zu..%zu: status %d/%d",
-                          type_names[ti], n, r0, r1, c0, c1, (int)st_ref, (int)st_k);
-        return;
-    }
-    for (size_t k = 0; st_ref == DN_OK && k < rows * (c1 - c0); k++) {
-        res->compared++;
-        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
-            dn_check_mismatch(res,
-                              "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
-                              "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              type_names[ti], n, (int)scaling, (int)words, c0 + k / rows, k % rows,
-                              dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
-    }
-}
-
-/* Q8_0 row tiles whose exact group sum is an f32 tie plus a term far below
-   the tie's last double place, so a kernel that sums a row's terms in
-   double without proving the sum exact (the lanes kernels' tile-wide and
-   per-row tests) rounds to the tie's even neighbour where the reference
-   does not. Each column: a random block t holds 127 s, 127 s, s (Sub32
-   scale s, codes 127, 127, 1; s a random power of two), block u != t one
-   element e 2^-17 s (e = +-1); every row: block t d = 1346 / 1024 with
-   digits 127, 69, 37 times a sign (its term (2^18 + 2^-6) s, halfway
-   between two floats), block u d = 2^-24 with digits +-1, the other blocks
-   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (the fewest the
-   lanes kernels take: 5 on AVX2). */
-static void mm_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, dn_check_result *res)
-{
-    enum { BB = 34 };
-    const size_t groups = 1 + (size_t)dn_rng_below(r, 2), n = 256 * groups, blocks = n / 32;
-    const size_t rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
-    const size_t cols = 5 + (size_t)dn_rng_below(r, MM_MAXCOLS - 4);
-    const size_t t = (size_t)dn_rng_below(r, blocks), u = (t + 1 + dn_rng_below(r, 7)) % blocks;
-    const float s = ldexpf(1.0f, (int)dn_rng_below(r, 9) - 4);
-    memset(b->x, 0, cols * n * sizeof *b->x);
-    for (size_t c = 0; c < cols; c++) {
-        float *x = b->x + c * n;
-        x[32 * t] = x[32 * t + 1] = 127.0f * s, x[32 * t + 2] = s;
-        x[32 * u + (size_t)dn_rng_below(r, 32)] = (dn_rng_below(r, 2) ? -0x1p-17f : 0x1p-17f) * s;
-    }
-    memset(b->w, 0, rows * blocks * BB);
-    for (size_t row = 0; row < rows; row++) {
-        uint8_t *w = b->w + row * blocks * BB;
-        const int s0 = dn_rng_below(r, 2) ? -1 : 1;
-        w[t * BB] = 0x42, w[t * BB + 1] = 0x3D; /* 0x3D42: 1346 / 1024 */
-        w[t * BB + 2] = (uint8_t)(int8_t)(127 * s0), w[t * BB + 3] = (uint8_t)(int8_t)(69 * s0);
-        w[t * BB + 4] = (uint8_t)(int8_t)(37 * s0);
-        w[u * BB] = 0x01; /* 0x0001: 2^-24 */
-        for (size_t k = 0; k < 32; k++) w[u * BB + 2 + k] = dn_rng_below(r, 2) ? 0xFF : 0x01;
-    }
-    dn_act *act = NULL;
-    if (dn_act_prepare(b->x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, b->mem, b->bytes, &act, NULL) !=
-        DN_OK) {
-        dn_check_mismatch(res, "dn_act_prepare refused the tie case n=%zu cols=%zu", n, cols);
-        return;
-    }
-    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
-    dn_status st_ref = dn_dot_scalar.mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows,
-                                                  b->o_ref, rows, &bad_ref);
-    dn_status st_k =
-        kern->mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows, b->o_k, rows, &bad_k);
-    res->compared++;
-    if (st_ref != DN_OK || st_k != DN_OK) {
-        dn_check_mismatch(res, "mat_mul Q8_0 tie case: status %d/%d", (int)st_ref, (int)st_k);
-        return;
-    }
-    for (size_t k = 0; k < rows * cols; k++) {
-        res->compared++;
-        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
-            dn_check_mismatch(res,
-                              "mat_mul Q8_0 tie case n=%zu col %zu row %zu: reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32,
-                              n, k / rows, k % rows, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
-    }
-}
-
-static void check_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
-                          dn_check_result *res)
-{
-    dn_rng r = {seed * 131 + 7};
-    mm_bufs b;
-    b.w = malloc(MM_MAXROWS * MM_MAXN / 256 * 210 + MM_MAXROWS * MM_MAXN / 32 * 34);
-    b.x = malloc(MM_MAXCOLS * MM_MAXN * sizeof *b.x);
-    b.o_ref = malloc(MM_MAXROWS * MM_MAXCOLS * sizeof *b.o_ref);
-    b.o_k = malloc(MM_MAXROWS * MM_MAXCOLS * sizeof *b.o_k);
-    size_t sub32 = 0;
-    b.bytes = 0;
-    (void)dn_act_size(MM_MAXN, MM_MAXCOLS, DN_ACT_PER_BLOCK, DN_WORDS_TWO, &b.bytes);
-    (void)dn_act_size(MM_MAXN, MM_MAXCOLS, DN_ACT_SUB32, DN_WORDS_TWO, &sub32);
-    b.bytes = sub32 > b.bytes ? sub32 : b.bytes;
-    b.mem = malloc(b.bytes);
-    if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.mem) dn_check_mismatch(res, "out of memory");
-    for (size_t i = 0; b.w && b.x && b.o_ref && b.o_k && b.mem && i < cases; i++) {
-        /* every other case what the register-blocked kernels cover (Sub32,
-           one word, Q4_K, Q5_K, Q6_K, Q8_0; unreadable blocks in one case in
-           three, so each kernel's scale test bites on the plan's seeds),
-           the others every format, both scalings and word counts in turn
-           (one case in eight with an unreadable block) */
-        const size_t ti = i % 2 ? (i / 2) % NTYPES : blocked_types[(i / 2) % 4];
-        const size_t v = i % 2 ? (i / 2) / NTYPES : 0;
-        mm_case(kern, &r, ti, v & 1 ? DN_ACT_PER_BLOCK : DN_ACT_SUB32,
-                v & 2 ? DN_WORDS_TWO : DN_WORDS_ONE, 0, i % 2 ? 8 : 3, &b, res);
-        /* and a row tile of the blocked formats through whole columns */
-        if (i % 2 == 0)
-            mm_case(kern, &r, blocked_types[(i / 2) % 4], DN_ACT_SUB32, DN_WORDS_ONE, 1, 4, &b,
-                    res);
-        /* and one in eight a Q8_0 tile whose exact sums are ties */
-        if (i % 8 == 0) mm_tie_case(kern, &r, &b, res);
-    }
-    free(b.w);
-    free(b.x);
-    free(b.o_ref);
-    free(b.o_k);
-    free(b.mem);
-}
-
 int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -822,21 +621,21 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     b.o_k = malloc(maxrows * sizeof *b.o_k);
     b.codes = malloc(maxn * sizeof *b.codes);
     b.scales = malloc(maxn / 32 * sizeof *b.scales + 8);
-    for (size_t ti = 0; ti < NTYPES; ti++) {
-        dn_check_result m = {"dot", type_names[ti], isa, 0, 0, ""};
+    for (size_t ti = 0; ti < DN_CHECK_DOT_TYPES; ti++) {
+        dn_check_result m = {"dot", dn_check_dot_names[ti], isa, 0, 0, ""};
         if (!b.w || !b.x || !b.o_ref || !b.o_k || !b.codes || !b.scales)
             dn_check_mismatch(&m, "out of memory");
         else {
             check_mat_vec_type(kern, ti, cases, plan->seed, &b, &m);
-            if (types[ti] == DN_TYPE_Q4_K || types[ti] == DN_TYPE_Q5_K)
-                check_extreme_k(kern, types[ti], &b, &m);
-            if (types[ti] == DN_TYPE_Q8_0) check_tie_q8_0(kern, &b, &m);
+            if (dn_check_dot_types[ti] == DN_TYPE_Q4_K || dn_check_dot_types[ti] == DN_TYPE_Q5_K)
+                check_extreme_k(kern, dn_check_dot_types[ti], &b, &m);
+            if (dn_check_dot_types[ti] == DN_TYPE_Q8_0) check_tie_q8_0(kern, &b, &m);
         }
         if (m.mismatched) failed++;
         if (sink) sink(&m, ctx);
     }
     dn_check_result mm = {"dot", "mat_mul", isa, 0, 0, ""};
-    check_mat_mul(kern, same ? 8 : cases / 2, plan->seed, &mm);
+    dn_check_dot_mat_mul(kern, same ? 8 : cases / 2, plan->seed, &mm);
     if (mm.mismatched) failed++;
     if (sink) sink(&mm, ctx);
     free(b.w);
