@@ -148,8 +148,7 @@ static double mpfr_err(int f, uint32_t u, float ours)
 
 /* One function over the inputs, on two threads; prints its line and
    returns 1 on a difference or an error over 1 ULP. */
-static int sweep_one(int f, const dn_math_kernels *k, uint32_t below, uint64_t total,
-                     int bits_only)
+static int sweep_one(int f, const dn_math_kernels *k, uint32_t below, uint64_t total, int bits_only)
 {
     job jobs[2];
     pthread_t th[2];

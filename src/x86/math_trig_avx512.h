@@ -57,8 +57,8 @@ INLINE VI trig_invpi_words(void)
 {
     const uint32_t(*v)[3] = dn_trig_invpi;
     return _mm512_setr_epi32((int)v[190][2], (int)v[158][2], (int)v[126][2], (int)v[94][2],
-                             (int)v[62][2], (int)v[30][2], (int)v[30][1], (int)v[30][0], 0, 0, 0,
-                             0, 0, 0, 0, 0);
+                             (int)v[62][2], (int)v[30][2], (int)v[30][1], (int)v[30][0], 0, 0, 0, 0,
+                             0, 0, 0, 0);
 }
 
 /* The window for any b from 122 (2^-5) to 254: bits s .. s + 95 of P,
