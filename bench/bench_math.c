@@ -39,6 +39,9 @@ void dn_bench_sleef_logf16(const float *x, float *y, size_t n);
 void dn_bench_sleef_tanhf16(const float *x, float *y, size_t n);
 void dn_bench_sleef_gelu_tanh16(const float *x, float *y, size_t n);
 void dn_bench_sleef_gelu16(const float *x, float *y, size_t n);
+void dn_bench_sleef_sinf16(const float *x, float *y, size_t n);
+void dn_bench_sleef_cosf16(const float *x, float *y, size_t n);
+void dn_bench_sleef_sincosf16(const float *x, float *s, float *c, size_t n);
 #endif
 #if defined(DN_BENCH_MVEC)
 __m256 _ZGVdN8v_expf(__m256 x);
@@ -147,6 +150,11 @@ static void run_mvec_log(bcase *c)
 static float xtrig[N], xtrig_big[N], yout2[N];
 
 static void run_sincos(bcase *c) { c->tab->sincos_v(c->in, yout, yout2, N); }
+#if defined(DN_BENCH_SLEEF512)
+static void run_sleef512_sin(bcase *c) { dn_bench_sleef_sinf16(c->in, yout, N); }
+static void run_sleef512_cos(bcase *c) { dn_bench_sleef_cosf16(c->in, yout, N); }
+static void run_sleef512_sincos(bcase *c) { dn_bench_sleef_sincosf16(c->in, yout, yout2, N); }
+#endif
 #if defined(DN_BENCH_SLEEF)
 static void run_sleef_sin(bcase *c)
 {
@@ -181,7 +189,7 @@ static void add_trig_cases(void)
         const float *in = big ? xtrig_big : xtrig;
         const char *tag = big ? " 2^20" : "";
         char name[48];
-        for (int isa = DN_ISA_SCALAR; isa <= DN_ISA_NEON; isa++) {
+        for (int isa = DN_ISA_SCALAR; isa < DN_ISA_COUNT; isa++) {
             const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
             if (!registered) continue;
             const dn_math_kernels *t = registered->math;
@@ -199,6 +207,15 @@ static void add_trig_cases(void)
         add_case(name, run_sleef_cos, NULL, NULL, in);
         snprintf(name, sizeof name, "sleef Sleef_sincosf8_u10%s", tag);
         add_case(name, run_sleef_sincos, NULL, NULL, in);
+#endif
+#if defined(DN_BENCH_SLEEF512)
+        if (!dn_kernels_for(DN_ISA_AVX512)) continue;
+        snprintf(name, sizeof name, "sleef Sleef_sinf16_u10%s", tag);
+        add_case(name, run_sleef512_sin, NULL, NULL, in);
+        snprintf(name, sizeof name, "sleef Sleef_cosf16_u10%s", tag);
+        add_case(name, run_sleef512_cos, NULL, NULL, in);
+        snprintf(name, sizeof name, "sleef Sleef_sincosf16_u10%s", tag);
+        add_case(name, run_sleef512_sincos, NULL, NULL, in);
 #endif
     }
 }
@@ -238,6 +255,17 @@ static void trig_ratios(void)
     ratio("avx2 sin_v 2^20", "sleef Sleef_sinf8_u10 2^20");
     ratio("avx2 cos_v 2^20", "sleef Sleef_cosf8_u10 2^20");
     ratio("avx2 sincos_v 2^20", "sleef Sleef_sincosf8_u10 2^20");
+    static const char *const fs[] = {"sin", "cos", "sincos"};
+    for (int big = 0; big < 2; big++)
+        for (int f = 0; f < 3; f++) {
+            const char *tag = big ? " 2^20" : "";
+            char ours[48], peer[48];
+            snprintf(ours, sizeof ours, "avx512 %s_v%s", fs[f], tag);
+            snprintf(peer, sizeof peer, "sleef Sleef_%sf16_u10%s", fs[f], tag);
+            ratio(ours, peer);
+            snprintf(peer, sizeof peer, "avx2 %s_v%s", fs[f], tag);
+            ratio(ours, peer);
+        }
 }
 
 static int cmp_double(const void *a, const void *b)

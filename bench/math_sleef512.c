@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SLEEF's AVX-512 u10 exp, log and tanh over an array, and the GELUs by
+ * SLEEF's AVX-512 u10 exp, log, tanh, sin, cos and sincos over an array, and the GELUs by
  * their usual formulas around Sleef_tanhf16_u10 and Sleef_erff16_u10
  * (separate multiplies and adds, as the AVX2 peers in bench_math.c), the
  * peers of the AVX-512 kernels in decodenum-bench-math. This file alone is built with -mavx512f:
@@ -51,5 +51,26 @@ void dn_bench_sleef_gelu16(const float *x, float *y, size_t n)
         __m512 v = _mm512_loadu_ps(x + i);
         __m512 e = Sleef_erff16_u10(_mm512_mul_ps(v, r2));
         _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, e)));
+    }
+}
+
+void dn_bench_sleef_sinf16(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, Sleef_sinf16_u10(_mm512_loadu_ps(x + i)));
+}
+
+void dn_bench_sleef_cosf16(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, Sleef_cosf16_u10(_mm512_loadu_ps(x + i)));
+}
+
+void dn_bench_sleef_sincosf16(const float *x, float *s, float *c, size_t n)
+{
+    for (size_t i = 0; i + 16 <= n; i += 16) {
+        Sleef___m512_2 r = Sleef_sincosf16_u10(_mm512_loadu_ps(x + i));
+        _mm512_storeu_ps(s + i, r.x);
+        _mm512_storeu_ps(c + i, r.y);
     }
 }

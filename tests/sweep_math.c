@@ -33,6 +33,7 @@
 #include "decodenum.h"
 #include "dispatch.h"
 #include "isa.h"
+#include "sweep_isa.h"
 #include "testutil.h"
 
 #if defined(DN_SWEEP_MPFR)
@@ -232,25 +233,6 @@ static double mpfr_err(int f, uint32_t u, float ours)
 /* The ISA to sweep: --isa's (name NULL: the active one) into *isa; 0, or
    the exit status: 2 for a name that is no ISA, 77 (skipped) for one this
    CPU or build cannot run. */
-static int choose_isa(const char *name, dn_isa *isa)
-{
-    *isa = dn_isa_active();
-    if (!name) return 0;
-    int i = 0;
-    while (i < DN_ISA_COUNT && strcmp(name, dn_isa_name((dn_isa)i)) != 0) i++;
-    if (i == DN_ISA_COUNT) {
-        fprintf(stderr, "sweep_math: --isa %s names no ISA\n", name);
-        return 2;
-    }
-    *isa = (dn_isa)i;
-    if (!dn_kernels_for(*isa)) {
-        printf("sweep_math: %s kernels not available here (%s); skipped\n", name,
-               dn_isa_available(*isa) ? "not built" : "this CPU or build lacks them");
-        return 77;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     int sample_bits = 32, want[COUNT] = {0}, any = 0, bits_only = 0;
@@ -269,7 +251,7 @@ int main(int argc, char **argv)
     if (sample_bits < 8 || sample_bits > 32) sample_bits = 32;
     const dn_math_kernels *k = NULL;
     dn_isa isa;
-    int status = choose_isa(isa_arg, &isa);
+    int status = sweep_choose_isa("sweep_math", isa_arg, &isa);
     if (status) return status;
     if (isa != DN_ISA_SCALAR) k = dn_kernels_for(isa)->math;
     uint64_t total = UINT64_C(1) << sample_bits, stride = (UINT64_C(1) << 32) / total;

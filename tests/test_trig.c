@@ -112,7 +112,11 @@ static void trig_arrays(void **state)
    b = 150 shifted right by 150 - b (computed there by word shifts, as
    here), for every b from 119 to 150; and each sin(j*pi/32) table has
    entry 32 + k = -(entry k) except where entry k is +0 (then +0), with its
-   zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo). */
+   zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo). And what
+   the AVX-512 kernels assume (src/x86/math_trig_avx512.h): every window,
+   b = 64..254, is bits 254 - b .. 349 - b of P = floor(2^199/pi), whose
+   eight words they take from the entries for b = 254, 222, 190, 158, 126
+   and 94 (trig_invpi_words). */
 static void trig_kernel_tables(void **state)
 {
     (void)state;
@@ -125,6 +129,20 @@ static void trig_kernel_tables(void **state)
         assert_int_equal(w0, dn_trig_invpi[b - 64][0]);
         assert_int_equal(w1, dn_trig_invpi[b - 64][1]);
         assert_int_equal(w2, dn_trig_invpi[b - 64][2]);
+    }
+    const uint32_t(*v)[3] = dn_trig_invpi;
+    const uint32_t P[8] = {v[190][2], v[158][2], v[126][2], v[94][2],
+                           v[62][2],  v[30][2],  v[30][1],  v[30][0]};
+    for (uint32_t b = 64; b <= 254; b++) {
+        uint32_t sh = 254 - b, q = sh / 32, r = sh % 32;
+        uint32_t w[3];
+        for (uint32_t i = 0; i < 3; i++) { /* w[2 - i] = bits sh + 32i .. of P */
+            uint32_t lo = q + i < 8 ? P[q + i] : 0u, hi = q + i + 1 < 8 ? P[q + i + 1] : 0u;
+            w[2 - i] = (lo >> r) | (r ? hi << (32 - r) : 0u);
+        }
+        assert_int_equal(w[0], v[b - 64][0]);
+        assert_int_equal(w[1], v[b - 64][1]);
+        assert_int_equal(w[2], v[b - 64][2]);
     }
     const float *tabs[4] = {dn_trig_s24, dn_trig_s24_lo, dn_trig_s12, dn_trig_s12_lo};
     for (int n = 0; n < 4; n++) {
@@ -144,19 +162,19 @@ static void trig_kernel_tables(void **state)
 
 /* The array forms where a vector mixes lanes below 2^24 (the kernels'
    computed windows) with lanes at or above it, infinities and NaNs (their
-   table reads), at every lane position, around each boundary. */
+   table reads), at every lane position of 16, around each boundary. */
 static void trig_mixed_lanes(void **state)
 {
     (void)state;
     static const uint32_t edge[] = {0x4B7FFFFFu, 0x4B800000u, 0x4B800001u, 0x7F7FFFFFu,
                                     0x7F800000u, 0x7FC00000u, 0x3CFFFFFFu, 0x3D000000u,
                                     0x397FFFFFu, 0x39800000u, 0x00000001u, 0x3F800000u};
-    enum { N = 8 * 12 * 8 };
-    float x[N], y[N], s[N], c[N];
+    enum { N = 16 * 12 * 16 };
+    static float x[N], y[N], s[N], c[N];
     int i = 0;
     for (int e = 0; e < 12; e++)
-        for (int lane = 0; lane < 8; lane++)
-            for (int m = 0; m < 8; m++, i++) {
+        for (int lane = 0; lane < 16; lane++)
+            for (int m = 0; m < 16; m++, i++) {
                 uint32_t u = m == lane ? edge[e] : 0x40A00000u + (uint32_t)(m * 77777);
                 memcpy(&x[i], &u, sizeof u);
                 if ((m + e) & 1) x[i] = -x[i];

@@ -650,9 +650,10 @@ static float softmax_avx512(const float *x, float *y, size_t n)
     return s;
 }
 
-/* The other entries (the norms, rope, hadamard, the activations, sin and
-   cos) are left NULL: they run the AVX2 kernels (src/dispatch.c). */
+/* The other entries (the norms, rope, hadamard) are left NULL: they run
+   the AVX2 kernels (src/dispatch.c). */
 #include "math_act_avx512.h"
+#include "math_trig_avx512.h"
 
 const dn_math_kernels dn_math_avx512 = {
     .exp_v = exp_v_avx512,
@@ -667,4 +668,7 @@ const dn_math_kernels dn_math_avx512 = {
     .tanh_v = tanh_v_avx512,
     .gelu_tanh_v = gelu_tanh_v_avx512,
     .gelu_v = gelu_v_avx512,
+    .sin_v = sin_v_avx512,
+    .cos_v = cos_v_avx512,
+    .sincos_v = sincos_v_avx512,
 };

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * math_trig_avx512.h: the AVX-512 kernels of sin, cos and sincos, bit for
+ * bit dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v (src/math_trig.c): the
+ * steps of the AVX2 kernels (math_trig_avx2.h) in sixteen lanes, under the
+ * rules of math_avx512.c (MXCSR = DAZ, nothing fused, every stored result
+ * flushed and its NaN canonical). Included once, by math_avx512.c, after
+ * its helpers and before its table.
+ *
+ * What is not a copy of the AVX2 kernels, and why:
+ * - The window of 1/pi of a lane at 2^24 or above is computed too, not
+ *   gathered: the table's entry for exponent b is floor(P / 2^(254 - b))
+ *   mod 2^96 with P = floor(2^199/pi), eight words in one register (taken
+ *   from the table's own entries), so each window word is two vpermd
+ *   reads of P and a funnel shift (trig_windows_any). Against three
+ *   16-lane gathers of the table, sin_v of arguments spread over
+ *   [2^24, 2^128) took 0.64x the time (1.08 against 1.70 ns an element,
+ *   thread CPU time, builds alternated twice; |x| <= 10 is 0.77 ns).
+ * - One evaluation serves j and j + 32 (trig_eval): each sin(j*pi/32)
+ *   table is one vpermt2ps (32 entries) on j mod 32 and the result's sign
+ *   takes bit 5 of j (the AVX2 kernels: four vpermps, three blends and a
+ *   sign flip per table).
+ * - Vectors with every lane in [2^-5, 2^24) skip the small-argument, flush
+ *   and NaN fixes (trig_in).
+ * - The 2^57 the reference adds to F is added to the top word's 32-bit
+ *   product before it is shifted into place (one add for sixteen lanes,
+ *   not two 64-bit adds), and the high and low words of the even and odd
+ *   64-bit sums are put back in their lanes by masked vpshufd.
+ * - The signs (bit 5 of j, and for sin x's) are one vpternlogd; the fixes
+ *   are mask moves.
+ */
+#ifndef DN_MATH_TRIG_AVX512_H
+#define DN_MATH_TRIG_AVX512_H
+
+#define T dn_trig_c
+
+typedef struct {
+    V hi, lo;
+    VI j;
+} vtrig_arg;
+
+/* The window for biased exponents b <= 150, as math_trig_avx2.h's
+   trig_windows: dn_trig_invpi[b - 64] is V_150 >> (150 - b) (the proof is
+   there; tests/test_trig.c checks it for b = 119..150). Lanes below 2^-5
+   get junk that trig_reduce replaces. */
+INLINE void trig_windows_small(VI ua, VI *w0, VI *w1, VI *w2)
+{
+    const uint32_t *k = dn_trig_invpi[150 - 64];
+    VI s = _mm512_sub_epi32(I(150), _mm512_srli_epi32(ua, 23));
+    VI t = _mm512_sub_epi32(I(32), s);
+    *w0 = _mm512_srlv_epi32(I(k[0]), s);
+    *w1 = _mm512_or_si512(_mm512_srlv_epi32(I(k[1]), s), _mm512_sllv_epi32(I(k[0]), t));
+    *w2 = _mm512_or_si512(_mm512_srlv_epi32(I(k[2]), s), _mm512_sllv_epi32(I(k[1]), t));
+}
+
+/* P = floor(2^199/pi) (< 2^198) as words 0..7, low first. The table's entry
+   for b is floor(2^(b-55)/pi) mod 2^96 = floor(P / 2^(254 - b)) mod 2^96
+   (floor(floor(y)/2^s) = floor(y/2^s)), so the entries for b = 254, 222,
+   190, 158, 126 and 94 have P's words 0, 1, 2, 3, 4 and 5, 6, 7 as their
+   low (and, for b = 94, middle and top) words. tests/test_trig.c checks
+   every entry from b = 64 to 254 against P. */
+INLINE VI trig_invpi_words(void)
+{
+    const uint32_t(*v)[3] = dn_trig_invpi;
+    return _mm512_setr_epi32((int)v[190][2], (int)v[158][2], (int)v[126][2], (int)v[94][2],
+                             (int)v[62][2], (int)v[30][2], (int)v[30][1], (int)v[30][0], 0, 0, 0, 0,
+                             0, 0, 0, 0);
+}
+
+/* The window for any b from 122 (2^-5) to 254: bits s .. s + 95 of P,
+   s = 254 - b in 0..132, word q = s / 32 and the next three (q + 3 <= 7)
+   read by vpermd, shifted by s mod 32 (vpsllvd by 32 gives 0). Other
+   lanes (below 2^-5, inf, NaN) get junk that is replaced later. */
+INLINE void trig_windows_any(VI ua, VI P, VI *w0, VI *w1, VI *w2)
+{
+    VI s = _mm512_sub_epi32(I(254), _mm512_srli_epi32(ua, 23));
+    VI q = _mm512_srli_epi32(s, 5);
+    VI r = _mm512_and_si512(s, I(31)), t = _mm512_sub_epi32(I(32), r);
+    VI p0 = _mm512_permutexvar_epi32(q, P);
+    VI p1 = _mm512_permutexvar_epi32(_mm512_add_epi32(q, I(1)), P);
+    VI p2 = _mm512_permutexvar_epi32(_mm512_add_epi32(q, I(2)), P);
+    VI p3 = _mm512_permutexvar_epi32(_mm512_add_epi32(q, I(3)), P);
+    *w2 = _mm512_or_si512(_mm512_srlv_epi32(p0, r), _mm512_sllv_epi32(p1, t));
+    *w1 = _mm512_or_si512(_mm512_srlv_epi32(p1, r), _mm512_sllv_epi32(p2, t));
+    *w0 = _mm512_or_si512(_mm512_srlv_epi32(p2, r), _mm512_sllv_epi32(p3, t));
+}
+
+/* F + top of one lane of each 64-bit element: math_trig.c's
+   (M*w0 << 32) + M*w1 + (M*w2 >> 32) mod 2^64, top = the first term's
+   word (vpmuludq reads the low 32 bits of each element). */
+INLINE VI trig_window_product(VI top, VI m, VI w1, VI w2)
+{
+    VI p2 = _mm512_srli_epi64(_mm512_mul_epu32(m, w2), 32);
+    return _mm512_add_epi64(_mm512_add_epi64(top, _mm512_mul_epu32(m, w1)), p2);
+}
+
+/* g = F + 2^57 mod 2^64 lane by lane, as its high word H (j:6 A:24 B_hi:2)
+   and low word L (B_lo:22 Cc:10). The 2^57 is 2^25 in the top word. */
+INLINE void trig_g(VI ua, VI w0, VI w1, VI w2, VI *H, VI *L)
+{
+    VI m = and_or(ua, DN_FRAC_BITS, 0x800000u); /* M, the significand */
+    VI P0 = _mm512_add_epi32(_mm512_mullo_epi32(m, w0), I(1u << 25));
+    VI ge = trig_window_product(_mm512_slli_epi64(P0, 32), m, w1, w2);
+    VI go = trig_window_product(_mm512_maskz_mov_epi32(0xAAAA, P0), _mm512_srli_epi64(m, 32),
+                                _mm512_srli_epi64(w1, 32), _mm512_srli_epi64(w2, 32));
+    *H = _mm512_mask_shuffle_epi32(go, 0x5555, ge, _MM_PERM_DDBB);
+    *L = _mm512_mask_shuffle_epi32(ge, 0xAAAA, go, _MM_PERM_CCAA);
+}
+
+/* math_trig.c's trig_reduce() of a = |x| from its window, for 2^-5 <=
+   |x| < 2^24 and the lanes of other finite values at or above 2^-5 (the
+   lanes below are trig_small's, inf and NaN are replaced later). */
+INLINE vtrig_arg trig_reduce(V a, VI w0, VI w1, VI w2)
+{
+    VI H, L;
+    trig_g(AS_I(a), w0, w1, w2, &H, &L);
+    VI A = _mm512_and_si512(_mm512_srli_epi32(H, 2), I(0xFFFFFF));
+    VI B = _mm512_ternarylogic_epi32(_mm512_slli_epi32(H, 22), _mm512_srli_epi32(L, 10),
+                                     I(0xFFFFFF), 0xA8); /* (a | b) & c */
+    VI Cc = _mm512_and_si512(L, I(1023));
+    V fa = MUL(_mm512_cvtepi32_ps(_mm512_sub_epi32(A, I(1 << 23))), F(0x1p-24f));
+    V fb = MUL(_mm512_cvtepi32_ps(B), F(0x1p-48f));
+    V fc = MUL(_mm512_cvtepi32_ps(Cc), F(0x1p-58f));
+    V s = ADD(fa, fb);
+    V bb = SUB(s, fa);
+    V e = ADD(SUB(fa, SUB(s, bb)), SUB(fb, bb));
+    V s_hi = hi12(s);
+    V t_lo = ADD(SUB(s, s_hi), ADD(e, fc));
+    V m = MUL(s_hi, F(T.pi32_hi));
+    V h = hi12(m);
+    vtrig_arg r;
+    r.hi = h;
+    r.lo = ADD(SUB(m, h), ADD(MUL(s_hi, F(T.pi32_lo)), MUL(t_lo, F(T.pi32))));
+    r.j = _mm512_srli_epi32(H, 26);
+    return r;
+}
+
+/* trig_small() in the lanes below 2^-5: j = 0, r = a. */
+INLINE vtrig_arg trig_small(vtrig_arg r, V a)
+{
+    M small = _mm512_cmplt_epu32_mask(AS_I(a), I(0x3D000000));
+    V ah = hi12(a);
+    r.hi = put(r.hi, small, ah);
+    r.lo = put(r.lo, small, SUB(a, ah));
+    r.j = _mm512_mask_mov_epi32(r.j, small, _mm512_setzero_si512());
+    return r;
+}
+
+/* math_trig.c's trig_eval(a, i) for i in 0..79, as its sign and the value
+   of trig_eval(a, i mod 32) with the cosines read at entry (i mod 32) + 16,
+   not wrapped to 0..63: for i >= 32 each of the four table values the
+   reference reads is the one read here negated (sin((k + 32) pi/32) =
+   -sin(k pi/32), entry 32 + m of each table is entry m negated, tests/
+   test_trig.c; its zeros are +0 in both halves). Negating every operand of
+   binary32 adds, subtracts and multiplies negates every value they round
+   to (round to nearest is symmetric; so are DAZ and the flush); only the
+   sign of a zero can differ (an exact cancellation is +0 either way), and
+   a zero's sign changes no later nonzero sum or product. The result is
+   never zero (its error is below 1 ULP of sin or cos of a binary32
+   argument, none of which is zero; the exhaustive sweep compares every
+   input), so its negation is the reference's value to the bit. Each table
+   is then one vpermt2ps on the same index (the permutes read bits 0-4),
+   the sign one vpternlogd (sgn: the sign bit to xor in, i's bit 5 there,
+   and for sin x's sign too): against a permute and a masked sign flip per
+   table (a compare per index, two masks for the zero entries), sin_v took
+   0.94x the time (decodenum-bench-math --cpu, builds alternated, twice). */
+INLINE V trig_eval(vtrig_arg a, VI i, VI sgn)
+{
+    V S =
+        _mm512_permutex2var_ps(_mm512_loadu_ps(dn_trig_s24), i, _mm512_loadu_ps(dn_trig_s24 + 16));
+    V S_lo = _mm512_permutex2var_ps(_mm512_loadu_ps(dn_trig_s24_lo), i,
+                                    _mm512_loadu_ps(dn_trig_s24_lo + 16));
+    V Ch = _mm512_permutex2var_ps(_mm512_loadu_ps(dn_trig_s12 + 16), i,
+                                  _mm512_loadu_ps(dn_trig_s12 + 32));
+    V Cl = _mm512_permutex2var_ps(_mm512_loadu_ps(dn_trig_s12_lo + 16), i,
+                                  _mm512_loadu_ps(dn_trig_s12_lo + 32));
+    V rr = ADD(a.hi, a.lo);
+    V z = MUL(rr, rr);
+    V cr1 = MUL(z, ADD(F(T.cos_c2), MUL(F(T.cos_c4), z)));
+    V sr3 = MUL(MUL(rr, z), ADD(F(T.sin_s3), MUL(F(T.sin_s5), z)));
+    V P = MUL(Ch, a.hi);
+    V s1 = ADD(S, P);
+    V e1 = ADD(SUB(S, s1), P);
+    V low = ADD(ADD(S_lo, e1), MUL(S, cr1));
+    low = ADD(low, ADD(ADD(MUL(Ch, a.lo), MUL(Cl, ADD(rr, sr3))), MUL(Ch, sr3)));
+    return AS_F(_mm512_ternarylogic_epi32(AS_I(ADD(s1, low)), sgn, I(DN_SIGN_BIT), 0x78));
+}
+
+/* the reduced |x| of each lane, and whether any lane is outside
+   [2^-5, 2^24) (below, at or above, inf or NaN): then (rare) the window is
+   trig_windows_any's, the lanes below 2^-5 trig_small's, and the results
+   take the fixes of trig_fix. */
+typedef struct {
+    vtrig_arg a;
+    M rare;
+} vtrig_in;
+
+/* The lanes of a vector inside [2^-5, 2^24) have a normal |x| and results
+   that are normal (none is below 2^-31: sin and cos of binary32 arguments),
+   so x needs no flush there, nor the results: those fixes and the window
+   reads for large arguments run only in vectors that need them: sin_v took
+   0.83x the time of the same kernel with the fixes on every vector, and
+   sincos_v 0.88x (|x| <= 10 and <= 2^20 alike; builds alternated). A denormal x is a rare lane:
+   it reads as zero wherever it is used as a number (DAZ), and sin's result
+   x is flushed by trig_fix. */
+INLINE vtrig_in trig_in(V x)
+{
+    vtrig_in t;
+    V a = _mm512_abs_ps(x);
+    VI ua = AS_I(a), w0, w1, w2;
+    t.rare = _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ua, I(0x3D000000)), I(0x0E800000));
+    if (__builtin_expect(t.rare != 0, 0)) {
+        trig_windows_any(ua, trig_invpi_words(), &w0, &w1, &w2);
+        t.a = trig_small(trig_reduce(a, w0, w1, w2), a);
+    } else {
+        trig_windows_small(ua, &w0, &w1, &w2);
+        t.a = trig_reduce(a, w0, w1, w2);
+    }
+    return t;
+}
+
+/* The rare vectors' results: x itself where |x| < 2^-12 (sin), flushed,
+   NaN where x is inf or NaN. */
+INLINE V trig_fix(V v, V x, int is_sin)
+{
+    VI ua = AS_I(_mm512_abs_ps(x));
+    if (is_sin) v = put(v, _mm512_cmplt_epu32_mask(ua, I(0x39800000)), x);
+    return nan_where(_mm512_cmpge_epu32_mask(ua, I(DN_EXP_BITS)), flush(v));
+}
+
+/* sin: the value with x's sign too (the sign bits xor-ed before the one
+   vpternlogd of trig_eval) */
+INLINE V trig_sin_of(const vtrig_in *t, V x)
+{
+    VI sgn = _mm512_xor_si512(_mm512_slli_epi32(t->a.j, 26), AS_I(x));
+    V v = trig_eval(t->a, t->a.j, sgn);
+    return __builtin_expect(t->rare != 0, 0) ? trig_fix(v, x, 1) : v;
+}
+
+INLINE V trig_cos_of(const vtrig_in *t, V x)
+{
+    VI i = _mm512_add_epi32(t->a.j, I(16));
+    V v = trig_eval(t->a, i, _mm512_slli_epi32(i, 26));
+    return __builtin_expect(t->rare != 0, 0) ? trig_fix(v, x, 0) : v;
+}
+
+INLINE V v_sin(V x)
+{
+    vtrig_in t = trig_in(x);
+    return trig_sin_of(&t, x);
+}
+
+INLINE V v_cos(V x)
+{
+    vtrig_in t = trig_in(x);
+    return trig_cos_of(&t, x);
+}
+
+static void sin_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_sin); }
+static void cos_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_cos); }
+
+/* One reduction for both; the last n mod 16 under a mask (the masked-off
+   lanes reduce zeros and are not stored). Both results are computed before
+   either store, so s or c may be x. */
+INLINE void sincos16(const float *x, float *s, float *c, M m)
+{
+    V vx = _mm512_maskz_loadu_ps(m, x);
+    vtrig_in t = trig_in(vx);
+    V vs = trig_sin_of(&t, vx), vc = trig_cos_of(&t, vx);
+    _mm512_mask_storeu_ps(s, m, vs);
+    _mm512_mask_storeu_ps(c, m, vc);
+}
+
+static void sincos_v_avx512(const float *x, float *s, float *c, size_t n)
+{
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) sincos16(x + i, s + i, c + i, (M)0xFFFF);
+    if (i < n) sincos16(x + i, s + i, c + i, (M)((1u << (n - i)) - 1u));
+    leave(csr);
+}
+
+#undef T
+
+#endif
