@@ -349,14 +349,14 @@ static void bad_arguments_are_refused(void **state)
 
 /* Long rows (n = 2^16): the kernels' matrix product runs small blocks of
    columns (four at a time, then the one left, in the register-blocked
-   kernels and over the AVX-512 row tile of 16 rows in the lanes; two at a
+   kernels and over the AVX-512 row tiles of 16 rows in the lanes; two at a
    time over the row tiles in the others); every value as dn_act_mat_vec's,
    and an unreadable block named from every column block. */
 static void column_blocks_change_no_bit(void **state)
 {
     (void)state;
     const size_t n = 65536, rows = 21, cols = 5;
-    static const dn_type ts[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K};
+    static const dn_type ts[3] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K, DN_TYPE_Q6_K};
     uint64_t s = 99;
     float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
           *v = malloc(rows * sizeof *v);
@@ -366,7 +366,7 @@ static void column_blocks_change_no_bit(void **state)
     for (size_t i = 0; i < n; i++) x[4 * n + i] = x[i] * 0.5f;
     dn_act *act = NULL;
     assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         const dn_type t = ts[k];
         const size_t blocks = n / dn_type_block_elements(t);
         random_blocks(&s, t, w, rows * blocks);
