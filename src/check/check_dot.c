@@ -612,8 +612,8 @@ typedef struct mm_bufs {
 
 /* The rows, columns and ranges of one case. A tile case takes 16 rows or
    more through whole columns, two or more of them: the row tiles of the
-   AVX-512 Q4_K kernel (16 rows in the lanes), which a random range rarely
-   reaches. */
+   AVX-512 Q4_K, Q6_K and Q8_0 kernels (16 rows in the lanes), which a
+   random range rarely reaches. */
 typedef struct mm_shape {
     size_t n, rows, cols, r0, r1, c0, c1;
 } mm_shape;

@@ -16,12 +16,16 @@
  *
  * Q8_0 takes the same loops with its own tile and pieces
  * (dot_mm_lanes_q8.h): 16 rows' C_k in the lanes of one vpdpbusd chain,
- * their terms added in double for 16 rows at once.
+ * their terms added in double for 16 rows at once. So does Q6_K
+ * (dot_mm_lanes_q6.h): 16 rows' C_k from two vpdpbusd chains per chunk
+ * and the rows' sub-block scales, A = sum_k C_k S_k in double, the
+ * repacked kernel's pieces.
  *
- * Covered: Q4_K and Q8_0 under Sub32 with narrow, usable columns,
- * LN_MIN_COLS columns or more, whole tiles of 16 readable rows; a Q4_K
- * group whose activation side does not factor (fok) gets each row's piece
- * from the reference's piece function (Q8_0's fallbacks: its header); a
+ * Covered: Q4_K, Q6_K and Q8_0 under Sub32 with narrow, usable columns,
+ * LN_MIN_COLS (Q6_K: L6_MIN_COLS) columns or more, whole tiles of 16
+ * readable rows; a Q4_K group whose activation side does not factor (fok)
+ * gets each row's piece from the reference's piece function (Q6_K's and
+ * Q8_0's fallbacks: their headers); a
  * row that meets a tiny piece is redone by the reference; rows past the
  * last whole tile, a tile holding an unreadable block (and every row after
  * it), and everything else run dn_dot_mm_blocked_avx512, which reports the

@@ -21,7 +21,10 @@
 #define DN_DOT_MM_LANES_Q6_H
 
 #define L6_BYTES 210 /* bytes of a Q6_K block: ql[128], qh[64], scales[16], d */
-#define L6_MIN_COLS 2 /* placeholder, measured below */
+/* Two columns: in cache 1.5x the blocked kernel's speed; 4096^2 from
+   memory, two to four columns are bound by the weights' reads (the two
+   kernels within the host's noise), eight 1.4x (docs/dot.md). */
+#define L6_MIN_COLS 2
 
 /* One tile: 16 rows' group of 256 in the lanes. */
 typedef struct l6_tile {
@@ -101,8 +104,10 @@ AIV void l6_load(l6_tile *T, const uint8_t *const blk[LN_ROWS])
    < 2^24) as the reference's integers. A's terms and partial sums are
    multiples of 2^emin below 2^(emin + 52) where the group is gok
    (dot_act.c), so the fma adds them exactly, in any order; elsewhere the
-   caller discards them. */
-AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, __m512d A[4][2])
+   caller discards them. m (1..4, a constant where inlined): the columns
+   run, the last block's remainder not padded with repeats (in cache two
+   columns ran 1.18x, six 1.10x the padded form's speed). */
+AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, int m, __m512d A[4][2])
 {
     for (int j = 0; j < 4; j++) A[j][0] = A[j][1] = _mm512_setzero_pd();
 #pragma GCC unroll 1
@@ -110,7 +115,7 @@ AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, __m51
         __m512i dg[8];
         for (int u = 0; u < 8; u++) dg[u] = T->q[k][u];
         const __m512i s0 = T->sc[2 * k], s1 = T->sc[2 * k + 1];
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < m; j++) {
             const int8_t *c = a[j]->c8 + g + 32 * (size_t)k;
             const int32_t *bs = a[j]->bs16 + g / 16 + 2 * (size_t)k;
             __m512i lo = _mm512_set1_epi32(-32 * bs[0]), hi = _mm512_set1_epi32(-32 * bs[1]);
@@ -175,7 +180,12 @@ AIV void l6_group(const l6_tile *T, const uint8_t *const blk[LN_ROWS], const mm_
         const dn_dot_act *a[4];
         for (int j = 0; j < 4; j++) a[j] = col[j0 + j < nc ? j0 + j : j0].a;
         __m512d A[4][2];
-        l6_quad(T, a, g, A);
+        switch (nc - j0) { /* the column count a constant in each copy */
+        case 1: l6_quad(T, a, g, 1, A); break;
+        case 2: l6_quad(T, a, g, 2, A); break;
+        case 3: l6_quad(T, a, g, 3, A); break;
+        default: l6_quad(T, a, g, 4, A); break;
+        }
         for (int j = 0; j < 4 && j0 + j < nc; j++) {
             const __m512 p = l6_piece(T, blk, col[j0 + j].act, a[j], g, A[j]);
             ln_add_piece(p, acc[j0 + j], &tiny[j0 + j]);
