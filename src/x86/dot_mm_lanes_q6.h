@@ -60,8 +60,8 @@ AIV void l6_digits(l6_tile *T, const uint8_t *const blk[LN_ROWS], int h)
             _mm512_ternarylogic_epi32(_mm512_and_si512(x0, m4), _mm512_slli_epi16(y, 4), m30, 0xF8);
         T->q[4 * h + 1][u] =
             _mm512_ternarylogic_epi32(_mm512_and_si512(x1, m4), _mm512_slli_epi16(y, 2), m30, 0xF8);
-        T->q[4 * h + 2][u] = _mm512_ternarylogic_epi32(
-            _mm512_and_si512(_mm512_srli_epi16(x0, 4), m4), y, m30, 0xF8);
+        T->q[4 * h + 2][u] =
+            _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(x0, 4), m4), y, m30, 0xF8);
         T->q[4 * h + 3][u] = _mm512_ternarylogic_epi32(
             _mm512_and_si512(_mm512_srli_epi16(x1, 4), m4), _mm512_srli_epi16(y, 2), m30, 0xF8);
     }
@@ -126,7 +126,8 @@ AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, int m
                 lo = _mm512_dpbusd_epi32(lo, dg[u], _mm512_set1_epi32(f0));
                 hi = _mm512_dpbusd_epi32(hi, dg[u + 4], _mm512_set1_epi32(f1));
             }
-            const __m512i C = _mm512_add_epi32(_mm512_mullo_epi32(lo, s0), _mm512_mullo_epi32(hi, s1));
+            const __m512i C =
+                _mm512_add_epi32(_mm512_mullo_epi32(lo, s0), _mm512_mullo_epi32(hi, s1));
             const __m512d S = _mm512_set1_pd(a[j]->S[g / 32 + (size_t)k]);
             A[j][0] = _mm512_fmadd_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(C)), S, A[j][0]);
             A[j][1] =
@@ -150,11 +151,11 @@ AIV __m512 l6_piece(const l6_tile *T, const uint8_t *const blk[LN_ROWS], const d
         __m256 f[2];
         need = 0;
         for (int h = 0; h < 2; h++) {
-            const __mmask8 ok =
-                _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, A[h]), lim, _CMP_LT_OQ);
+            const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, A[h]), lim, _CMP_LT_OQ);
             need |= (int)(uint8_t)~ok << 8 * h;
             /* + 0: an exact 0 is +0, as the reference's exact sum gives */
-            f[h] = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(T->d[h], A[h]), _mm512_setzero_pd()));
+            f[h] =
+                _mm512_cvtpd_ps(_mm512_add_pd(_mm512_mul_pd(T->d[h], A[h]), _mm512_setzero_pd()));
         }
         p = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
     }
@@ -163,8 +164,8 @@ AIV __m512 l6_piece(const l6_tile *T, const uint8_t *const blk[LN_ROWS], const d
         _mm512_storeu_ps(v, p);
         for (int r = 0; r < LN_ROWS; r++)
             if (need >> r & 1)
-                v[r] = dn_dot_piece_of_bytes(DN_TYPE_Q6_K, blk[r], act, DN_ACT_SUB32, g,
-                                             g + DN_GROUP);
+                v[r] =
+                    dn_dot_piece_of_bytes(DN_TYPE_Q6_K, blk[r], act, DN_ACT_SUB32, g, g + DN_GROUP);
         p = _mm512_loadu_ps(v);
     }
     return p;
