@@ -424,8 +424,8 @@ dn_status dn_dot_mm_lanes_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0,
 dn_status dn_dot_mm_blocked_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                    dn_type type, const uint8_t *w, size_t rows, size_t r0,
                                    size_t r1, float *out, size_t ldo, size_t *bad);
-/* The AVX-512 table's mat_mul_rows: Q4_K and Q8_0 with 16 rows in the
-   lanes of a vector (src/x86/dot_mm_lanes_avx512.c), the rest
+/* The AVX-512 table's mat_mul_rows: Q4_K, Q6_K and Q8_0 with 16 rows in
+   the lanes of a vector (src/x86/dot_mm_lanes_avx512.c), the rest
    dn_dot_mm_blocked_avx512. */
 dn_status dn_dot_mm_lanes_avx512(dn_dot_rows_act_fn f, const dn_act *x, size_t c0, size_t c1,
                                  dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,

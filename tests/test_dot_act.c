@@ -12,7 +12,8 @@
  *    activation serves every format at once (32- and 256-element blocks).
  *  - Columns whose blocks' exponents spread far (the kernels' exact paths
  *    refused), all-zero columns, odd memory addresses; a Q8_0 piece that
- *    a double sum would round wrong, through whole row tiles.
+ *    a double sum would round wrong and a Q6_K piece that a double
+ *    product would, through whole row tiles.
  *  - Unreadable blocks named as dn_mat_vec names them; every argument error.
  *  - dn_act_prepare_for: each named format's products (plain and repacked)
  *    with those bits, every other format refused by every product form with
@@ -349,14 +350,14 @@ static void bad_arguments_are_refused(void **state)
 
 /* Long rows (n = 2^16): the kernels' matrix product runs small blocks of
    columns (four at a time, then the one left, in the register-blocked
-   kernels and over the AVX-512 row tile of 16 rows in the lanes; two at a
+   kernels and over the AVX-512 row tiles of 16 rows in the lanes; two at a
    time over the row tiles in the others); every value as dn_act_mat_vec's,
    and an unreadable block named from every column block. */
 static void column_blocks_change_no_bit(void **state)
 {
     (void)state;
     const size_t n = 65536, rows = 21, cols = 5;
-    static const dn_type ts[2] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K};
+    static const dn_type ts[3] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K, DN_TYPE_Q6_K};
     uint64_t s = 99;
     float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
           *v = malloc(rows * sizeof *v);
@@ -366,7 +367,7 @@ static void column_blocks_change_no_bit(void **state)
     for (size_t i = 0; i < n; i++) x[4 * n + i] = x[i] * 0.5f;
     dn_act *act = NULL;
     assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         const dn_type t = ts[k];
         const size_t blocks = n / dn_type_block_elements(t);
         random_blocks(&s, t, w, rows * blocks);
@@ -476,6 +477,69 @@ static void q8_0_tie_in_tiles(void **state)
         for (size_t r = 0; r < rows; r++) {
             const int s0 = r & 2 ? -1 : 1, s1 = (r & 1 ? -1 : 1) * (c == 1 ? -1 : 1);
             const float want = (float)s0 * (s1 == s0 ? 0x1p18f + 0x1p-5f : 0x1p18f);
+            assert_true(out[c * rows + r] == want);
+        }
+    dn_act_destroy(act);
+}
+
+/* Q6_K digit q (0..63) of element e into its block (blocks.c's read_q6_k). */
+static void put_q6_digit(uint8_t *blk, int e, int q)
+{
+    const int h = e / 128, k = (e % 128) / 32, l = e % 32;
+    uint8_t *lo = blk + 64 * h + 32 * (k & 1) + l, *hi = blk + 128 + 32 * h + l;
+    *lo = (uint8_t)((*lo & ~(15 << 4 * (k >> 1))) | (q & 15) << 4 * (k >> 1));
+    *hi = (uint8_t)((*hi & ~(3 << 2 * k)) | (q >> 4) << 2 * k);
+}
+
+/* Q6_K under Sub32 through a whole row tile (17 rows, two columns): a
+   piece whose double product d·A rounds onto an f32 tie that the exact
+   product lies just above, so it must come from the reference (|A| >=
+   glim), not from d·A. Column c's blocks 0, 3 and 5 hold 32 times
+   sigma_c 1016 2^e (codes sigma_c 127, S = 8 2^e) with e = -10, 2, 14,
+   the rest 0; each row's block (d = 1025 / 1024) weights chunk k by
+   sub-block sums W (sum of q - 32) with scales s_r 127 and s_r 1, so
+   chunk k's C_k = 127 s_r sigma_c (127 W_2k + W_2k+1) = 127 s_r sigma_c D_k
+   and d A = s_r sigma_c N 2^-17 with N = 127 1025 (D_0 + D_3 2^12 + D_5
+   2^24) = (2T + 1) 2^31 + 1, T = 8612306 even: RN64 drops the 1 and the
+   tie goes to even, the exact value rounds up. The group is gok (spread
+   24, 32 4096 127 8 (2^24 + 2^12 + 1) < 2^52). */
+static void q6_k_glim_in_tiles(void **state)
+{
+    (void)state;
+    enum { n = 256, rows = 17, cols = 2, bb = 210 };
+    static const int chunk[3] = {0, 3, 5}, e[3] = {-10, 2, 14};
+    static const int W[3][2] = {{7, 6}, {-6, 22}, {133, 46}}; /* D = 895, -740, 16937 */
+    float x[cols * n] = {0}, out[cols * rows];
+    uint8_t w[rows * bb];
+    for (size_t c = 0; c < cols; c++)
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 32; i++)
+                x[c * n + 32 * (size_t)chunk[j] + (size_t)i] =
+                    (c ? -1016.0f : 1016.0f) * ldexpf(1.0f, e[j]);
+    for (size_t r = 0; r < rows; r++) {
+        uint8_t *b = w + r * bb;
+        memset(b, 0, bb);
+        for (int i = 0; i < n; i++) put_q6_digit(b, i, 32);
+        for (int j = 0; j < 3; j++)
+            for (int s = 0; s < 2; s++) {
+                const int sb = 2 * chunk[j] + s, v = W[j][s];
+                b[192 + sb] = (uint8_t)(int8_t)((r & 1 ? -1 : 1) * (s ? 1 : 127));
+                const int q0 = v >= 0 ? v / 16 : -((15 - v) / 16), rem = v - 16 * q0;
+                for (int i = 0; i < 16; i++) /* v over the sub-block's 16 digits */
+                    put_q6_digit(b, 16 * sb + i, 32 + q0 + (i < rem));
+            }
+        put16(b + 208, 0x3C01);
+    }
+    const int64_t N = 127 * 1025 * (int64_t)(895 - 740 * 4096 + 16937 * 16777216LL);
+    assert_true(N == (2 * INT64_C(8612306) + 1) * (INT64_C(1) << 31) + 1);
+    assert_true((float)N != (float)(double)N); /* the double rounding differs */
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q6_K, w, rows, 0, rows, out, NULL),
+                     DN_OK);
+    for (size_t c = 0; c < cols; c++)
+        for (size_t r = 0; r < rows; r++) {
+            const float want = ldexpf((float)N, -17) * ((r & 1) != (c == 1) ? -1.0f : 1.0f);
             assert_true(out[c * rows + r] == want);
         }
     dn_act_destroy(act);
@@ -689,6 +753,7 @@ int main(void)
         cmocka_unit_test(column_blocks_change_no_bit),
         cmocka_unit_test(blocked_edges_change_no_bit),
         cmocka_unit_test(q8_0_tie_in_tiles),
+        cmocka_unit_test(q6_k_glim_in_tiles),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(prepared_for_equals_prepare),

@@ -39,8 +39,8 @@ typedef struct mm_bufs {
 
 /* The rows, columns and ranges of one case. A tile case takes 16 rows or
    more through whole columns, two or more of them: the row tiles of the
-   AVX-512 Q4_K kernel (16 rows in the lanes), which a random range rarely
-   reaches. */
+   AVX-512 Q4_K, Q6_K and Q8_0 kernels (16 rows in the lanes), which a
+   random range rarely reaches. */
 typedef struct mm_shape {
     size_t n, rows, cols, r0, r1, c0, c1;
 } mm_shape;
@@ -109,8 +109,8 @@ static void mm_case(const dn_dot_kernels *kern, dn_rng *r, size_t ti, dn_act_sca
             dn_check_mismatch(res,
                               "mat_mul %s n=%zu scaling=%d words=%d col %zu row %zu: "
                               "reference 0x%08" PRIx32 ", kernel 0x%08" PRIx32,
-                              dn_check_dot_names[ti], n, (int)scaling, (int)words, c0 + k / rows, k % rows,
-                              dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
+                              dn_check_dot_names[ti], n, (int)scaling, (int)words, c0 + k / rows,
+                              k % rows, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
     }
 }
 

@@ -16,12 +16,16 @@
  *
  * Q8_0 takes the same loops with its own tile and pieces
  * (dot_mm_lanes_q8.h): 16 rows' C_k in the lanes of one vpdpbusd chain,
- * their terms added in double for 16 rows at once.
+ * their terms added in double for 16 rows at once. So does Q6_K
+ * (dot_mm_lanes_q6.h): 16 rows' C_k from two vpdpbusd chains per chunk
+ * and the rows' sub-block scales, A = sum_k C_k S_k in double, the
+ * repacked kernel's pieces.
  *
- * Covered: Q4_K and Q8_0 under Sub32 with narrow, usable columns,
- * LN_MIN_COLS columns or more, whole tiles of 16 readable rows; a Q4_K
- * group whose activation side does not factor (fok) gets each row's piece
- * from the reference's piece function (Q8_0's fallbacks: its header); a
+ * Covered: Q4_K, Q6_K and Q8_0 under Sub32 with narrow, usable columns,
+ * LN_MIN_COLS (Q6_K: L6_MIN_COLS) columns or more, whole tiles of 16
+ * readable rows; a Q4_K group whose activation side does not factor (fok)
+ * gets each row's piece from the reference's piece function (Q6_K's and
+ * Q8_0's fallbacks: their headers); a
  * row that meets a tiny piece is redone by the reference; rows past the
  * last whole tile, a tile holding an unreadable block (and every row after
  * it), and everything else run dn_dot_mm_blocked_avx512, which reports the
@@ -286,18 +290,20 @@ AIV void ln_group(const ln_tile *T, const uint8_t *const blk[LN_ROWS], const mm_
     }
 }
 
+#include "dot_mm_lanes_q6.h"
 #include "dot_mm_lanes_q8.h"
 
 /* 1 when one of the 16 rows (at rp, `blocks` blocks of bb bytes each) has
-   an unreadable block: a binary16 scale d (Q8_0, Q4_K) or dm (Q4_K) that is
-   an infinity or a NaN. */
+   an unreadable block: a binary16 scale d (every format) or dm (Q4_K) that
+   is an infinity or a NaN. */
 AIV int ln_unreadable(dn_type type, const uint8_t *const rp[LN_ROWS], size_t blocks, size_t bb)
 {
     const uint16_t e = 0x7C00;
+    const size_t d_at = (size_t)dn_d_at(type);
     for (int r = 0; r < LN_ROWS; r++)
         for (size_t b = 0; b < blocks; b++) {
             const uint8_t *p = rp[r] + b * bb;
-            if ((dn_load_u16(p) & e) == e) return 1;
+            if ((dn_load_u16(p + d_at) & e) == e) return 1;
             if (type == DN_TYPE_Q4_K && (dn_load_u16(p + 2) & e) == e) return 1;
         }
     return 0;
@@ -312,6 +318,10 @@ AIV void ln_run_group(dn_type type, const uint8_t *const blk[LN_ROWS], const mm_
         const size_t G = (n - g < DN_GROUP ? n - g : DN_GROUP) / 32;
         l8_load(&T, blk, (int)G);
         l8_group(&T, blk, col, nc, g, acc, tiny);
+    } else if (type == DN_TYPE_Q6_K) {
+        l6_tile T;
+        l6_load(&T, blk);
+        l6_group(&T, blk, col, nc, g, acc, tiny);
     } else {
         ln_tile T;
         ln_scales(&T, blk);
@@ -323,7 +333,7 @@ AIV void ln_run_group(dn_type type, const uint8_t *const blk[LN_ROWS], const mm_
 /* The bytes of a group of 256 elements. */
 static size_t ln_group_bytes(dn_type type)
 {
-    return type == DN_TYPE_Q8_0 ? 8 * L8_BYTES : LN_QBYTES;
+    return type == DN_TYPE_Q8_0 ? 8 * L8_BYTES : type == DN_TYPE_Q6_K ? L6_BYTES : LN_QBYTES;
 }
 
 /* Rows [r, r + 16) (readable) against columns [c0, c1). */
@@ -361,11 +371,13 @@ AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
     return DN_OK;
 }
 
-/* 1 when the lanes cover the product: Q4_K or Q8_0, Sub32, LN_MIN_COLS
-   columns or more, every column's side narrow and usable. */
+/* 1 when the lanes cover the product: Q4_K, Q6_K or Q8_0, Sub32, the
+   format's least column count or more (L6_MIN_COLS for Q6_K), every
+   column's side narrow and usable. */
 static int ln_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) || c1 - c0 < LN_MIN_COLS) return 0;
+    if (type != DN_TYPE_Q4_K && type != DN_TYPE_Q6_K && type != DN_TYPE_Q8_0) return 0;
+    if (c1 - c0 < (type == DN_TYPE_Q6_K ? L6_MIN_COLS : LN_MIN_COLS)) return 0;
     return dn_mm_columns_narrow(x, c0, c1, type);
 }
 
