@@ -434,6 +434,19 @@ INLINE __m512 finish16(__m512i t, __m512d key, const __m512d pe[2], float scale)
     return result16(_mm512_mul_ps(r, _mm512_set1_ps(scale)));
 }
 
+/* key_scale of four rows' binary16 scales at once: F16C widens them
+   exactly (the int8 kernels run in the caller's MXCSR, and a binary16
+   denormal is an f32 normal), binary64 holds them exactly; an infinite or
+   NaN scale is NaN, as key_scale makes it. */
+INLINE __m256d key_scales4(const uint16_t *ks, size_t scale_stride)
+{
+    __m128i h = _mm_setr_epi32(ks[0], ks[scale_stride], ks[2 * scale_stride], ks[3 * scale_stride]);
+    __m128 f = _mm_cvtph_ps(_mm_packus_epi32(h, h));
+    __m128i top = _mm_set1_epi32(0x7C00);
+    __m128 inf_nan = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(h, top), top));
+    return _mm256_cvtps_pd(_mm_blendv_ps(f, _mm_castsi128_ps(_mm_set1_epi32(0x7FC00000)), inf_nan));
+}
+
 /* Rows j .. j + 3 of the prescaled group: the four heads' sums against four
    rows at once (16 accumulators, each query load feeding four rows), their
    totals and finish as one vector. The same totals and per-lane steps as
@@ -455,8 +468,7 @@ INLINE void prescaled_four_rows(const int16_t *qs, size_t hn, const __m512d pe[2
             for (int r = 0; r < 4; r++) acc[4 * g + r] = sums(acc[4 * g + r], qv, kc[r]);
         }
     }
-    __m256d k4 = _mm256_setr_pd(key_scale(ks[0]), key_scale(ks[scale_stride]),
-                                key_scale(ks[2 * scale_stride]), key_scale(ks[3 * scale_stride]));
+    __m256d k4 = key_scales4(ks, scale_stride);
     float out[GROUP * 4];
     _mm512_storeu_ps(out, finish16(totals16(acc), _mm512_broadcast_f64x4(k4), pe, sc));
     for (size_t g = 0; g < hn; g++) memcpy(s + g * n, out + 4 * g, 4 * sizeof(float));
@@ -523,10 +535,15 @@ INLINE void scores_int8_groups(const dn_act_row *q, size_t heads, size_t d, cons
     double pe[GROUP];
     for (size_t g0 = 0; g0 < heads; g0 += GROUP) {
         size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
-        if (d % 32 == 0 && d <= PRESCALED_MAX_D && prescale_group(q + g0, hn, d, qs, pe))
-            prescaled_rows(qs, hn, pe, d, k, stride, ks, scale_stride, n, dn_flush(scale),
-                           s + g0 * n, sums);
-        else
+        if (d % 32 == 0 && d <= PRESCALED_MAX_D && prescale_group(q + g0, hn, d, qs, pe)) {
+            /* d = 128 as a constant: the chunk loop unrolled (as the f16 scores) */
+            if (d == 128)
+                prescaled_rows(qs, hn, pe, 128, k, stride, ks, scale_stride, n, dn_flush(scale),
+                               s + g0 * n, sums);
+            else
+                prescaled_rows(qs, hn, pe, d, k, stride, ks, scale_stride, n, dn_flush(scale),
+                               s + g0 * n, sums);
+        } else
             dn_attention_avx2.scores_int8(q + g0, hn, d, k, stride, ks, scale_stride, n, scale,
                                           s + g0 * n);
     }
@@ -690,6 +707,9 @@ weighted_int8_vnni(const float *p, size_t heads, size_t n, const int8_t *v, size
 {
     if (d % 32 != 0)
         return dn_attention_avx2.weighted_int8(p, heads, n, v, stride, vs, scale_stride, d, out);
+    if (d == 128) /* a constant: the element loops unrolled (as the f16 scores) */
+        return weighted_int8_blocks(p, heads, n, v, stride, vs, scale_stride, 128, 32,
+                                    block_elements_vnni, out);
     return weighted_int8_blocks(p, heads, n, v, stride, vs, scale_stride, d, 32,
                                 block_elements_vnni, out);
 }
