@@ -150,12 +150,12 @@ static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, 
 /* One type's scores, with head sizes 64 and 128 as constants (the element
    loop unrolled; measured on the AVX-512 kernel: 61.6 -> 37.8 cycles a row
    of four heads of 128), a function per type for the register allocation. */
-#define SCORES_OF(name, TYPE)                                                                     \
-    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d,           \
-                                                const void *k, size_t stride, size_t n,           \
-                                                float scale, float *s)                            \
-    {                                                                                             \
-        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                                  \
+#define SCORES_OF(name, TYPE)                                                          \
+    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d, \
+                                               const void *k, size_t stride, size_t n, \
+                                               float scale, float *s)                  \
+    {                                                                                  \
+        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                       \
     }
 
 static inline __attribute__((always_inline)) void scores_sized(uint32_t type, const float *q,
@@ -256,9 +256,10 @@ static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, cons
    weigh_tile loads and stores them for every row (the AVX-512 kernel's
    recipe, docs/attention.md; 16 elements, not a tile, so that the
    accumulators, two widened vectors and a weight fit 16 registers). */
-static inline __attribute__((always_inline)) void
-weigh_lane16(uint32_t type, const float *p, size_t hn, size_t n, const char *row, size_t rstep,
-             size_t j, size_t count, size_t i, float *const lane[HEADS])
+static inline __attribute__((always_inline)) void weigh_lane16(uint32_t type, const float *p,
+                                                               size_t hn, size_t n, const char *row,
+                                                               size_t rstep, size_t j, size_t count,
+                                                               size_t i, float *const lane[HEADS])
 {
     __m256 a[HEADS][2];
     for (size_t h = 0; h < HEADS; h++)
@@ -280,9 +281,10 @@ weigh_lane16(uint32_t type, const float *p, size_t hn, size_t n, const char *row
 /* A whole tile (elements i0..i0+TILE) of n value rows into the lanes of hn
    heads, a block of BLOCK_ROWS positions at a time, lane by lane, the next
    block's rows prefetched meanwhile (a lane's share per lane step). */
-static inline __attribute__((always_inline)) void
-weigh_blocks(uint32_t type, const float *p, size_t hn, size_t n, const void *v, size_t stride,
-             size_t i0, float acc[HEADS][DN_LANES][TILE])
+static inline __attribute__((always_inline)) void weigh_blocks(uint32_t type, const float *p,
+                                                               size_t hn, size_t n, const void *v,
+                                                               size_t stride, size_t i0,
+                                                               float acc[HEADS][DN_LANES][TILE])
 {
     size_t es = type == DN_KV_F32 ? 4 : 2, rstep = stride * es;
     const char *base = (const char *)v;
@@ -301,7 +303,8 @@ weigh_blocks(uint32_t type, const float *p, size_t hn, size_t n, const void *v, 
                 float *lane[HEADS] = {acc[0][l] + 16 * half, acc[1][l] + 16 * half,
                                       acc[2][l] + 16 * half, acc[3][l] + 16 * half};
                 if (hn == HEADS) /* the common case, compiled with hn a constant */
-                    weigh_lane16(type, p, HEADS, n, row, rstep, j0 + l, count, i0 + 16 * half, lane);
+                    weigh_lane16(type, p, HEADS, n, row, rstep, j0 + l, count, i0 + 16 * half,
+                                 lane);
                 else
                     weigh_lane16(type, p, hn, n, row, rstep, j0 + l, count, i0 + 16 * half, lane);
             }
@@ -309,12 +312,12 @@ weigh_blocks(uint32_t type, const float *p, size_t hn, size_t n, const void *v, 
 }
 
 /* One type's whole tiles, a function of its own (as SCORES_OF). */
-#define WEIGH_OF(name, TYPE)                                                                      \
+#define WEIGH_OF(name, TYPE)                                                                       \
     static __attribute__((noinline)) void name(const float *p, size_t hn, size_t n, const void *v, \
-                                                size_t stride, size_t i0,                         \
-                                                float acc[HEADS][DN_LANES][TILE])                 \
-    {                                                                                             \
-        weigh_blocks(TYPE, p, hn, n, v, stride, i0, acc);                                         \
+                                               size_t stride, size_t i0,                           \
+                                               float acc[HEADS][DN_LANES][TILE])                   \
+    {                                                                                              \
+        weigh_blocks(TYPE, p, hn, n, v, stride, i0, acc);                                          \
     }
 
 WEIGH_OF(weigh_f16, DN_KV_F16)

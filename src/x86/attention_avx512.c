@@ -172,8 +172,7 @@ INLINE void scores_of_type(uint32_t type, const float *q, size_t heads, size_t d
         const float *qs[GROUP];
         for (size_t h = 0; h < GROUP; h++) qs[h] = q + (g + (h < hn ? h : 0)) * d;
         if (d <= ALIGNED_Q_MAX)
-            for (size_t h = 0; h < GROUP; h++)
-                qs[h] = memcpy(qa + h * d, qs[h], d * sizeof(float));
+            for (size_t h = 0; h < GROUP; h++) qs[h] = memcpy(qa + h * d, qs[h], d * sizeof(float));
         size_t j = 0;
         for (; j + 2 <= n; j += 2) {
             const char *row = (const char *)k + j * rs;
@@ -200,12 +199,12 @@ INLINE void scores_of_type(uint32_t type, const float *q, size_t heads, size_t d
    the four widened key vectors in registers (f16, 4 heads of 128 over one
    row in the cache: 15 cycles a row against 31 with d a variable; one
    function per type, not one for all three, for the same reason). */
-#define SCORES_OF(name, TYPE)                                                                     \
-    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d,           \
-                                                const void *k, size_t stride, size_t n,           \
-                                                float scale, float *s)                            \
-    {                                                                                             \
-        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                                  \
+#define SCORES_OF(name, TYPE)                                                          \
+    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d, \
+                                               const void *k, size_t stride, size_t n, \
+                                               float scale, float *s)                  \
+    {                                                                                  \
+        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                       \
     }
 
 INLINE void scores_sized(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
@@ -245,8 +244,8 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
 
 /* ---- the weighted sum ------------------------------------------------------ */
 
-#define TILE 64       /* elements per pass: the lanes of 4 heads x 64 elements, 32 KiB */
-#define LANE_ROWS 4   /* positions per lane per block: a block of 256 positions */
+#define TILE 64     /* elements per pass: the lanes of 4 heads x 64 elements, 32 KiB */
+#define LANE_ROWS 4 /* positions per lane per block: a block of 256 positions */
 #define BLOCK_ROWS (DN_LANES * LANE_ROWS)
 
 /* Lane l of hn heads over `count` rows of that lane (rows j, j + 32, ...;
@@ -263,8 +262,8 @@ INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const
     __m512 a[GROUP][TILE / 16];
     for (size_t h = 0; h < GROUP; h++)
         for (size_t c = 0; c < TILE / 16; c++)
-            a[h][c] = h < hn && 16 * c < w ? _mm512_load_ps(acc[h][l] + 16 * c)
-                                           : _mm512_setzero_ps();
+            a[h][c] =
+                h < hn && 16 * c < w ? _mm512_load_ps(acc[h][l] + 16 * c) : _mm512_setzero_ps();
     for (size_t r = 0; r < count; r++, row += DN_LANES * rstep, j += DN_LANES) {
         __m512 x[TILE / 16];
         for (size_t c = 0; c < TILE / 16; c++)
@@ -331,12 +330,12 @@ static void prefetch_first(uint32_t type, const void *v, size_t stride, size_t n
 
 /* One type's tile, a function of its own (as SCORES_OF, for the register
    allocation of its loops). */
-#define WEIGH_OF(name, TYPE)                                                                      \
+#define WEIGH_OF(name, TYPE)                                                                       \
     static __attribute__((noinline)) void name(const float *p, size_t hn, size_t n, const void *v, \
-                                                size_t stride, size_t i0, size_t w,               \
-                                                float acc[GROUP][DN_LANES][TILE])                 \
-    {                                                                                             \
-        weigh_tile(TYPE, p, hn, n, v, stride, i0, w, acc);                                        \
+                                               size_t stride, size_t i0, size_t w,                 \
+                                               float acc[GROUP][DN_LANES][TILE])                   \
+    {                                                                                              \
+        weigh_tile(TYPE, p, hn, n, v, stride, i0, w, acc);                                         \
     }
 
 WEIGH_OF(weigh_f16, DN_KV_F16)
