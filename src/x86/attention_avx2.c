@@ -540,18 +540,15 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
 /* ---- the int8 weighted sum ------------------------------------------------------------- */
 
 /* out[0..16) = fadd(out, S * 2^e) for the block sums s0 (elements 0-3,
-   8-11) and s1 (4-7, 12-15) as unpack leaves them. */
+   8-11) and s1 (4-7, 12-15) as unpack leaves them; S * 2^e is exact in
+   binary32 here (the AVX-512 kernel's add_pieces16 says why). */
 static inline void add_pieces(__m256i s0, __m256i s1, int32_t e, float *out)
 {
     __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20),
                         _mm256_permute2x128_si256(s0, s1, 0x31)};
-    __m256d p2 = _mm256_set1_pd(pow2(e));
+    __m256 p2 = _mm256_set1_ps(pow2f(e));
     for (int h = 0; h < 2; h++) {
-        __m128 lo = _mm256_cvtpd_ps(
-            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
-        __m128 hi = _mm256_cvtpd_ps(
-            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
-        __m256 piece = dn_avx2_flush(_mm256_set_m128(hi, lo));
+        __m256 piece = _mm256_mul_ps(_mm256_cvtepi32_ps(parts[h]), p2);
         __m256 o = _mm256_loadu_ps(out + 8 * h);
         _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
     }
