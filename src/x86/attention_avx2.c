@@ -8,8 +8,10 @@
  *   in registers (F16C for binary16, a shift for bfloat16), under the
  *   DAZ-only MXCSR; a tail updates only the lanes it has elements for.
  * - weighted_avx2: 32 lane accumulators per output element, a tile of 32
- *   elements at a time and up to four heads sharing each value row's load;
- *   the lanes fold with the tree as 32 vectors, element by element.
+ *   elements at a time and up to four heads sharing each value row's load
+ *   (whole tiles a block of 128 positions lane by lane, the lane's
+ *   accumulators in registers over its four rows); the lanes fold with the
+ *   tree as 32 vectors, element by element.
  * - scores_int8_avx2: integer chunk sums by _mm256_madd_epi16, combined in
  *   binary64 under the query's fast plan (exact), else the reference.
  * - weighted_int8_avx2: the block step (weights, power-of-two scale,

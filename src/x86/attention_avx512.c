@@ -11,9 +11,10 @@
  *   (tree4): the tree pairs adjacent lanes, so which register holds a pair
  *   does not matter, only which lanes are paired, and IEEE addition is
  *   commutative.
- * - weighted: the AVX2 tiling (32 lane accumulators per element, a tile of
- *   32 elements, four heads sharing each value row's load) with a tile row as
- *   two ZMM registers.
+ * - weighted: 32 lane accumulators per element, a tile of 64 elements,
+ *   four heads sharing each value row's load; a block of 128 positions is
+ *   taken lane by lane, so a lane's accumulators stay in registers over its
+ *   four rows (weigh_lane).
  * - scores_int8: four query heads per pass over a key row, each head's
  *   codes multiplied by its chunk factors once per call (int16, where every
  *   product fits: always for one-word codes and factors up to 258), so a
