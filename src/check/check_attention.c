@@ -70,6 +70,15 @@ static uint16_t half_of(dn_rng *r, uint32_t type, int any)
     return type == DN_KV_BF16 ? dn_f32_to_bf16(x) : dn_f32_to_f16(x);
 }
 
+/* An int8 row's scale: typical, every-bit random, or (1 in 64) infinite,
+   which random bits almost never give (the scores' NaN rule). */
+static uint16_t int8_scale(dn_rng *r)
+{
+    uint64_t k = dn_rng_below(r, 64);
+    if (k == 0) return (uint16_t)(0x7C00u | (dn_rng_next(r) & 1u) << 15);
+    return k % 8 ? half_of(r, DN_KV_F16, 0) & 0x7FFF : half_of(r, DN_KV_F16, 1);
+}
+
 /* n rows of d elements at `stride` (the gap filled with NaN bits). */
 static void fill_rows(dn_rng *r, const shape *s, void *rows)
 {
@@ -166,9 +175,7 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     s.type = int8 ? DN_KV_INT8 : (uint32_t)dn_rng_below(r, 3);
     size_t sstride = 1 + (size_t)dn_rng_below(r, 2);
     fill_rows(r, &s, b->rows);
-    for (size_t j = 0; j < n * sstride; j++)
-        b->scales[j] =
-            dn_rng_below(r, 8) ? half_of(r, DN_KV_F16, 0) & 0x7FFF : half_of(r, DN_KV_F16, 1);
+    for (size_t j = 0; j < n * sstride; j++) b->scales[j] = int8_scale(r);
     float scale = dn_rng_below(r, 4) ? 0.125f : 1e30f;
     memset(b->ref, 0, MAX_G * MAX_N * sizeof(float));
     memset(b->got, 0xEE, MAX_G * MAX_N * sizeof(float));

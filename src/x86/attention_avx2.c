@@ -8,8 +8,10 @@
  *   in registers (F16C for binary16, a shift for bfloat16), under the
  *   DAZ-only MXCSR; a tail updates only the lanes it has elements for.
  * - weighted_avx2: 32 lane accumulators per output element, a tile of 32
- *   elements at a time and up to four heads sharing each value row's load;
- *   the lanes fold with the tree as 32 vectors, element by element.
+ *   elements at a time and up to four heads sharing each value row's load
+ *   (whole tiles a block of 128 positions lane by lane, the lane's
+ *   accumulators in registers over its four rows); the lanes fold with the
+ *   tree as 32 vectors, element by element.
  * - scores_int8_avx2: integer chunk sums by _mm256_madd_epi16, combined in
  *   binary64 under the query's fast plan (exact), else the reference.
  * - weighted_int8_avx2: the block step (weights, power-of-two scale,
@@ -147,16 +149,44 @@ static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, 
     }
 }
 
+/* One type's scores, with head sizes 64 and 128 as constants (the element
+   loop unrolled; measured on the AVX-512 kernel: 61.6 -> 37.8 cycles a row
+   of four heads of 128), a function per type for the register allocation. */
+#define SCORES_OF(name, TYPE)                                                          \
+    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d, \
+                                               const void *k, size_t stride, size_t n, \
+                                               float scale, float *s)                  \
+    {                                                                                  \
+        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                       \
+    }
+
+static inline __attribute__((always_inline)) void scores_sized(uint32_t type, const float *q,
+                                                               size_t heads, size_t d,
+                                                               const void *k, size_t stride,
+                                                               size_t n, float scale, float *s)
+{
+    if (d == 128)
+        scores_of_type(type, q, heads, 128, k, stride, n, scale, s);
+    else if (d == 64)
+        scores_of_type(type, q, heads, 64, k, stride, n, scale, s);
+    else
+        scores_of_type(type, q, heads, d, k, stride, n, scale, s);
+}
+
+SCORES_OF(scores_f16, DN_KV_F16)
+SCORES_OF(scores_bf16, DN_KV_BF16)
+SCORES_OF(scores_f32, DN_KV_F32)
+
 static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
                         size_t stride, size_t n, float scale, float *s)
 {
     unsigned csr = dn_avx2_enter();
     if (type == DN_KV_F16)
-        scores_of_type(DN_KV_F16, q, heads, d, k, stride, n, dn_flush(scale), s);
+        scores_f16(q, heads, d, k, stride, n, dn_flush(scale), s);
     else if (type == DN_KV_BF16)
-        scores_of_type(DN_KV_BF16, q, heads, d, k, stride, n, dn_flush(scale), s);
+        scores_bf16(q, heads, d, k, stride, n, dn_flush(scale), s);
     else
-        scores_of_type(DN_KV_F32, q, heads, d, k, stride, n, dn_flush(scale), s);
+        scores_f32(q, heads, d, k, stride, n, dn_flush(scale), s);
     dn_avx2_leave(csr, 0.0f);
     for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
 }
@@ -219,6 +249,102 @@ static inline __attribute__((always_inline)) void weigh_tile(uint32_t type, cons
     }
 }
 
+#define LANE_ROWS 4 /* positions per lane per block: a block of 128 positions */
+#define BLOCK_ROWS (DN_LANES * LANE_ROWS)
+
+/* Lane l of hn heads over `count` rows of that lane (rows j, j + 32, ...,
+   in order: the reference's sums), the 16 elements from i (half a tile):
+   the lane's accumulators stay in eight registers across the rows, where
+   weigh_tile loads and stores them for every row (the AVX-512 kernel's
+   recipe, docs/attention.md; 16 elements, not a tile, so that the
+   accumulators, two widened vectors and a weight fit 16 registers). */
+static inline __attribute__((always_inline)) void weigh_lane16(uint32_t type, const float *p,
+                                                               size_t hn, size_t n, const char *row,
+                                                               size_t rstep, size_t j, size_t count,
+                                                               size_t i, float *const lane[HEADS])
+{
+    __m256 a[HEADS][2];
+    for (size_t h = 0; h < HEADS; h++)
+        for (size_t c = 0; c < 2; c++)
+            a[h][c] = h < hn ? _mm256_load_ps(lane[h] + 8 * c) : _mm256_setzero_ps();
+    for (size_t r = 0; r < count; r++, row += DN_LANES * rstep, j += DN_LANES) {
+        __m256 x0 = load8(type, row, i), x1 = load8(type, row, i + 8);
+        for (size_t h = 0; h < HEADS; h++) {
+            if (h >= hn) break;
+            __m256 pw = _mm256_broadcast_ss(&p[h * n + j]);
+            a[h][0] = _mm256_add_ps(a[h][0], _mm256_mul_ps(pw, x0));
+            a[h][1] = _mm256_add_ps(a[h][1], _mm256_mul_ps(pw, x1));
+        }
+    }
+    for (size_t h = 0; h < hn; h++)
+        for (size_t c = 0; c < 2; c++) _mm256_store_ps(lane[h] + 8 * c, a[h][c]);
+}
+
+/* A whole tile (elements i0..i0+TILE) of n value rows into the lanes of hn
+   heads, a block of BLOCK_ROWS positions at a time, lane by lane, the next
+   block's rows prefetched meanwhile (a lane's share per lane step). */
+static inline __attribute__((always_inline)) void weigh_blocks(uint32_t type, const float *p,
+                                                               size_t hn, size_t n, const void *v,
+                                                               size_t stride, size_t i0,
+                                                               float acc[HEADS][DN_LANES][TILE])
+{
+    size_t es = type == DN_KV_F32 ? 4 : 2, rstep = stride * es;
+    const char *base = (const char *)v;
+    for (size_t k = 0; k < n && k < BLOCK_ROWS; k++)
+        dn_prefetch_span(base + k * rstep + i0 * es, TILE * es);
+    for (size_t j0 = 0; j0 < n; j0 += BLOCK_ROWS)
+        for (size_t l = 0; l < DN_LANES; l++) {
+            size_t f = j0 + BLOCK_ROWS + LANE_ROWS * l;
+            for (size_t k = f; k < f + LANE_ROWS && k < n; k++)
+                dn_prefetch_span(base + k * rstep + i0 * es, TILE * es);
+            if (j0 + l >= n) break;
+            size_t count = (n - j0 - l + DN_LANES - 1) / DN_LANES;
+            if (count > LANE_ROWS) count = LANE_ROWS;
+            const char *row = base + (j0 + l) * rstep;
+            for (size_t half = 0; half < 2; half++) {
+                float *lane[HEADS] = {acc[0][l] + 16 * half, acc[1][l] + 16 * half,
+                                      acc[2][l] + 16 * half, acc[3][l] + 16 * half};
+                if (hn == HEADS) /* the common case, compiled with hn a constant */
+                    weigh_lane16(type, p, HEADS, n, row, rstep, j0 + l, count, i0 + 16 * half,
+                                 lane);
+                else
+                    weigh_lane16(type, p, hn, n, row, rstep, j0 + l, count, i0 + 16 * half, lane);
+            }
+        }
+}
+
+/* One type's whole tiles, a function of its own (as SCORES_OF). */
+#define WEIGH_OF(name, TYPE)                                                                       \
+    static __attribute__((noinline)) void name(const float *p, size_t hn, size_t n, const void *v, \
+                                               size_t stride, size_t i0,                           \
+                                               float acc[HEADS][DN_LANES][TILE])                   \
+    {                                                                                              \
+        weigh_blocks(TYPE, p, hn, n, v, stride, i0, acc);                                          \
+    }
+
+WEIGH_OF(weigh_f16, DN_KV_F16)
+WEIGH_OF(weigh_bf16, DN_KV_BF16)
+WEIGH_OF(weigh_f32, DN_KV_F32)
+
+/* Elements i0.. (w <= TILE) of the lanes of hn heads: whole tiles by the
+   blocks, a tile short of TILE row by row (weigh_tile). */
+static void weigh_any(uint32_t type, const float *p, size_t hn, size_t n, const void *v,
+                      size_t stride, size_t i0, size_t w, float acc[HEADS][DN_LANES][TILE])
+{
+    if (w == TILE && type == DN_KV_F16)
+        weigh_f16(p, hn, n, v, stride, i0, acc);
+    else if (w == TILE && type == DN_KV_BF16)
+        weigh_bf16(p, hn, n, v, stride, i0, acc);
+    else if (w == TILE)
+        weigh_f32(p, hn, n, v, stride, i0, acc);
+    else if (type == DN_KV_F16)
+        weigh_tile(DN_KV_F16, p, hn, n, v, stride, i0, w, acc);
+    else if (type == DN_KV_BF16)
+        weigh_tile(DN_KV_BF16, p, hn, n, v, stride, i0, w, acc);
+    else
+        weigh_tile(DN_KV_F32, p, hn, n, v, stride, i0, w, acc);
+}
+
 /* The tree over the 32 lanes of 8 elements at once (vertical adds in the
    tree's order), flushed, into out. */
 static void fold8(float lanes[DN_LANES][TILE], size_t c, float *out, size_t count)
@@ -242,12 +368,7 @@ static void weighted_avx2(uint32_t type, const float *p, size_t heads, size_t n,
         for (size_t i0 = 0; i0 < d; i0 += TILE) {
             size_t w = d - i0 < TILE ? d - i0 : TILE;
             memset(acc, 0, sizeof acc);
-            if (type == DN_KV_F16)
-                weigh_tile(DN_KV_F16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else if (type == DN_KV_BF16)
-                weigh_tile(DN_KV_BF16, p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else
-                weigh_tile(DN_KV_F32, p + g0 * n, hn, n, v, stride, i0, w, acc);
+            weigh_any(type, p + g0 * n, hn, n, v, stride, i0, w, acc);
             for (size_t g = 0; g < hn; g++)
                 for (size_t c = 0; c * 8 < w; c++)
                     fold8(acc[g], c, out + (g0 + g) * d + i0 + 8 * c,
@@ -421,18 +542,15 @@ static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const 
 /* ---- the int8 weighted sum ------------------------------------------------------------- */
 
 /* out[0..16) = fadd(out, S * 2^e) for the block sums s0 (elements 0-3,
-   8-11) and s1 (4-7, 12-15) as unpack leaves them. */
+   8-11) and s1 (4-7, 12-15) as unpack leaves them; S * 2^e is exact in
+   binary32 here (the AVX-512 kernel's add_pieces16 says why). */
 static inline void add_pieces(__m256i s0, __m256i s1, int32_t e, float *out)
 {
     __m256i parts[2] = {_mm256_permute2x128_si256(s0, s1, 0x20),
                         _mm256_permute2x128_si256(s0, s1, 0x31)};
-    __m256d p2 = _mm256_set1_pd(pow2(e));
+    __m256 p2 = _mm256_set1_ps(pow2f(e));
     for (int h = 0; h < 2; h++) {
-        __m128 lo = _mm256_cvtpd_ps(
-            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(parts[h])), p2));
-        __m128 hi = _mm256_cvtpd_ps(
-            _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(parts[h], 1)), p2));
-        __m256 piece = dn_avx2_flush(_mm256_set_m128(hi, lo));
+        __m256 piece = _mm256_mul_ps(_mm256_cvtepi32_ps(parts[h]), p2);
         __m256 o = _mm256_loadu_ps(out + 8 * h);
         _mm256_storeu_ps(out + 8 * h, dn_avx2_flush(_mm256_add_ps(o, piece)));
     }

@@ -55,6 +55,15 @@ static inline double pow2(int32_t e)
     return p;
 }
 
+/* 2^e as a binary32, -126 <= e <= 127. */
+static inline float pow2f(int32_t e)
+{
+    uint32_t b = (uint32_t)(127 + e) << 23;
+    float p;
+    memcpy(&p, &b, 4);
+    return p;
+}
+
 /* The four heads' int32 totals: lane g = the sum of a[g]'s eight lanes. */
 static inline __m128i hsum4(__m256i a0, __m256i a1, __m256i a2, __m256i a3)
 {
