@@ -114,6 +114,40 @@ static void mm_case(const dn_dot_kernels *kern, dn_rng *r, size_t ti, dn_act_sca
     }
 }
 
+/* The tie cases' product: b->x's cols columns of n prepared under Sub32,
+   one word, against rows rows of type at b->w, all of them, the kernel's
+   against the reference's. */
+static void mm_tie_run(const dn_dot_kernels *kern, dn_type type, size_t n, size_t rows, size_t cols,
+                       mm_bufs *b, dn_check_result *res)
+{
+    dn_act *act = NULL;
+    if (dn_act_prepare(b->x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, b->mem, b->bytes, &act, NULL) !=
+        DN_OK) {
+        dn_check_mismatch(res, "dn_act_prepare refused a tie case n=%zu cols=%zu", n, cols);
+        return;
+    }
+    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
+    dn_status st_ref = dn_dot_scalar.mat_mul_rows(act, 0, cols, type, b->w, rows, 0, rows, b->o_ref,
+                                                  rows, &bad_ref);
+    dn_status st_k =
+        kern->mat_mul_rows(act, 0, cols, type, b->w, rows, 0, rows, b->o_k, rows, &bad_k);
+    res->compared++;
+    if (st_ref != DN_OK || st_k != DN_OK) {
+        dn_check_mismatch(res, "mat_mul tie case type %d: status %d/%d", (int)type, (int)st_ref,
+                          (int)st_k);
+        return;
+    }
+    for (size_t k = 0; k < rows * cols; k++) {
+        res->compared++;
+        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
+            dn_check_mismatch(
+                res,
+                "mat_mul tie case type %d n=%zu col %zu row %zu: reference 0x%08" PRIx32
+                ", kernel 0x%08" PRIx32,
+                (int)type, n, k / rows, k % rows, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
+    }
+}
+
 /* Q8_0 row tiles whose exact group sum is an f32 tie plus a term far below
    the tie's last double place, so a kernel that sums a row's terms in
    double without proving the sum exact (the lanes kernels' tile-wide and
@@ -149,30 +183,63 @@ static void mm_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, dn_ch
         w[u * BB] = 0x01; /* 0x0001: 2^-24 */
         for (size_t k = 0; k < 32; k++) w[u * BB + 2 + k] = dn_rng_below(r, 2) ? 0xFF : 0x01;
     }
-    dn_act *act = NULL;
-    if (dn_act_prepare(b->x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, b->mem, b->bytes, &act, NULL) !=
-        DN_OK) {
-        dn_check_mismatch(res, "dn_act_prepare refused the tie case n=%zu cols=%zu", n, cols);
-        return;
+    mm_tie_run(kern, DN_TYPE_Q8_0, n, rows, cols, b, res);
+}
+
+/* Q6_K digit q (0..63) of element e into its block (blocks.c's read_q6_k). */
+static void q6_put_digit(uint8_t *blk, int e, int q)
+{
+    const int h = e / 128, k = (e % 128) / 32, l = e % 32;
+    uint8_t *lo = blk + 64 * h + 32 * (k & 1) + l, *hi = blk + 128 + 32 * h + l;
+    *lo = (uint8_t)((*lo & ~(15 << 4 * (k >> 1))) | (q & 15) << 4 * (k >> 1));
+    *hi = (uint8_t)((*hi & ~(3 << 2 * k)) | (q >> 4) << 2 * k);
+}
+
+/* Q6_K row tiles whose piece d A, rounded to double, lands on an f32 tie
+   the exact product lies just above (test_dot_act's q6_k_glim_in_tiles,
+   which derives it, with random placements and signs): so a kernel that
+   rounds d A without the limit test |A| < glim differs from the
+   reference. Column c: three random chunks t0, t1, t2 hold 32 times
+   sigma_c 1016 2^(e_j + f) (e = -10, 2, 14; f a random shift of -3..3,
+   sigma_c = +-1), the rest 0; every row: d = 1025 / 1024, digit 32 but in
+   those chunks, whose sub-block sums W = (7, 6), (-6, 22), (133, 46) of
+   q - 32 are weighted by scales s_r 127 and s_r 1 (s_r = +-1). 16-40 rows,
+   2-11 columns. */
+static void mm_q6_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, dn_check_result *res)
+{
+    enum { N = 256, BB = 210 };
+    static const int W[3][2] = {{7, 6}, {-6, 22}, {133, 46}}, e[3] = {-10, 2, 14};
+    const size_t rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
+    const size_t cols = 2 + (size_t)dn_rng_below(r, MM_MAXCOLS - 1);
+    const int f = (int)dn_rng_below(r, 7) - 3;
+    int t[3];
+    t[0] = (int)dn_rng_below(r, 8);
+    do t[1] = (int)dn_rng_below(r, 8);
+    while (t[1] == t[0]);
+    do t[2] = (int)dn_rng_below(r, 8);
+    while (t[2] == t[0] || t[2] == t[1]);
+    memset(b->x, 0, cols * N * sizeof *b->x);
+    for (size_t c = 0; c < cols; c++) {
+        const float sigma = dn_rng_below(r, 2) ? -1.0f : 1.0f;
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 32; i++)
+                b->x[c * N + 32 * (size_t)t[j] + (size_t)i] = sigma * ldexpf(1016.0f, e[j] + f);
     }
-    size_t bad_ref = (size_t)-1, bad_k = (size_t)-1;
-    dn_status st_ref = dn_dot_scalar.mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows,
-                                                  b->o_ref, rows, &bad_ref);
-    dn_status st_k =
-        kern->mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, b->w, rows, 0, rows, b->o_k, rows, &bad_k);
-    res->compared++;
-    if (st_ref != DN_OK || st_k != DN_OK) {
-        dn_check_mismatch(res, "mat_mul Q8_0 tie case: status %d/%d", (int)st_ref, (int)st_k);
-        return;
+    for (size_t row = 0; row < rows; row++) {
+        uint8_t *blk = b->w + row * BB;
+        const int sr = dn_rng_below(r, 2) ? -1 : 1;
+        memset(blk, 0, BB);
+        for (int i = 0; i < N; i++) q6_put_digit(blk, i, 32);
+        for (int j = 0; j < 3; j++)
+            for (int s = 0; s < 2; s++) {
+                const int sb = 2 * t[j] + s, v = W[j][s];
+                const int q0 = v >= 0 ? v / 16 : -((15 - v) / 16), rem = v - 16 * q0;
+                blk[192 + sb] = (uint8_t)(int8_t)(sr * (s ? 1 : 127));
+                for (int i = 0; i < 16; i++) q6_put_digit(blk, 16 * sb + i, 32 + q0 + (i < rem));
+            }
+        blk[208] = 0x01, blk[209] = 0x3C; /* 0x3C01: 1025 / 1024 */
     }
-    for (size_t k = 0; k < rows * cols; k++) {
-        res->compared++;
-        if (dn_bits(b->o_ref[k]) != dn_bits(b->o_k[k]))
-            dn_check_mismatch(res,
-                              "mat_mul Q8_0 tie case n=%zu col %zu row %zu: reference 0x%08" PRIx32
-                              ", kernel 0x%08" PRIx32,
-                              n, k / rows, k % rows, dn_bits(b->o_ref[k]), dn_bits(b->o_k[k]));
-    }
+    mm_tie_run(kern, DN_TYPE_Q6_K, N, rows, cols, b, res);
 }
 
 void dn_check_dot_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t seed,
@@ -205,8 +272,10 @@ void dn_check_dot_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         if (i % 2 == 0)
             mm_case(kern, &r, blocked_types[(i / 2) % 4], DN_ACT_SUB32, DN_WORDS_ONE, 1, 4, &b,
                     res);
-        /* and one in eight a Q8_0 tile whose exact sums are ties */
+        /* and one in eight a Q8_0 tile whose exact sums are ties, one in
+           eight a Q6_K tile whose double product rounds onto a tie */
         if (i % 8 == 0) mm_tie_case(kern, &r, &b, res);
+        if (i % 8 == 4) mm_q6_tie_case(kern, &r, &b, res);
     }
     free(b.w);
     free(b.x);

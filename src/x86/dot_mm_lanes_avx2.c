@@ -15,6 +15,9 @@
  * batch8_q4k2, which do the same for the repacked layout): every value is
  * the bit of dn_mat_vec of its column.
  *
+ * Q8_0 and Q6_K take the same loops with their own tiles and pieces
+ * (dot_mm_lanes_avx2_q8.h, dot_mm_lanes_avx2_q6.h).
+ *
  * Covered: Q4_K under Sub32 with narrow, usable columns, LA_MIN_COLS
  * columns or more, whole tiles of 8 readable rows; a group whose
  * activation side does not factor (fok) gets each row's piece from the
@@ -281,17 +284,19 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
 }
 
 #include "dot_mm_lanes_avx2_q8.h"
+#include "dot_mm_lanes_avx2_q6.h"
 
 /* 1 when one of the 8 rows (at rp, `blocks` blocks of bb bytes each) has an
-   unreadable block: a binary16 scale d (Q8_0, Q4_K) or dm (Q4_K) that is an
-   infinity or a NaN. */
+   unreadable block: a binary16 scale d (Q8_0, Q4_K at byte 0, Q6_K at 208)
+   or dm (Q4_K) that is an infinity or a NaN. */
 AI int la_unreadable(dn_type type, const uint8_t *const rp[LA_ROWS], size_t blocks, size_t bb)
 {
     const uint16_t e = 0x7C00;
+    const size_t at = type == DN_TYPE_Q6_K ? 208 : 0;
     for (int r = 0; r < LA_ROWS; r++)
         for (size_t b = 0; b < blocks; b++) {
             const uint8_t *p = rp[r] + b * bb;
-            if ((dn_load_u16(p) & e) == e) return 1;
+            if ((dn_load_u16(p + at) & e) == e) return 1;
             if (type == DN_TYPE_Q4_K && (dn_load_u16(p + 2) & e) == e) return 1;
         }
     return 0;
@@ -306,6 +311,10 @@ AI void la_run_group(dn_type type, const uint8_t *const blk[LA_ROWS], const mm_c
         const size_t G = (n - g < DN_GROUP ? n - g : DN_GROUP) / 32;
         la8_load(&T, blk, (int)G);
         la8_group(&T, blk, col, nc, g, acc, tiny);
+    } else if (type == DN_TYPE_Q6_K) {
+        la6_tile T;
+        la6_load(&T, blk);
+        la6_group(&T, blk, col, nc, g, acc, tiny);
     } else {
         la_tile T;
         la_scales(&T, blk);
@@ -319,7 +328,9 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
                               const uint8_t *const rp[LA_ROWS], const uint8_t *w, size_t rows,
                               size_t r, float *out, size_t ldo, size_t *bad)
 {
-    const size_t n = x->n, gb = type == DN_TYPE_Q8_0 ? 8 * LA8_BYTES : LA_QBYTES;
+    const size_t n = x->n, gb = type == DN_TYPE_Q8_0   ? 8 * LA8_BYTES
+                                : type == DN_TYPE_Q6_K ? LA6_BYTES
+                                                       : LA_QBYTES;
     size_t cb = DN_DOT_MM_COLS / (n + n / 2) / 4 * 4;
     cb = cb < 4 ? 4 : cb > LA_COLS ? LA_COLS : cb;
     mm_col col[LA_COLS];
@@ -350,13 +361,15 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
     return DN_OK;
 }
 
-/* 1 when the lanes cover the product: Q4_K or Q8_0, Sub32, LA_MIN_COLS
-   (Q8_0: LA8_MIN_COLS) columns or more, every column's side narrow and
-   usable. */
+/* 1 when the lanes cover the product: Q4_K, Q6_K or Q8_0, Sub32,
+   LA_MIN_COLS (Q8_0: LA8_MIN_COLS, Q6_K: LA6_MIN_COLS) columns or more,
+   every column's side narrow and usable. */
 static int la_covers(const dn_act *x, size_t c0, size_t c1, dn_type type)
 {
-    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0) ||
-        c1 - c0 < (type == DN_TYPE_Q8_0 ? LA8_MIN_COLS : LA_MIN_COLS))
+    const size_t least = type == DN_TYPE_Q8_0   ? LA8_MIN_COLS
+                         : type == DN_TYPE_Q6_K ? LA6_MIN_COLS
+                                                : LA_MIN_COLS;
+    if ((type != DN_TYPE_Q4_K && type != DN_TYPE_Q8_0 && type != DN_TYPE_Q6_K) || c1 - c0 < least)
         return 0;
     return dn_mm_columns_narrow(x, c0, c1, type);
 }
