@@ -124,8 +124,8 @@ AI void la6_col(const la6_tile *T, const dn_dot_act *a, size_t g, __m256d A[2])
         const __m256i r1 = _mm256_add_epi32(_mm256_madd_epi16(_mm256_add_epi16(m[4], m[5]), s1),
                                             _mm256_madd_epi16(_mm256_add_epi16(m[6], m[7]), s1));
         const uint32_t nbs = (uint16_t)(int16_t)-bs[0] | (uint32_t)(uint16_t)(int16_t)-bs[1] << 16;
-        const __m256i off = _mm256_slli_epi32(
-            _mm256_madd_epi16(T->sc2[k], _mm256_set1_epi32((int32_t)nbs)), 5);
+        const __m256i off =
+            _mm256_slli_epi32(_mm256_madd_epi16(T->sc2[k], _mm256_set1_epi32((int32_t)nbs)), 5);
         const __m256i C = _mm256_add_epi32(_mm256_add_epi32(r0, r1), off);
         const __m256d S = _mm256_broadcast_sd(a->S + g / 32 + (size_t)k);
         A[0] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C)), S, A[0]);
@@ -151,8 +151,8 @@ AI __m256 la6_piece(const la6_tile *T, const uint8_t *const blk[LA_ROWS], const 
             const __m256d ok = _mm256_cmp_pd(abs_pd(A[h]), lim, _CMP_LT_OQ);
             need |= (~_mm256_movemask_pd(ok) & 15) << 4 * h;
             /* + 0: an exact 0 is +0, as the reference's exact sum gives */
-            f[h] = _mm256_cvtpd_ps(
-                _mm256_add_pd(_mm256_mul_pd(T->d[h], A[h]), _mm256_setzero_pd()));
+            f[h] =
+                _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(T->d[h], A[h]), _mm256_setzero_pd()));
         }
         p = _mm256_set_m128(f[1], f[0]);
     }
