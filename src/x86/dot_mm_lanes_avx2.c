@@ -250,6 +250,19 @@ AI void la_add_piece(__m256 p, float acc[LA_ROWS], uint32_t *tiny)
     _mm256_storeu_ps(acc, _mm256_add_ps(_mm256_loadu_ps(acc), p));
 }
 
+/* p with the lanes of need (row r in bit r) replaced by the reference's
+   piece of that row's blocks blk[r] over elements [g, to) of act (Sub32):
+   every format's fallback for the rows its tile cannot prove. */
+AI __m256 la_ref_pieces(__m256 p, uint32_t need, dn_type type, const uint8_t *const blk[LA_ROWS],
+                        const dn_act_row *act, size_t g, size_t to)
+{
+    float v[LA_ROWS];
+    _mm256_storeu_ps(v, p);
+    for (int r = 0; r < LA_ROWS; r++)
+        if (need >> r & 1) v[r] = dn_dot_piece_of_bytes(type, blk[r], act, DN_ACT_SUB32, g, to);
+    return _mm256_loadu_ps(v);
+}
+
 /* One column block (nc columns, col) of the tile's group g: each column's
    pieces added to its chains acc[j] (in order), the lanes that met a tiny
    piece into tiny[j] (la_add_piece). */
@@ -271,13 +284,9 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
         __m256 p[LA_NQ];
         la_cols(T, a, g, wide, p);
         for (int j = 0; j < LA_NQ && j0 + j < nc; j++) {
-            if (slow >> j & 1) {
-                float f[LA_ROWS];
-                for (int r = 0; r < LA_ROWS; r++)
-                    f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk[r], col[j0 + j].act,
-                                                 DN_ACT_SUB32, g, g + DN_GROUP);
-                p[j] = _mm256_loadu_ps(f);
-            }
+            if (slow >> j & 1)
+                p[j] =
+                    la_ref_pieces(p[j], 0xFF, DN_TYPE_Q4_K, blk, col[j0 + j].act, g, g + DN_GROUP);
             la_add_piece(p[j], acc[j0 + j], &tiny[j0 + j]);
         }
     }

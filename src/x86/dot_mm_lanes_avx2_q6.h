@@ -2,7 +2,7 @@
 /*
  * dot_mm_lanes_avx2_q6.h: Q6_K with the rows in the lanes, for the AVX2
  * prefill product (src/x86/dot_mm_lanes_avx2.c alone includes it, after
- * LA_ROWS, la_transpose and la_add_piece): the AVX-512 kernel's
+ * LA_ROWS, la_transpose, la_add_piece and la_ref_pieces): the AVX-512 kernel's
  * (dot_mm_lanes_q6.h) with eight rows in the int32 lanes of a ymm and AVX2
  * instructions only. A tile of 8 rows x one group of 256 is transposed once
  * (la6_tile: each 32-byte vector four 6-bit digits of each of the 8 rows,
@@ -156,16 +156,7 @@ AI __m256 la6_piece(const la6_tile *T, const uint8_t *const blk[LA_ROWS], const 
         }
         p = _mm256_set_m128(f[1], f[0]);
     }
-    if (need) {
-        float v[LA_ROWS];
-        _mm256_storeu_ps(v, p);
-        for (int r = 0; r < LA_ROWS; r++)
-            if (need >> r & 1)
-                v[r] =
-                    dn_dot_piece_of_bytes(DN_TYPE_Q6_K, blk[r], act, DN_ACT_SUB32, g, g + DN_GROUP);
-        p = _mm256_loadu_ps(v);
-    }
-    return p;
+    return need ? la_ref_pieces(p, (uint32_t)need, DN_TYPE_Q6_K, blk, act, g, g + DN_GROUP) : p;
 }
 
 /* One column block (nc columns, col) of the tile's group g: each column's

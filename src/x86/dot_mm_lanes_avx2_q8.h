@@ -2,7 +2,7 @@
 /*
  * dot_mm_lanes_avx2_q8.h: Q8_0 with the rows in the lanes, for the AVX2
  * prefill product (src/x86/dot_mm_lanes_avx2.c alone includes it, after
- * LA_ROWS and la_transpose): the AVX-512 kernel's (dot_mm_lanes_q8.h) with
+ * LA_ROWS, la_transpose and la_ref_pieces): the AVX-512 kernel's (dot_mm_lanes_q8.h) with
  * eight rows in the int32 lanes of a ymm and AVX2 instructions only. A tile
  * of 8 rows x one group of G <= 8 blocks is transposed once (la8_tile: each
  * 32-byte vector four digits of each of the 8 rows, as |q| and as q, the
@@ -203,16 +203,8 @@ AI __m256 la8_piece(const la8_tile *T, const uint8_t *const blk[LA_ROWS], const 
             p = _mm256_loadu_ps(f);
         }
     }
-    if (need) {
-        float f[LA_ROWS];
-        _mm256_storeu_ps(f, p);
-        const size_t to = g + 32 * (size_t)T->G;
-        for (int r = 0; r < LA_ROWS; r++)
-            if (need >> r & 1)
-                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q8_0, blk[r], act, DN_ACT_SUB32, g, to);
-        p = _mm256_loadu_ps(f);
-    }
-    return p;
+    return need ? la_ref_pieces(p, (uint32_t)need, DN_TYPE_Q8_0, blk, act, g, g + 32 * (size_t)T->G)
+                : p;
 }
 
 /* One column block (nc columns, col) of the tile's group g: each column's

@@ -258,6 +258,19 @@ AIV void ln_add_piece(__m512 p, float acc[LN_ROWS], uint32_t *tiny)
     _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), p));
 }
 
+/* p with the lanes of need (row r in bit r) replaced by the reference's
+   piece of that row's blocks blk[r] over elements [g, to) of act (Sub32):
+   every format's fallback for the rows its tile cannot prove. */
+AIV __m512 ln_ref_pieces(__m512 p, uint32_t need, dn_type type, const uint8_t *const blk[LN_ROWS],
+                         const dn_act_row *act, size_t g, size_t to)
+{
+    float v[LN_ROWS];
+    _mm512_storeu_ps(v, p);
+    for (int r = 0; r < LN_ROWS; r++)
+        if (need >> r & 1) v[r] = dn_dot_piece_of_bytes(type, blk[r], act, DN_ACT_SUB32, g, to);
+    return _mm512_loadu_ps(v);
+}
+
 /* One column block (nc columns, col) of the tile's group g: each column's
    pieces added to its chains (ln_add_piece). */
 AIV void ln_group(const ln_tile *T, const uint8_t *const blk[LN_ROWS], const mm_col *col, int nc,
@@ -278,13 +291,9 @@ AIV void ln_group(const ln_tile *T, const uint8_t *const blk[LN_ROWS], const mm_
         __m512 p[4];
         ln_quad(T, a, g, wide, p);
         for (int j = 0; j < 4 && j0 + j < nc; j++) {
-            if (slow >> j & 1) {
-                float f[LN_ROWS];
-                for (int r = 0; r < LN_ROWS; r++)
-                    f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q4_K, blk[r], col[j0 + j].act,
-                                                 DN_ACT_SUB32, g, g + DN_GROUP);
-                p[j] = _mm512_loadu_ps(f);
-            }
+            if (slow >> j & 1)
+                p[j] = ln_ref_pieces(p[j], 0xFFFF, DN_TYPE_Q4_K, blk, col[j0 + j].act, g,
+                                     g + DN_GROUP);
             ln_add_piece(p[j], acc[j0 + j], &tiny[j0 + j]);
         }
     }

@@ -2,7 +2,7 @@
 /*
  * dot_mm_lanes_q6.h: Q6_K with the rows in the lanes, for the AVX-512
  * prefill product (src/x86/dot_mm_lanes_avx512.c alone includes it, after
- * defining LN_ROWS, ln_transpose and ln_add_piece). A tile of 16 rows x one
+ * defining LN_ROWS, ln_transpose, ln_add_piece and ln_ref_pieces). A tile of 16 rows x one
  * group of 256 is transposed once (l6_tile: each 64-byte vector four 6-bit
  * digits of each of the 16 rows, the rows' 16 sub-block scales in the lanes
  * of their own vectors, d as doubles), then every column of a block of
@@ -159,16 +159,7 @@ AIV __m512 l6_piece(const l6_tile *T, const uint8_t *const blk[LN_ROWS], const d
         }
         p = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
     }
-    if (need) {
-        float v[LN_ROWS];
-        _mm512_storeu_ps(v, p);
-        for (int r = 0; r < LN_ROWS; r++)
-            if (need >> r & 1)
-                v[r] =
-                    dn_dot_piece_of_bytes(DN_TYPE_Q6_K, blk[r], act, DN_ACT_SUB32, g, g + DN_GROUP);
-        p = _mm512_loadu_ps(v);
-    }
-    return p;
+    return need ? ln_ref_pieces(p, (uint32_t)need, DN_TYPE_Q6_K, blk, act, g, g + DN_GROUP) : p;
 }
 
 /* One column block (nc columns, col) of the tile's group g: each column's

@@ -2,7 +2,7 @@
 /*
  * dot_mm_lanes_q8.h: Q8_0 with the rows in the lanes, for the AVX-512 prefill
  * product (src/x86/dot_mm_lanes_avx512.c alone includes it, after defining
- * LN_ROWS and ln_transpose). A tile of 16 rows x one group of G <= 8 blocks
+ * LN_ROWS, ln_transpose and ln_ref_pieces). A tile of 16 rows x one group of G <= 8 blocks
  * is transposed once (l8_tile: each 64-byte vector four digits of each of
  * the 16 rows, the rows' d as doubles in the lanes), then every column of a
  * block of columns runs over it: one broadcast of four codes feeds a
@@ -168,16 +168,8 @@ AIV __m512 l8_piece(const l8_tile *T, const uint8_t *const blk[LN_ROWS], const d
             need &= ~ok;
         }
     }
-    if (need) {
-        float f[LN_ROWS];
-        _mm512_storeu_ps(f, p);
-        const size_t to = g + 32 * (size_t)T->G;
-        for (int r = 0; r < LN_ROWS; r++)
-            if (need >> r & 1)
-                f[r] = dn_dot_piece_of_bytes(DN_TYPE_Q8_0, blk[r], act, DN_ACT_SUB32, g, to);
-        p = _mm512_loadu_ps(f);
-    }
-    return p;
+    return need ? ln_ref_pieces(p, (uint32_t)need, DN_TYPE_Q8_0, blk, act, g, g + 32 * (size_t)T->G)
+                : p;
 }
 
 /* One column block (nc columns, col) of the tile's group g: each column's
