@@ -481,10 +481,10 @@ static inline float finish(double t, double key, double pow_emin, float scale)
    the others' factors are 0), each key row's codes widened once for all
    of them; the int32 totals are those of int8_dot32 (integer sums, in any
    order the same), finished as finish() does. */
-static void narrow_group(const dn_act_row *q, size_t hn,
-                         const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32], size_t chunks,
-                         const double *pe, size_t d, const int8_t *k, size_t stride,
-                         const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
+static inline __attribute__((always_inline)) void
+narrow_rows(const dn_act_row *q, size_t hn, const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32],
+            size_t chunks, const double *pe, size_t d, const int8_t *k, size_t stride,
+            const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
 {
     const int16_t *codes[HEADS];
     double pes[HEADS];
@@ -516,6 +516,19 @@ static void narrow_group(const dn_act_row *q, size_t hn,
                                    key_scale(ks[j * scale_stride]), pe4, sc));
         for (size_t g = 0; g < hn; g++) s[g * n + j] = out[g];
     }
+}
+
+/* narrow_rows with head size 128 (4 chunks) a constant: the chunk loop
+   unrolled, as the AVX-512 kernel's prescaled rows. */
+static void narrow_group(const dn_act_row *q, size_t hn,
+                         const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32], size_t chunks,
+                         const double *pe, size_t d, const int8_t *k, size_t stride,
+                         const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
+{
+    if (d == 128 && chunks == 4)
+        narrow_rows(q, hn, fi, 4, pe, 128, k, stride, ks, scale_stride, n, sc, s);
+    else
+        narrow_rows(q, hn, fi, chunks, pe, d, k, stride, ks, scale_stride, n, sc, s);
 }
 
 static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,
