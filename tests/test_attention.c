@@ -289,6 +289,84 @@ static void weighted_int8_by_hand(void **state)
     assert_int_equal(dn_weighted_int8(half, 2, sc, 1, v, 1, 2, out), DN_ERR_INVALID_ARGUMENT);
 }
 
+/* Block sums at their bound, through the active kernel: 32 positions of
+   weight 127 * 2^-12 under scale 1 (codes 127 at 2^-12) against value codes
+   127, -127 and -128 in every row: S = 32 * 127 * v = 516129, -516129,
+   -520192 (past 2^18), out = S * 2^-12 exactly. */
+static void weighted_int8_saturated(void **state)
+{
+    (void)state;
+    enum { N = 32, D = 256 };
+    static const size_t sizes[] = {32, 128, 256};
+    float p[N], out[D];
+    uint16_t sc[N];
+    static int8_t v[N * D];
+    for (int j = 0; j < N; j++) p[j] = 127.0f * 0x1p-12f, sc[j] = F16_ONE;
+    for (size_t k = 0; k < 3; k++) {
+        size_t d = sizes[k];
+        for (size_t j = 0; j < N; j++)
+            for (size_t i = 0; i < d; i++)
+                v[j * d + i] = (int8_t)(i % 3 == 0 ? 127 : i % 3 == 1 ? -127 : -128);
+        assert_int_equal(dn_weighted_int8(p, N, sc, 1, v, d, d, out), DN_OK);
+        for (size_t i = 0; i < d; i++)
+            assert_same_float(out[i], (float)(32 * 127 * v[i]) * 0x1p-12f);
+    }
+}
+
+/* Saturated int8 blocks through dn_attend_int8 (the active kernels) against
+   the composition of the public pieces (dn_int8_score is the reference):
+   query elements +-127 * 255 * 2^-15 (codes 127 under one word, near
+   32767 under two; per block, under the scale 255 * 2^-15, so the AVX-512
+   kernel's prescaled chunk sums reach 255 * 127 * 127 * 32, past 2^26),
+   key rows the query's signs times +-1 per row and near its magnitudes
+   (codes 120..127: block sums near +-127 * 127 * 32 and +-32767 * 127 *
+   32), value rows near +-1 (codes 120..127); head sizes 32, 128 and 256,
+   both scalings and word counts. */
+static void attend_int8_saturated(void **state)
+{
+    (void)state;
+    enum { DM = 256, N = 66 };
+    static const size_t sizes[] = {32, 128, 256};
+    static float q[DM], kf[N * DM], vf[N * DM];
+    static int8_t k[N * DM], v[N * DM];
+    float out[DM], want[DM], s[N];
+    uint16_t ks[N], vs[N];
+    uint64_t seed = 7;
+    const float a = 127.0f * 255.0f * 0x1p-15f; /* 127 * the largest per-block scale */
+    for (size_t z = 0; z < 3; z++) {
+        size_t d = sizes[z];
+        for (size_t i = 0; i < d; i++) q[i] = ((i * 7 + i / 32) % 5) < 2 ? -a : a;
+        for (size_t j = 0; j < N; j++) {
+            float t = j % 5 == 3 ? -1.0f : 1.0f;
+            for (size_t i = 0; i < d; i++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                float small = (float)(seed >> 61) / 128.0f; /* 0 .. 7/128 */
+                kf[j * d + i] = q[i] * t * (1.0f - small);
+                vf[j * d + i] = (i % 2 ? -1.0f : 1.0f) * (1.0f - small);
+            }
+        }
+        assert_int_equal(dn_cache_rows(kf, N, d, ks, 1, k, d), DN_OK);
+        assert_int_equal(dn_cache_rows(vf, N, d, vs, 1, v, d), DN_OK);
+        float scale = 1.0f / (float)d;
+        for (int scaling = 0; scaling < 2; scaling++)
+            for (int words = 1; words <= 2; words++) {
+                int16_t codes[DM];
+                dn_act_scale sc[DM / 32];
+                dn_act_row row = {codes, sc, 0, 0, (dn_words)words};
+                assert_int_equal(dn_quantize_head(q, d, scaling, words, &row, NULL), DN_OK);
+                for (size_t j = 0; j < N; j++) {
+                    assert_int_equal(dn_int8_score(&row, ks[j], k + j * d, d, &s[j]), DN_OK);
+                    s[j] = dn_fmul(s[j], scale);
+                }
+                assert_int_equal(dn_softmax(s, s, N), DN_OK);
+                assert_int_equal(dn_weighted_int8(s, N, vs, 1, v, d, d, want), DN_OK);
+                assert_int_equal(
+                    dn_attend_int8(q, d, scaling, words, k, ks, v, vs, N, d, 1, scale, out), DN_OK);
+                assert_memory_equal(out, want, d * sizeof(float));
+            }
+    }
+}
+
 /* ---- attend_vector ---------------------------------------------------------------------- */
 
 /* Equal scores: p = 1/2 each (exp 0 = 1, sum 2, recip 1/2). */
@@ -640,10 +718,12 @@ int main(void)
         cmocka_unit_test(int8_score_by_hand),
         cmocka_unit_test(int8_score_rounds_once),
         cmocka_unit_test(weighted_int8_by_hand),
+        cmocka_unit_test(weighted_int8_saturated),
         cmocka_unit_test(attend_vector_equal_scores),
         cmocka_unit_test(attend_vector_overflowing_scores),
         cmocka_unit_test(attend_vector_one_position_and_non_finite_rows),
         cmocka_unit_test(attend_int8_is_its_pieces),
+        cmocka_unit_test(attend_int8_saturated),
         cmocka_unit_test(layer_matches_heads),
         cmocka_unit_test(bad_shapes),
         cmocka_unit_test(bad_values),

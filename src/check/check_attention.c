@@ -8,7 +8,8 @@
  * cycle through 1, 31, 32, 64, 80, 96, 128, 256 and random ones, groups of
  * 1, 2, 4 or 8 heads, rows at strides longer than a row. Rows are Gaussian-
  * like, every-bit random (NaN, infinities, denormals), all equal, all zero,
- * or large enough that scores overflow exp.
+ * or large enough that scores overflow exp. Besides, the int8 kernels meet
+ * blocks whose integer sums reach their bounds (run_saturated).
  */
 #include "attention_kernels.h"
 #include "check.h"
@@ -34,6 +35,7 @@ static const char *const names[COUNT] = {"scores", "weighted", "scores_int8", "w
 static const char *const names_no_vnni[COUNT] = {"", "", "scores_int8 nv", "weighted_int8 nv"};
 
 enum { ROWS_NORMAL, ROWS_BITS, ROWS_EQUAL, ROWS_ZERO, ROWS_LARGE, ROWS_MODES };
+#define ROWS_SATURATED ROWS_MODES /* the mode run_saturated's mismatches name */
 
 typedef struct bufs {
     void *rows;       /* MAX_N * MAX_STRIDE elements of 4 bytes */
@@ -214,6 +216,127 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     }
 }
 
+/* ---- saturated blocks ---------------------------------------------------------------- */
+
+/* Random codes keep an int8 block's integer sum near the square root of its
+   bound; these cases take it to the bound: query codes near +-127 (one word)
+   or +-32767 (two words) against key codes near +-127 with the same sign
+   pattern, so a block of 32 sums to about +-127 * 127 * 32 = 516129 (past
+   2^18) or +-32767 * 127 * 32 (past 2^26); for the weighted sum,
+   probability codes near 127 against value codes near +-127, a block's sum
+   near +-2^19. A kernel that lost a bit of a block sum on its way (an int32
+   lane summed short, a wrap) differs here. */
+static const size_t sat_sizes[] = {32, 128, 256};
+static const size_t sat_lengths[] = {1, 4, 33, 67, 130};
+
+/* A code near 127 in magnitude (124..127) with sign `sign`; -128 one time
+   in eight where the sign is negative and `low` allows it. */
+static int near_full(dn_rng *r, int sign, int low)
+{
+    if (low && sign < 0 && dn_rng_below(r, 8) == 0) return -128;
+    return sign * (127 - (int)dn_rng_below(r, 4));
+}
+
+static int sign_of(dn_rng *r) { return dn_rng_below(r, 2) ? 1 : -1; }
+
+/* Query heads whose blocks (of 32) each hold elements near their largest
+   magnitude, sign sigma[i] times a sign per head and block; one block in
+   four is 2 or 4 times smaller (block exponents apart: chunk factors above
+   the least). The largest magnitude is 127 * m * 2^e for the scale's
+   largest significand m (15 for Sub32, 255 per block), so the codes come
+   out near their bound under either word count. */
+static void saturated_queries(dn_rng *r, const shape *s, bufs *b, const int *sigma, int scaling,
+                              int words, dn_act_row *rows)
+{
+    size_t dp = (s->d + 31) / 32 * 32;
+    float unit = scaling == DN_ACT_SUB32 ? 15.0f * 0x1p-11f : 255.0f * 0x1p-15f;
+    for (size_t g = 0; g < s->g; g++) {
+        rows[g] = (dn_act_row){b->codes + g * dp, b->qs + g * (dp / 32), dp, 0, (dn_words)words};
+        for (size_t c = 0; c * 32 < s->d; c++) {
+            int u = sign_of(r);
+            float f = dn_rng_below(r, 4) ? unit : unit / (float)(2 << dn_rng_below(r, 2));
+            for (size_t i = 32 * c; i < s->d && i < 32 * c + 32; i++)
+                b->q[i] =
+                    (float)(sigma[i] * u * (i == 32 * c ? 127 : 127 - (int)dn_rng_below(r, 4))) * f;
+        }
+        dn_quantize_head(b->q, s->d, (dn_act_scaling)scaling, (dn_words)words, &rows[g], NULL);
+    }
+}
+
+static void saturated_scores(const dn_attention_kernels *kern, bufs *b, const shape *s, int scaling,
+                             int words, dn_rng *r, dn_check_result *res)
+{
+    int sigma[MAX_D];
+    for (size_t i = 0; i < s->d; i++) sigma[i] = sign_of(r);
+    dn_act_row rows[MAX_G];
+    saturated_queries(r, s, b, sigma, scaling, words, rows);
+    int8_t *k = b->rows;
+    memset(k, 0x80, s->n * s->stride);
+    for (size_t j = 0; j < s->n; j++) {
+        int t = sign_of(r);
+        for (size_t i = 0; i < s->d; i++)
+            k[j * s->stride + i] = (int8_t)near_full(r, sigma[i] * t, 1);
+        b->scales[j] = half_of(r, DN_KV_F16, 0);
+    }
+    float scale = 0.125f;
+    dn_attention_scalar.scores_int8(rows, s->g, s->d, k, s->stride, b->scales, 1, s->n, scale,
+                                    b->ref);
+    kern->scores_int8(rows, s->g, s->d, k, s->stride, b->scales, 1, s->n, scale, b->got);
+    cmp(res, s, b->ref, b->got, s->g * s->n);
+}
+
+/* Probabilities near 127 * 2^-12 (the first of each block exactly) and
+   value scales +-2^k per block (all positive in half the blocks, the
+   unsigned-code forms), value codes sigma[i] times the position's scale's
+   sign times a block sign: every head's block sums near +-127 * 127 * 32. */
+static void saturated_weighted(const dn_attention_kernels *kern, bufs *b, const shape *s, dn_rng *r,
+                               dn_check_result *res)
+{
+    int sigma[MAX_D];
+    for (size_t i = 0; i < s->d; i++) sigma[i] = sign_of(r);
+    int8_t *v = b->rows;
+    memset(v, 0x80, s->n * s->stride);
+    for (size_t j0 = 0; j0 < s->n; j0 += DN_VALUE_BLOCK) {
+        int u = sign_of(r), mixed = (int)dn_rng_below(r, 2);
+        uint16_t mag = (uint16_t)(0x3C00 + (dn_rng_below(r, 3) << 10));
+        for (size_t j = j0; j < s->n && j < j0 + DN_VALUE_BLOCK; j++) {
+            int neg = mixed && dn_rng_below(r, 2);
+            b->scales[j] = (uint16_t)(mag | (neg ? 0x8000u : 0));
+            for (size_t i = 0; i < s->d; i++)
+                v[j * s->stride + i] = (int8_t)near_full(r, sigma[i] * u * (neg ? -1 : 1), 1);
+            for (size_t g = 0; g < s->g; g++)
+                b->p[g * s->n + j] =
+                    (float)(j == j0 ? 127 : 127 - (int)dn_rng_below(r, 4)) * 0x1p-12f;
+        }
+    }
+    int fr = dn_attention_scalar.weighted_int8(b->p, s->g, s->n, v, s->stride, b->scales, 1, s->d,
+                                               b->ref);
+    int fk = kern->weighted_int8(b->p, s->g, s->n, v, s->stride, b->scales, 1, s->d, b->got);
+    if (fr != fk)
+        dn_check_mismatch(res, "weighted_int8 saturated n=%zu d=%zu: flag %d, kernel %d", s->n,
+                          s->d, fr, fk);
+    cmp(res, s, b->ref, b->got, s->g * s->d);
+}
+
+/* Every head size of sat_sizes, scaling and word count (scores), at each of
+   sat_lengths, groups of 1, 2, 4 and 8 heads in turn. */
+static void run_saturated(const dn_attention_kernels *kern, int which, bufs *b, dn_rng *r,
+                          dn_check_result *res)
+{
+    size_t at = 0;
+    for (size_t di = 0; di < sizeof sat_sizes / sizeof *sat_sizes; di++)
+        for (int form = 0; form < (which == SCORES_INT8 ? 4 : 1); form++)
+            for (size_t li = 0; li < sizeof sat_lengths / sizeof *sat_lengths; li++, at++) {
+                shape s = {sat_lengths[li], sat_sizes[di], groups[at % 4], 0,
+                           DN_KV_INT8,      ROWS_SATURATED};
+                s.stride = s.d + (size_t)dn_rng_below(r, 9);
+                if (which == SCORES_INT8)
+                    saturated_scores(kern, b, &s, form / 2, 1 + form % 2, r, res);
+                else
+                    saturated_weighted(kern, b, &s, r, res);
+            }
+}
+
 int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -247,6 +370,8 @@ int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink
                 size_t n = lengths[i] > MAX_N ? MAX_N - (size_t)dn_rng_below(&r, 1000) : lengths[i];
                 run_one(tables[t], which, &b, n, &r, &res);
             }
+            if (which == SCORES_INT8 || which == WEIGHTED_INT8)
+                run_saturated(tables[t], which, &b, &r, &res);
             if (res.mismatched) failed++;
             if (sink) sink(&res, ctx);
         }

@@ -149,17 +149,6 @@ static inline __attribute__((always_inline)) void scores_of_type(uint32_t type, 
     }
 }
 
-/* One type's scores, with head sizes 64 and 128 as constants (the element
-   loop unrolled; measured on the AVX-512 kernel: 61.6 -> 37.8 cycles a row
-   of four heads of 128), a function per type for the register allocation. */
-#define SCORES_OF(name, TYPE)                                                          \
-    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d, \
-                                               const void *k, size_t stride, size_t n, \
-                                               float scale, float *s)                  \
-    {                                                                                  \
-        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                       \
-    }
-
 static inline __attribute__((always_inline)) void scores_sized(uint32_t type, const float *q,
                                                                size_t heads, size_t d,
                                                                const void *k, size_t stride,
@@ -173,9 +162,33 @@ static inline __attribute__((always_inline)) void scores_sized(uint32_t type, co
         scores_of_type(type, q, heads, d, k, stride, n, scale, s);
 }
 
-SCORES_OF(scores_f16, DN_KV_F16)
-SCORES_OF(scores_bf16, DN_KV_BF16)
-SCORES_OF(scores_f32, DN_KV_F32)
+/* One type's scores: a noinline function per cache type calling the
+   always-inline body with its type a constant, so that each type's loops
+   get a register allocation of their own, not one shared by the three
+   types; scores_sized makes head sizes 64 and 128 constants too (the
+   element loop unrolled; measured on the AVX-512 kernel: 61.6 -> 37.8
+   cycles a row of four heads of 128). weigh_f16, weigh_bf16 and weigh_f32
+   below are split the same way for the same reason. */
+static __attribute__((noinline)) void scores_f16(const float *q, size_t heads, size_t d,
+                                                 const void *k, size_t stride, size_t n,
+                                                 float scale, float *s)
+{
+    scores_sized(DN_KV_F16, q, heads, d, k, stride, n, scale, s);
+}
+
+static __attribute__((noinline)) void scores_bf16(const float *q, size_t heads, size_t d,
+                                                  const void *k, size_t stride, size_t n,
+                                                  float scale, float *s)
+{
+    scores_sized(DN_KV_BF16, q, heads, d, k, stride, n, scale, s);
+}
+
+static __attribute__((noinline)) void scores_f32(const float *q, size_t heads, size_t d,
+                                                 const void *k, size_t stride, size_t n,
+                                                 float scale, float *s)
+{
+    scores_sized(DN_KV_F32, q, heads, d, k, stride, n, scale, s);
+}
 
 static void scores_avx2(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
                         size_t stride, size_t n, float scale, float *s)
@@ -313,18 +326,27 @@ static inline __attribute__((always_inline)) void weigh_blocks(uint32_t type, co
         }
 }
 
-/* One type's whole tiles, a function of its own (as SCORES_OF). */
-#define WEIGH_OF(name, TYPE)                                                                       \
-    static __attribute__((noinline)) void name(const float *p, size_t hn, size_t n, const void *v, \
-                                               size_t stride, size_t i0,                           \
-                                               float acc[HEADS][DN_LANES][TILE])                   \
-    {                                                                                              \
-        weigh_blocks(TYPE, p, hn, n, v, stride, i0, acc);                                          \
-    }
+/* One type's whole tiles, a function of its own (as scores_f16). */
+static __attribute__((noinline)) void weigh_f16(const float *p, size_t hn, size_t n, const void *v,
+                                                size_t stride, size_t i0,
+                                                float acc[HEADS][DN_LANES][TILE])
+{
+    weigh_blocks(DN_KV_F16, p, hn, n, v, stride, i0, acc);
+}
 
-WEIGH_OF(weigh_f16, DN_KV_F16)
-WEIGH_OF(weigh_bf16, DN_KV_BF16)
-WEIGH_OF(weigh_f32, DN_KV_F32)
+static __attribute__((noinline)) void weigh_bf16(const float *p, size_t hn, size_t n, const void *v,
+                                                 size_t stride, size_t i0,
+                                                 float acc[HEADS][DN_LANES][TILE])
+{
+    weigh_blocks(DN_KV_BF16, p, hn, n, v, stride, i0, acc);
+}
+
+static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_t n, const void *v,
+                                                size_t stride, size_t i0,
+                                                float acc[HEADS][DN_LANES][TILE])
+{
+    weigh_blocks(DN_KV_F32, p, hn, n, v, stride, i0, acc);
+}
 
 /* Elements i0.. (w <= TILE) of the lanes of hn heads: whole tiles by the
    blocks, a tile short of TILE row by row (weigh_tile). */
@@ -459,10 +481,10 @@ static inline float finish(double t, double key, double pow_emin, float scale)
    the others' factors are 0), each key row's codes widened once for all
    of them; the int32 totals are those of int8_dot32 (integer sums, in any
    order the same), finished as finish() does. */
-static void narrow_group(const dn_act_row *q, size_t hn,
-                         const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32], size_t chunks,
-                         const double *pe, size_t d, const int8_t *k, size_t stride,
-                         const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
+static inline __attribute__((always_inline)) void
+narrow_rows(const dn_act_row *q, size_t hn, const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32],
+            size_t chunks, const double *pe, size_t d, const int8_t *k, size_t stride,
+            const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
 {
     const int16_t *codes[HEADS];
     double pes[HEADS];
@@ -494,6 +516,19 @@ static void narrow_group(const dn_act_row *q, size_t hn,
                                    key_scale(ks[j * scale_stride]), pe4, sc));
         for (size_t g = 0; g < hn; g++) s[g * n + j] = out[g];
     }
+}
+
+/* narrow_rows with head size 128 (4 chunks) a constant: the chunk loop
+   unrolled, as the AVX-512 kernel's prescaled rows. */
+static void narrow_group(const dn_act_row *q, size_t hn,
+                         const int32_t fi[][DN_ATTN_MAX_HEAD_DIM / 32], size_t chunks,
+                         const double *pe, size_t d, const int8_t *k, size_t stride,
+                         const uint16_t *ks, size_t scale_stride, size_t n, float sc, float *s)
+{
+    if (d == 128 && chunks == 4)
+        narrow_rows(q, hn, fi, 4, pe, 128, k, stride, ks, scale_stride, n, sc, s);
+    else
+        narrow_rows(q, hn, fi, chunks, pe, d, k, stride, ks, scale_stride, n, sc, s);
 }
 
 static void scores_int8_avx2(const dn_act_row *q, size_t heads, size_t d, const int8_t *k,

@@ -195,19 +195,6 @@ INLINE void scores_of_type(uint32_t type, const float *q, size_t heads, size_t d
     }
 }
 
-/* One type's scores, with the common head sizes as constants: the
-   compiler then unrolls the element loop and keeps the 16 accumulators and
-   the four widened key vectors in registers (f16, 4 heads of 128 over one
-   row in the cache: 15 cycles a row against 31 with d a variable; one
-   function per type, not one for all three, for the same reason). */
-#define SCORES_OF(name, TYPE)                                                          \
-    static __attribute__((noinline)) void name(const float *q, size_t heads, size_t d, \
-                                               const void *k, size_t stride, size_t n, \
-                                               float scale, float *s)                  \
-    {                                                                                  \
-        scores_sized(TYPE, q, heads, d, k, stride, n, scale, s);                       \
-    }
-
 INLINE void scores_sized(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
                          size_t stride, size_t n, float scale, float *s)
 {
@@ -219,9 +206,34 @@ INLINE void scores_sized(uint32_t type, const float *q, size_t heads, size_t d, 
         scores_of_type(type, q, heads, d, k, stride, n, scale, s);
 }
 
-SCORES_OF(scores_f16, DN_KV_F16)
-SCORES_OF(scores_bf16, DN_KV_BF16)
-SCORES_OF(scores_f32, DN_KV_F32)
+/* One type's scores: a noinline function per cache type calling the
+   always-inline body with its type a constant, and scores_sized with the
+   common head sizes as constants: the compiler then unrolls the element
+   loop and keeps the 16 accumulators and the four widened key vectors in
+   registers (f16, 4 heads of 128 over one row in the cache: 15 cycles a
+   row against 31 with d a variable; one function per type, not one for
+   all three, for the same reason). weigh_f16, weigh_bf16 and weigh_f32
+   below are split the same way. */
+static __attribute__((noinline)) void scores_f16(const float *q, size_t heads, size_t d,
+                                                 const void *k, size_t stride, size_t n,
+                                                 float scale, float *s)
+{
+    scores_sized(DN_KV_F16, q, heads, d, k, stride, n, scale, s);
+}
+
+static __attribute__((noinline)) void scores_bf16(const float *q, size_t heads, size_t d,
+                                                  const void *k, size_t stride, size_t n,
+                                                  float scale, float *s)
+{
+    scores_sized(DN_KV_BF16, q, heads, d, k, stride, n, scale, s);
+}
+
+static __attribute__((noinline)) void scores_f32(const float *q, size_t heads, size_t d,
+                                                 const void *k, size_t stride, size_t n,
+                                                 float scale, float *s)
+{
+    scores_sized(DN_KV_F32, q, heads, d, k, stride, n, scale, s);
+}
 
 static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d, const void *k,
                           size_t stride, size_t n, float scale, float *s)
@@ -329,19 +341,27 @@ static void prefetch_first(uint32_t type, const void *v, size_t stride, size_t n
         dn_prefetch_span((const char *)v + k * stride * es + i0 * es, w * es);
 }
 
-/* One type's tile, a function of its own (as SCORES_OF, for the register
-   allocation of its loops). */
-#define WEIGH_OF(name, TYPE)                                                                       \
-    static __attribute__((noinline)) void name(const float *p, size_t hn, size_t n, const void *v, \
-                                               size_t stride, size_t i0, size_t w,                 \
-                                               float acc[GROUP][DN_LANES][TILE])                   \
-    {                                                                                              \
-        weigh_tile(TYPE, p, hn, n, v, stride, i0, w, acc);                                         \
-    }
+/* One type's tile, a function of its own (as scores_f16). */
+static __attribute__((noinline)) void weigh_f16(const float *p, size_t hn, size_t n, const void *v,
+                                                size_t stride, size_t i0, size_t w,
+                                                float acc[GROUP][DN_LANES][TILE])
+{
+    weigh_tile(DN_KV_F16, p, hn, n, v, stride, i0, w, acc);
+}
 
-WEIGH_OF(weigh_f16, DN_KV_F16)
-WEIGH_OF(weigh_bf16, DN_KV_BF16)
-WEIGH_OF(weigh_f32, DN_KV_F32)
+static __attribute__((noinline)) void weigh_bf16(const float *p, size_t hn, size_t n, const void *v,
+                                                 size_t stride, size_t i0, size_t w,
+                                                 float acc[GROUP][DN_LANES][TILE])
+{
+    weigh_tile(DN_KV_BF16, p, hn, n, v, stride, i0, w, acc);
+}
+
+static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_t n, const void *v,
+                                                size_t stride, size_t i0, size_t w,
+                                                float acc[GROUP][DN_LANES][TILE])
+{
+    weigh_tile(DN_KV_F32, p, hn, n, v, stride, i0, w, acc);
+}
 
 static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
                             size_t stride, size_t d, float *out)
