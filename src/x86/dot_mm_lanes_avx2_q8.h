@@ -46,11 +46,13 @@ typedef struct la8_tile {
 } la8_tile;
 
 /* The tile of the 8 rows' group (blk[r]: row r's first block of it, G
-   blocks, all readable: checked by the caller). */
-AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
+   blocks); 1 when one of the blocks is unreadable (d an infinity or a NaN:
+   T is then not to be used). */
+AI int la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
 {
     const __m256 inf = _mm256_set1_ps(INFINITY);
     __m256 mx = _mm256_setzero_ps(), mn = inf;
+    int bad = 0;
     T->G = G;
     for (int k = 0; k < G; k++) {
         const size_t at = (size_t)k * LA8_BYTES;
@@ -65,7 +67,9 @@ AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
             T->qs[k][u] = X[u];
             T->qa[k][u] = _mm256_abs_epi8(X[u]); /* -128 to 0x80: 128 unsigned */
         }
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+        const __m128i hv = _mm_loadu_si128((const __m128i *)h);
+        bad |= la_bad_f16(hv);
+        const __m256 d = _mm256_cvtph_ps(hv);
         const __m256 ad = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), d);
         T->d[k][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(d));
         T->d[k][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
@@ -78,6 +82,7 @@ AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
     T->dmax22[1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(mx, 1)), two22);
     T->dmin[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(mn));
     T->dmin[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(mn, 1));
+    return bad;
 }
 
 /* Block k's C_k of the 8 rows against the nq <= LA8_NQ columns' codes c[j]
