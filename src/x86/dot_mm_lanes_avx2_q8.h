@@ -146,32 +146,33 @@ AI void la8_quad(const la8_tile *T, const dn_dot_act *const a[LA8_NQ], size_t g,
                  __m256d s[LA8_NQ][2])
 {
     const size_t k0 = g / 32;
-    for (int j = 0; j < LA8_NQ; j++) s[j][0] = s[j][1] = _mm256_setzero_pd();
+    __m256i X[8][LA8_NQ];
 #pragma GCC unroll 1
     for (int k = 0; k < T->G; k++) {
         const int8_t *c[LA8_NQ];
-        __m256i X[LA8_NQ], w[LA8_NQ];
+        __m256i w[LA8_NQ];
         for (int j = 0; j < LA8_NQ; j++) {
             c[j] = a[j]->c8 + g + 32 * (size_t)k;
             w[j] = _mm256_set1_epi16(fk ? a[j]->f16[k0 + (size_t)k] : 1);
         }
-        la8_block(T, k, c, w, X);
-        for (int j = 0; j < LA8_NQ; j++) {
+        la8_block(T, k, c, w, X[k]);
+    }
+    for (int j = 0; j < LA8_NQ; j++) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+#pragma GCC unroll 1
+        for (int k = 0; k < T->G; k++) {
             __m256d m0 = T->d[k][0], m1 = T->d[k][1], lo, hi;
             if (!fk) {
                 const __m256d S = _mm256_broadcast_sd(a[j]->S + k0 + (size_t)k);
                 m0 = _mm256_mul_pd(m0, S), m1 = _mm256_mul_pd(m1, S);
             }
-            la8_cvt(X[j], &lo, &hi);
-            s[j][0] = _mm256_fmadd_pd(lo, m0, s[j][0]);
-            s[j][1] = _mm256_fmadd_pd(hi, m1, s[j][1]);
+            la8_cvt(X[k][j], &lo, &hi);
+            s0 = _mm256_fmadd_pd(lo, m0, s0);
+            s1 = _mm256_fmadd_pd(hi, m1, s1);
         }
+        const __m256d e = _mm256_set1_pd(fk ? a[j]->g2e[g / DN_GROUP] : 1.0);
+        s[j][0] = _mm256_mul_pd(s0, e), s[j][1] = _mm256_mul_pd(s1, e);
     }
-    if (fk)
-        for (int j = 0; j < LA8_NQ; j++) {
-            const __m256d e = _mm256_set1_pd(a[j]->g2e[g / DN_GROUP]);
-            s[j][0] = _mm256_mul_pd(s[j][0], e), s[j][1] = _mm256_mul_pd(s[j][1], e);
-        }
 }
 
 /* One column's 8 pieces with small_sub32_z's test on each row's terms
