@@ -52,7 +52,7 @@ typedef struct la8_tile {
     __m256d dmax22[2]; /* 2^22 max_k |d_k| */
     __m256d dmin[2];   /* the least non-zero |d_k|, +inf when none */
     int G;
-    int spread;        /* rows (bit r) with LA8_SPREAD max|d_k| <= 2^16 min|d_k| (la8_group) */
+    int spread; /* rows (bit r) with LA8_SPREAD max|d_k| <= 2^16 min|d_k| (la8_group) */
 } la8_tile;
 
 /* The tile of the 8 rows' group (blk[r]: row r's first block of it, G
@@ -87,9 +87,9 @@ AI int la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
         mn = _mm256_min_ps(
             mn, _mm256_blendv_ps(ad, inf, _mm256_cmp_ps(ad, _mm256_setzero_ps(), _CMP_EQ_OQ)));
     }
-    T->spread = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(mx, _mm256_set1_ps(LA8_SPREAD)),
-                                                 _mm256_mul_ps(mn, _mm256_set1_ps(65536.0f)),
-                                                 _CMP_LE_OQ));
+    T->spread =
+        _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(mx, _mm256_set1_ps(LA8_SPREAD)),
+                                         _mm256_mul_ps(mn, _mm256_set1_ps(65536.0f)), _CMP_LE_OQ));
     const __m256d two22 = _mm256_set1_pd(4194304.0);
     T->dmax22[0] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(mx)), two22);
     T->dmax22[1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(mx, 1)), two22);
@@ -110,7 +110,7 @@ AI int la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
    starts at LA8_BIAS, so holds X + 2^31 (mod 2^32, i.e. exactly, read
    unsigned); lanes in the tile's order (la8_lane). */
 AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], const __m256i w[LA8_NQ],
-               __m256i X[LA8_NQ])
+                  __m256i X[LA8_NQ])
 {
     for (int j = 0; j < LA8_NQ; j++) X[j] = _mm256_set1_epi32(LA8_BIAS);
 #pragma GCC unroll 2
