@@ -157,9 +157,9 @@ static void mm_tie_run(const dn_dot_kernels *kern, dn_type type, size_t n, size_
    element e 2^-17 s (e = +-1); every row: block t d = 1346 / 1024 with
    digits 127, 69, 37 times a sign (its term (2^15 + 2^-9) s, halfway
    between two floats), block u d = 2^-24 with digits +-1, the other blocks
-   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (the fewest the
-   lanes kernels take: 5 on AVX2). With `factored` the far term comes from
-   the weights alone, so the group's activation scales are all s (they
+   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (more than one
+   pass of the AVX2 Q8_0 tile's four). With `factored` the far term comes
+   from the weights alone, so the group's activation scales are all s (they
    factor: dn_dot_act.fok): block t's d is 1346 * 2^5 (the tie (2^30 + 2^6)
    s), block u holds 127 s where its digit is 0 and e s where its digit is
    1 (the term e 2^-24 s), so only the rows' spread of d keeps a kernel

@@ -2,25 +2,31 @@
 /*
  * dot_mm_lanes_avx2_q8.h: Q8_0 with the rows in the lanes, for the AVX2
  * prefill product (src/x86/dot_mm_lanes_avx2.c alone includes it, after
- * LA_ROWS, la_transpose and la_ref_pieces): the AVX-512 kernel's (dot_mm_lanes_q8.h) with
- * eight rows in the int32 lanes of a ymm and AVX2 instructions only. A tile
- * of 8 rows x one group of G <= 8 blocks is transposed once (la8_tile: each
- * 32-byte vector four digits of each of the 8 rows, as |q| and as q, the
- * rows' d as doubles in the lanes), then every column of a block of columns
- * runs over it: one broadcast of four codes c, given q's signs (vpsignb),
- * feeds a vpmaddubsw against |q| (the sign trick of dot_avx2_q808.h: pairs
- * below 2 * 128 * 127 < 2^15) widened by vpmaddwd, so the eight int32 lanes
- * are the 8 rows' C_k = sum q c with no horizontal reduction; each block's
- * term C_k (d_k S_k) (small_sub32_z's) is added in double for 8 rows in two
- * vectors.
+ * LA_ROWS, la_transpose, la_bad_f16 and la_ref_pieces): the AVX-512
+ * kernel's (dot_mm_lanes_q8.h) with eight rows in the int32 lanes of a ymm
+ * and AVX2 instructions only. A tile of 8 rows x one group of G <= 8 blocks
+ * is transposed once (la8_tile: each 32-byte vector four digits of each of
+ * the 8 rows, as |q| and as q, the rows' d as doubles in the lanes), then
+ * every column of a block of columns runs over it: one broadcast of four
+ * codes c, given q's signs (vpsignb), feeds a vpmaddubsw against |q| (the
+ * sign trick of dot_avx2_q808.h: pairs below 2 * 128 * 127 < 2^15) widened
+ * by vpmaddwd, so the eight int32 lanes are the 8 rows' C_k = sum q c with
+ * no horizontal reduction. Where the group's activation scales factor
+ * (S_k = f_k 2^emin, dot_act.c) the widening vpmaddwd takes the words f_k
+ * instead of 1, so the lanes hold C_k f_k and a block's term is one fma
+ * with the tile's d_k (2^emin once per group); elsewhere C_k (d_k S_k)
+ * (small_sub32_z's term). The lanes reach double by an exponent splice
+ * (la8_cvt) and the terms are added for 8 rows in two vectors.
  *
  * The sum of a row's terms must be exact (then one rounding gives the
- * reference's bit, the column's group being gok): the tile-wide test of
- * dot_mm_lanes_q8.h (2^22 dmax Smax <= 2 gfac dmin Smin, exact in double:
- * its proof is there) proves it for most groups; a row that fails it gets
- * small_sub32_z's own test on its terms (la8_fine), then the reference's
- * piece where that fails too, and every row of a group that is not gok gets
- * the reference's piece.
+ * reference's bit, the column's group being gok): where every column of a
+ * pass factors and every row of the tile has 30 max|d| <= 2^16 min|d|
+ * (la8_group), the tile-wide test of dot_mm_lanes_q8.h (2^22 dmax Smax <=
+ * 2 gfac dmin Smin, exact in double: its proof is there) holds without
+ * looking at the columns; else that test per column proves it for most
+ * groups; a row that fails it gets small_sub32_z's own test on its terms
+ * (la8_fine), then the reference's piece where that fails too, and every
+ * row of a group that is not gok gets the reference's piece.
  */
 #ifndef DN_DOT_MM_LANES_AVX2_Q8_H
 #define DN_DOT_MM_LANES_AVX2_Q8_H
@@ -28,12 +34,14 @@
 #define LA8_BYTES 34 /* bytes of a Q8_0 block */
 /* Columns per pass over a block's digits: four 1.09-1.10x two and
    1.01-1.02x eight (n = 64, the bench of docs/dot.md), the digit loop
-   kept rolled (unrolled, GCC spilled the four chains' partial sums:
-   1.03-1.06x slower). */
+   unrolled twice (1.02-1.04x the rolled loop; unrolled eight times 0.96x,
+   and with the double sums in the same loop GCC spilled the four chains'
+   partial sums: 1.03-1.06x slower). */
 #define LA8_NQ 4
-/* The fewest columns: at 4 and 2 the blocked kernel ran 0.90x and 0.88x
-   the lanes' time, at 5 and 6 the lanes 0.83-0.88x its (4096 x 4096). */
-#define LA8_MIN_COLS 5
+/* The fewest columns: at 2, 3 and 4 the lanes ran 0.85-0.88x the blocked
+   kernel's time (4096 x 4096; a pass of four columns repeats the last
+   one's codes). */
+#define LA8_MIN_COLS 2
 /* The largest ratio of two non-zero activation scales of a group that
    factors (fok): S_k = f_k 2^emin with 8 <= f_k (m_k >= 8) and f_k <=
    dn_dot_factor_max(DN_TYPE_Q8_0) = 240. */
