@@ -42,10 +42,10 @@
    kernel's time (4096 x 4096; a pass of four columns repeats the last
    one's codes). */
 #define LA8_MIN_COLS 2
-/* The largest ratio of two non-zero activation scales of a group that
-   factors (fok): S_k = f_k 2^emin with 8 <= f_k (m_k >= 8) and f_k <=
-   dn_dot_factor_max(DN_TYPE_Q8_0) = 240. */
-#define LA8_SPREAD 30
+/* A bound on the ratio of two non-zero activation scales of a group that
+   factors (fok): S_k = f_k 2^emin with 8 <= f_k (Sub32's m_k >= 8) and f_k
+   <= dn_dot_factor_max(DN_TYPE_Q8_0) (240: 30). */
+#define LA8_SPREAD ((float)dn_dot_factor_max(DN_TYPE_Q8_0) / 8.0f)
 
 /* The lane of row r: rows 0, 1, 4, 5, 2, 3, 6, 7 in lanes 0..7, so that
    vpunpckldq / vpunpckhdq of a lane vector put rows 0-3 and 4-7 in order
