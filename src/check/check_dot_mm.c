@@ -155,33 +155,45 @@ static void mm_tie_run(const dn_dot_kernels *kern, dn_type type, size_t n, size_
    does not. Each column: a random block t holds 127 s, 127 s, s (Sub32
    scale s, codes 127, 127, 1; s a random power of two), block u != t one
    element e 2^-17 s (e = +-1); every row: block t d = 1346 / 1024 with
-   digits 127, 69, 37 times a sign (its term (2^18 + 2^-6) s, halfway
+   digits 127, 69, 37 times a sign (its term (2^15 + 2^-9) s, halfway
    between two floats), block u d = 2^-24 with digits +-1, the other blocks
-   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (the fewest the
-   lanes kernels take: 5 on AVX2). */
-static void mm_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, dn_check_result *res)
+   zero; 16-40 rows (row tiles of 8 and 16), 5-11 columns (more than one
+   pass of the AVX2 Q8_0 tile's four). With `factored` the far term comes
+   from the weights alone, so the group's activation scales are all s (they
+   factor: dn_dot_act.fok): block t's d is 1346 * 2^5 (the tie (2^30 + 2^6)
+   s), block u holds 127 s where its digit is 0 and e s where its digit is
+   1 (the term e 2^-24 s), so only the rows' spread of d keeps a kernel
+   from summing in double. */
+static void mm_tie_case(const dn_dot_kernels *kern, dn_rng *r, mm_bufs *b, int factored,
+                        dn_check_result *res)
 {
     enum { BB = 34 };
     const size_t groups = 1 + (size_t)dn_rng_below(r, 2), n = 256 * groups, blocks = n / 32;
     const size_t rows = 16 + (size_t)dn_rng_below(r, MM_MAXROWS - 15);
     const size_t cols = 5 + (size_t)dn_rng_below(r, MM_MAXCOLS - 4);
     const size_t t = (size_t)dn_rng_below(r, blocks), u = (t + 1 + dn_rng_below(r, 7)) % blocks;
+    const size_t p1 = (size_t)dn_rng_below(r, 32), p2 = (p1 + 1 + dn_rng_below(r, 31)) % 32;
     const float s = ldexpf(1.0f, (int)dn_rng_below(r, 9) - 4);
     memset(b->x, 0, cols * n * sizeof *b->x);
     for (size_t c = 0; c < cols; c++) {
         float *x = b->x + c * n;
+        const float e = dn_rng_below(r, 2) ? -1.0f : 1.0f;
         x[32 * t] = x[32 * t + 1] = 127.0f * s, x[32 * t + 2] = s;
-        x[32 * u + (size_t)dn_rng_below(r, 32)] = (dn_rng_below(r, 2) ? -0x1p-17f : 0x1p-17f) * s;
+        if (factored)
+            x[32 * u + p1] = 127.0f * s, x[32 * u + p2] = e * s;
+        else
+            x[32 * u + (size_t)dn_rng_below(r, 32)] = e * 0x1p-17f * s;
     }
     memset(b->w, 0, rows * blocks * BB);
     for (size_t row = 0; row < rows; row++) {
         uint8_t *w = b->w + row * blocks * BB;
         const int s0 = dn_rng_below(r, 2) ? -1 : 1;
-        w[t * BB] = 0x42, w[t * BB + 1] = 0x3D; /* 0x3D42: 1346 / 1024 */
+        w[t * BB] = 0x42, w[t * BB + 1] = factored ? 0x79 : 0x3D; /* 1346 * 2^5, 1346 / 1024 */
         w[t * BB + 2] = (uint8_t)(int8_t)(127 * s0), w[t * BB + 3] = (uint8_t)(int8_t)(69 * s0);
         w[t * BB + 4] = (uint8_t)(int8_t)(37 * s0);
         w[u * BB] = 0x01; /* 0x0001: 2^-24 */
-        for (size_t k = 0; k < 32; k++) w[u * BB + 2 + k] = dn_rng_below(r, 2) ? 0xFF : 0x01;
+        for (size_t k = 0; k < 32; k++)
+            w[u * BB + 2 + k] = factored ? (uint8_t)(k == p2) : dn_rng_below(r, 2) ? 0xFF : 0x01;
     }
     mm_tie_run(kern, DN_TYPE_Q8_0, n, rows, cols, b, res);
 }
@@ -272,9 +284,11 @@ void dn_check_dot_mat_mul(const dn_dot_kernels *kern, size_t cases, uint64_t see
         if (i % 2 == 0)
             mm_case(kern, &r, blocked_types[(i / 2) % 4], DN_ACT_SUB32, DN_WORDS_ONE, 1, 4, &b,
                     res);
-        /* and one in eight a Q8_0 tile whose exact sums are ties, one in
-           eight a Q6_K tile whose double product rounds onto a tie */
-        if (i % 8 == 0) mm_tie_case(kern, &r, &b, res);
+        /* and one in eight a Q8_0 tile whose exact sums are ties (one in
+           eight again with the group's activation scales factored), one
+           in eight a Q6_K tile whose double product rounds onto a tie */
+        if (i % 8 == 0) mm_tie_case(kern, &r, &b, 0, res);
+        if (i % 8 == 2) mm_tie_case(kern, &r, &b, 1, res);
         if (i % 8 == 4) mm_q6_tie_case(kern, &r, &b, res);
     }
     free(b.w);

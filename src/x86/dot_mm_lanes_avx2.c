@@ -102,12 +102,20 @@ AI __m256i la_pick(__m256i v, uint32_t sel)
     return _mm256_shuffle_epi8(v, _mm256_add_epi8(_mm256_set1_epi32((int)sel), base));
 }
 
-/* The 8 rows' scales of the group into T (the blocks readable: checked by
-   the caller). Dword w of the first 16 bytes (d, dm, the 12 scale bytes) of
+/* 1 when one of the eight binary16 words of h (scales d or dm) is an
+   infinity or a NaN: its block is unreadable. */
+AI int la_bad_f16(__m128i h)
+{
+    const __m128i e = _mm_set1_epi16(0x7C00);
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e)) != 0;
+}
+
+/* The 8 rows' scales of the group into T; 1 when a block is unreadable (d
+   or dm an infinity or a NaN: T is then not to be used). Dword w of the first 16 bytes (d, dm, the 12 scale bytes) of
    row r to lane r of V[w] (rows r, r + 4 in the two halves, a 4 x 4
    transpose in each), then the 6-bit scales and mins decoded in the lanes
    as the AVX-512 kernel's ln_scales (Q4_K's packing). */
-AI void la_scales(la_tile *T, const uint8_t *const blk[LA_ROWS])
+AI int la_scales(la_tile *T, const uint8_t *const blk[LA_ROWS])
 {
     __m256i Y[4];
     for (int r = 0; r < 4; r++)
@@ -151,6 +159,7 @@ AI void la_scales(la_tile *T, const uint8_t *const blk[LA_ROWS])
     T->d[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
     T->ndm[0] = _mm256_sub_pd(z, _mm256_cvtps_pd(_mm256_castps256_ps128(dm)));
     T->ndm[1] = _mm256_sub_pd(z, _mm256_cvtps_pd(_mm256_extractf128_ps(dm, 1)));
+    return la_bad_f16(_mm256_castsi256_si128(h)) | la_bad_f16(_mm256_extracti128_si256(h, 1));
 }
 
 /* Row r's chunk sum of chunk k against the codes c in lane r as two words
@@ -295,47 +304,37 @@ AI void la_group(const la_tile *T, const uint8_t *const blk[LA_ROWS], const mm_c
 #include "dot_mm_lanes_avx2_q8.h"
 #include "dot_mm_lanes_avx2_q6.h"
 
-/* 1 when one of the 8 rows (at rp, `blocks` blocks of bb bytes each) has an
-   unreadable block: a binary16 scale d (Q8_0, Q4_K at byte 0, Q6_K at 208)
-   or dm (Q4_K) that is an infinity or a NaN. */
-AI int la_unreadable(dn_type type, const uint8_t *const rp[LA_ROWS], size_t blocks, size_t bb)
-{
-    const uint16_t e = 0x7C00;
-    const size_t at = type == DN_TYPE_Q6_K ? 208 : 0;
-    for (int r = 0; r < LA_ROWS; r++)
-        for (size_t b = 0; b < blocks; b++) {
-            const uint8_t *p = rp[r] + b * bb;
-            if ((dn_load_u16(p + at) & e) == e) return 1;
-            if (type == DN_TYPE_Q4_K && (dn_load_u16(p + 2) & e) == e) return 1;
-        }
-    return 0;
-}
-
-/* The tile of the 8 rows' group g (blk) for the columns col, by format. */
-AI void la_run_group(dn_type type, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
-                     size_t g, size_t n, float (*acc)[LA_ROWS], uint32_t *tiny)
+/* The tile of the 8 rows' group g (blk) for the columns col, by format; 1
+   (and nothing done) when one of its blocks is unreadable: a binary16 scale
+   d (Q8_0, Q4_K, Q6_K) or dm (Q4_K) that is an infinity or a NaN, found
+   where the tile's loader converts them. */
+AI int la_run_group(dn_type type, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
+                    size_t g, size_t n, float (*acc)[LA_ROWS], uint32_t *tiny)
 {
     if (type == DN_TYPE_Q8_0) {
         la8_tile T;
         const size_t G = (n - g < DN_GROUP ? n - g : DN_GROUP) / 32;
-        la8_load(&T, blk, (int)G);
+        if (la8_load(&T, blk, (int)G)) return 1;
         la8_group(&T, blk, col, nc, g, acc, tiny);
     } else if (type == DN_TYPE_Q6_K) {
         la6_tile T;
-        la6_load(&T, blk);
+        if (la6_load(&T, blk)) return 1;
         la6_group(&T, blk, col, nc, g, acc, tiny);
     } else {
         la_tile T;
-        la_scales(&T, blk);
+        if (la_scales(&T, blk)) return 1;
         for (int p = 0; p < 4; p++) la_digits(&T, blk, p);
         la_group(&T, blk, col, nc, g, acc, tiny);
     }
+    return 0;
 }
 
-/* Rows [r, r + 8) (readable) against columns [c0, c1). */
+/* Rows [r, r + 8) against columns [c0, c1); *unread = 1 (and nothing
+   stored) when one of the rows' blocks is unreadable: the first block of
+   columns passes over every group before it stores. */
 static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
                               const uint8_t *const rp[LA_ROWS], const uint8_t *w, size_t rows,
-                              size_t r, float *out, size_t ldo, size_t *bad)
+                              size_t r, float *out, size_t ldo, size_t *bad, int *unread)
 {
     const size_t n = x->n, gb = type == DN_TYPE_Q8_0   ? 8 * LA8_BYTES
                                 : type == DN_TYPE_Q6_K ? LA6_BYTES
@@ -359,7 +358,10 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
                 for (size_t o = 0; o < gb; o += 64) /* the next group into L1 */
                     _mm_prefetch((const char *)blk[k] + gb + o, _MM_HINT_T0);
             }
-            la_run_group(type, blk, col, nc, g, n, acc, tiny);
+            if (la_run_group(type, blk, col, nc, g, n, acc, tiny)) {
+                *unread = 1;
+                return DN_OK;
+            }
         }
         for (int j = 0; j < nc; j++) {
             dn_status st = dn_mm_lanes_store(type, w, rows, n, col[j].act, acc[j], tiny[j], LA_ROWS,
@@ -393,9 +395,10 @@ dn_status dn_dot_mm_lanes_avx2(dn_dot_rows_act_fn f, const dn_act *x, size_t c0,
         for (; r1 - r >= LA_ROWS; r += LA_ROWS) {
             const uint8_t *rp[LA_ROWS];
             for (int k = 0; k < LA_ROWS; k++) rp[k] = w + (r + (size_t)k) * blocks * bb;
-            if (la_unreadable(type, rp, blocks, bb)) break;
-            dn_status st = la_tile_rows(type, x, c0, c1, rp, w, rows, r, out, ldo, bad);
+            int unread = 0;
+            dn_status st = la_tile_rows(type, x, c0, c1, rp, w, rows, r, out, ldo, bad, &unread);
             if (st != DN_OK) return st;
+            if (unread) break;
         }
         if (r == r1) return DN_OK;
     }

@@ -61,11 +61,12 @@ AI void la6_digits(la6_tile *T, const uint8_t *const blk[LA_ROWS], int h)
     }
 }
 
-/* The tile of the 8 rows' group (blk[r]: row r's block, readable: checked
-   by the caller). The scales (bytes 192-207) are copied to hdr, dword w of
+/* The tile of the 8 rows' group (blk[r]: row r's block); 1 when one of the
+   blocks is unreadable (d an infinity or a NaN: T is then not to be used).
+   The scales (bytes 192-207) are copied to hdr, dword w of
    row r gathered into lane r and each byte sign-extended in place; d
    (bytes 208-209) to doubles. */
-AI void la6_load(la6_tile *T, const uint8_t *const blk[LA_ROWS])
+AI int la6_load(la6_tile *T, const uint8_t *const blk[LA_ROWS])
 {
     uint8_t hdr[LA_ROWS][16];
     uint16_t dh[LA_ROWS];
@@ -89,10 +90,13 @@ AI void la6_load(la6_tile *T, const uint8_t *const blk[LA_ROWS])
     for (int k = 0; k < 8; k++)
         T->sc2[k] =
             _mm256_or_si256(_mm256_and_si256(sc[2 * k], low), _mm256_slli_epi32(sc[2 * k + 1], 16));
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
+    const __m128i dv = _mm_loadu_si128((const __m128i *)dh);
+    if (la_bad_f16(dv)) return 1;
+    const __m256 d = _mm256_cvtph_ps(dv);
     T->d[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(d));
     T->d[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
     for (int h = 0; h < 2; h++) la6_digits(T, blk, h);
+    return 0;
 }
 
 /* One column's sums A[h] = sum_k C_k S_k of the tile's group g (rows 0-3

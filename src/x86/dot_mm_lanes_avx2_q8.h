@@ -2,25 +2,31 @@
 /*
  * dot_mm_lanes_avx2_q8.h: Q8_0 with the rows in the lanes, for the AVX2
  * prefill product (src/x86/dot_mm_lanes_avx2.c alone includes it, after
- * LA_ROWS, la_transpose and la_ref_pieces): the AVX-512 kernel's (dot_mm_lanes_q8.h) with
- * eight rows in the int32 lanes of a ymm and AVX2 instructions only. A tile
- * of 8 rows x one group of G <= 8 blocks is transposed once (la8_tile: each
- * 32-byte vector four digits of each of the 8 rows, as |q| and as q, the
- * rows' d as doubles in the lanes), then every column of a block of columns
- * runs over it: one broadcast of four codes c, given q's signs (vpsignb),
- * feeds a vpmaddubsw against |q| (the sign trick of dot_avx2_q808.h: pairs
- * below 2 * 128 * 127 < 2^15) widened by vpmaddwd, so the eight int32 lanes
- * are the 8 rows' C_k = sum q c with no horizontal reduction; each block's
- * term C_k (d_k S_k) (small_sub32_z's) is added in double for 8 rows in two
- * vectors.
+ * LA_ROWS, la_transpose, la_bad_f16 and la_ref_pieces): the AVX-512
+ * kernel's (dot_mm_lanes_q8.h) with eight rows in the int32 lanes of a ymm
+ * and AVX2 instructions only. A tile of 8 rows x one group of G <= 8 blocks
+ * is transposed once (la8_tile: each 32-byte vector four digits of each of
+ * the 8 rows, as |q| and as q, the rows' d as doubles in the lanes), then
+ * every column of a block of columns runs over it: one broadcast of four
+ * codes c, given q's signs (vpsignb), feeds a vpmaddubsw against |q| (the
+ * sign trick of dot_avx2_q808.h: pairs below 2 * 128 * 127 < 2^15) widened
+ * by vpmaddwd, so the eight int32 lanes are the 8 rows' C_k = sum q c with
+ * no horizontal reduction. Where the group's activation scales factor
+ * (S_k = f_k 2^emin, dot_act.c) the widening vpmaddwd takes the words f_k
+ * instead of 1, so the lanes hold C_k f_k and a block's term is one fma
+ * with the tile's d_k (2^emin once per group); elsewhere C_k (d_k S_k)
+ * (small_sub32_z's term). The lanes reach double by an exponent splice
+ * (la8_cvt) and the terms are added for 8 rows in two vectors.
  *
  * The sum of a row's terms must be exact (then one rounding gives the
- * reference's bit, the column's group being gok): the tile-wide test of
- * dot_mm_lanes_q8.h (2^22 dmax Smax <= 2 gfac dmin Smin, exact in double:
- * its proof is there) proves it for most groups; a row that fails it gets
- * small_sub32_z's own test on its terms (la8_fine), then the reference's
- * piece where that fails too, and every row of a group that is not gok gets
- * the reference's piece.
+ * reference's bit, the column's group being gok): where every column of a
+ * pass factors and every row of the tile has 30 max|d| <= 2^16 min|d|
+ * (la8_group), the tile-wide test of dot_mm_lanes_q8.h (2^22 dmax Smax <=
+ * 2 gfac dmin Smin, exact in double: its proof is there) holds without
+ * looking at the columns; else that test per column proves it for most
+ * groups; a row that fails it gets small_sub32_z's own test on its terms
+ * (la8_fine), then the reference's piece where that fails too, and every
+ * row of a group that is not gok gets the reference's piece.
  */
 #ifndef DN_DOT_MM_LANES_AVX2_Q8_H
 #define DN_DOT_MM_LANES_AVX2_Q8_H
@@ -28,36 +34,50 @@
 #define LA8_BYTES 34 /* bytes of a Q8_0 block */
 /* Columns per pass over a block's digits: four 1.09-1.10x two and
    1.01-1.02x eight (n = 64, the bench of docs/dot.md), the digit loop
-   kept rolled (unrolled, GCC spilled the four chains' partial sums:
-   1.03-1.06x slower). */
+   unrolled twice (1.02-1.04x the rolled loop; unrolled eight times 0.96x,
+   and with the double sums in the same loop GCC spilled the four chains'
+   partial sums: 1.03-1.06x slower). */
 #define LA8_NQ 4
-/* The fewest columns: at 4 and 2 the blocked kernel ran 0.90x and 0.88x
-   the lanes' time, at 5 and 6 the lanes 0.83-0.88x its (4096 x 4096). */
-#define LA8_MIN_COLS 5
+/* The fewest columns: at 2, 3 and 4 the lanes ran 0.85-0.88x the blocked
+   kernel's time (4096 x 4096; a pass of four columns repeats the last
+   one's codes). */
+#define LA8_MIN_COLS 2
+/* A bound on the ratio of two non-zero activation scales of a group that
+   factors (fok): S_k = f_k 2^emin with 8 <= f_k (Sub32's m_k >= 8) and f_k
+   <= dn_dot_factor_max(DN_TYPE_Q8_0) (240: 30). */
+#define LA8_SPREAD ((float)dn_dot_factor_max(DN_TYPE_Q8_0) / 8.0f)
+
+/* The lane of row r: rows 0, 1, 4, 5, 2, 3, 6, 7 in lanes 0..7, so that
+   vpunpckldq / vpunpckhdq of a lane vector put rows 0-3 and 4-7 in order
+   (la8_cvt). */
+static const int la8_lane[LA_ROWS] = {0, 1, 4, 5, 2, 3, 6, 7};
 
 /* One tile: 8 rows' group of G blocks in the lanes. */
 typedef struct la8_tile {
-    __m256i qa[8][8];  /* block k, dword u: lane r = |q| of row r's digits 4u..4u+3 */
+    __m256i qa[8][8];  /* block k, dword u: lane la8_lane[r] = |q| of row r's digits 4u..4u+3 */
     __m256i qs[8][8];  /* the same digits q (their signs) */
     __m256d d[8][2];   /* block k: d of rows 0-3, 4-7 */
     __m256d dmax22[2]; /* 2^22 max_k |d_k| */
     __m256d dmin[2];   /* the least non-zero |d_k|, +inf when none */
     int G;
+    int spread; /* rows (bit r) with LA8_SPREAD max|d_k| <= 2^16 min|d_k| (la8_group) */
 } la8_tile;
 
 /* The tile of the 8 rows' group (blk[r]: row r's first block of it, G
-   blocks, all readable: checked by the caller). */
-AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
+   blocks); 1 when one of the blocks is unreadable (d an infinity or a NaN:
+   T is then not to be used). */
+AI int la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
 {
     const __m256 inf = _mm256_set1_ps(INFINITY);
     __m256 mx = _mm256_setzero_ps(), mn = inf;
+    int bad = 0;
     T->G = G;
     for (int k = 0; k < G; k++) {
         const size_t at = (size_t)k * LA8_BYTES;
         __m256i R[8], X[8];
         uint16_t h[LA_ROWS];
         for (int r = 0; r < 8; r++) {
-            R[r] = load32(blk[r] + at + 2);
+            R[la8_lane[r]] = load32(blk[r] + at + 2);
             h[r] = dn_load_u16(blk[r] + at);
         }
         la_transpose(R, X);
@@ -65,7 +85,9 @@ AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
             T->qs[k][u] = X[u];
             T->qa[k][u] = _mm256_abs_epi8(X[u]); /* -128 to 0x80: 128 unsigned */
         }
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+        const __m128i hv = _mm_loadu_si128((const __m128i *)h);
+        bad |= la_bad_f16(hv);
+        const __m256 d = _mm256_cvtph_ps(hv);
         const __m256 ad = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), d);
         T->d[k][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(d));
         T->d[k][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
@@ -73,22 +95,33 @@ AI void la8_load(la8_tile *T, const uint8_t *const blk[LA_ROWS], int G)
         mn = _mm256_min_ps(
             mn, _mm256_blendv_ps(ad, inf, _mm256_cmp_ps(ad, _mm256_setzero_ps(), _CMP_EQ_OQ)));
     }
+    T->spread =
+        _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(mx, _mm256_set1_ps(LA8_SPREAD)),
+                                         _mm256_mul_ps(mn, _mm256_set1_ps(65536.0f)), _CMP_LE_OQ));
     const __m256d two22 = _mm256_set1_pd(4194304.0);
     T->dmax22[0] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(mx)), two22);
     T->dmax22[1] = _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(mx, 1)), two22);
     T->dmin[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(mn));
     T->dmin[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(mn, 1));
+    return bad;
 }
 
-/* Block k's C_k of the 8 rows against the nq <= LA8_NQ columns' codes c[j]
-   (block k's 32 codes) into C[j]: per dword u of the digits, |q| times c
+/* The bias of la8_block's sums: 2^31 (a lane's sum X, |X| < 2^31, is then
+   X + 2^31 read unsigned). */
+#define LA8_BIAS ((int)0x80000000u)
+
+/* Block k's sums of the 8 rows against the LA8_NQ columns' codes c[j]
+   (block k's 32 codes) into X[j]: per dword u of the digits, |q| times c
    with q's sign by vpmaddubsw (pairs <= 2 * 128 * 127 = 32512), widened by
-   vpmaddwd (|C_k| <= 32 * 128 * 127 < 2^19). */
-AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], __m256i C[LA8_NQ])
+   vpmaddwd with the words w[j] (the column's f_k, or 1): X = C_k w with
+   |C_k| <= 32 * 128 * 127 < 2^19 and w <= 240, below 2^27. Each lane
+   starts at LA8_BIAS, so holds X + 2^31 (mod 2^32, i.e. exactly, read
+   unsigned); lanes in the tile's order (la8_lane). */
+AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], const __m256i w[LA8_NQ],
+                  __m256i X[LA8_NQ])
 {
-    const __m256i one = _mm256_set1_epi16(1);
-    for (int j = 0; j < LA8_NQ; j++) C[j] = _mm256_setzero_si256();
-#pragma GCC unroll 1
+    for (int j = 0; j < LA8_NQ; j++) X[j] = _mm256_set1_epi32(LA8_BIAS);
+#pragma GCC unroll 2
     for (int u = 0; u < 8; u++) {
         const __m256i qa = T->qa[k][u], qs = T->qs[k][u];
         for (int j = 0; j < LA8_NQ; j++) {
@@ -96,31 +129,57 @@ AI void la8_block(const la8_tile *T, int k, const int8_t *const c[LA8_NQ], __m25
             memcpy(&four, c[j] + 4 * u, 4);
             const __m256i p =
                 _mm256_maddubs_epi16(qa, _mm256_sign_epi8(_mm256_set1_epi32(four), qs));
-            C[j] = _mm256_add_epi32(C[j], _mm256_madd_epi16(p, one));
+            X[j] = _mm256_add_epi32(X[j], _mm256_madd_epi16(p, w[j]));
         }
     }
 }
 
+/* la8_block's biased lanes as doubles, rows 0-3 in *lo and 4-7 in *hi:
+   each lane X + 2^31 spliced under the exponent of 2^52 (2^52 + 2^31 + X,
+   exact) less 2^52 + 2^31. */
+AI void la8_cvt(__m256i X, __m256d *lo, __m256d *hi)
+{
+    const __m256i e = _mm256_set1_epi32(0x43300000);
+    const __m256d k = _mm256_set1_pd(4503601774854144.0); /* 2^52 + 2^31 */
+    *lo = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_unpacklo_epi32(X, e)), k);
+    *hi = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_unpackhi_epi32(X, e)), k);
+}
+
 /* LA8_NQ columns' sums s[j] = sum_k C_k (d_k S_k) of the 8 rows (rows 0-3
    in s[j][0], 4-7 in s[j][1]); exact where la8_piece's test passes (then in
-   any order, so the product and the add may be one fma). */
-AI void la8_quad(const la8_tile *T, const dn_dot_act *const a[LA8_NQ], size_t g,
+   any order, so the product and the add may be one fma). Where every
+   column's group factors (fk: S_k = f_k 2^emin, dot_act.c) the words are
+   the f_k and s = (sum_k (C_k f_k) d_k) 2^emin, the same exact sum. */
+AI void la8_quad(const la8_tile *T, const dn_dot_act *const a[LA8_NQ], size_t g, int fk,
                  __m256d s[LA8_NQ][2])
 {
-    for (int j = 0; j < LA8_NQ; j++) s[j][0] = s[j][1] = _mm256_setzero_pd();
+    const size_t k0 = g / 32;
+    __m256i X[8][LA8_NQ];
 #pragma GCC unroll 1
     for (int k = 0; k < T->G; k++) {
         const int8_t *c[LA8_NQ];
-        __m256i C[LA8_NQ];
-        for (int j = 0; j < LA8_NQ; j++) c[j] = a[j]->c8 + g + 32 * (size_t)k;
-        la8_block(T, k, c, C);
+        __m256i w[LA8_NQ];
         for (int j = 0; j < LA8_NQ; j++) {
-            const __m256d S = _mm256_broadcast_sd(a[j]->S + g / 32 + (size_t)k);
-            s[j][0] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C[j])),
-                                      _mm256_mul_pd(T->d[k][0], S), s[j][0]);
-            s[j][1] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(C[j], 1)),
-                                      _mm256_mul_pd(T->d[k][1], S), s[j][1]);
+            c[j] = a[j]->c8 + g + 32 * (size_t)k;
+            w[j] = _mm256_set1_epi16(fk ? a[j]->f16[k0 + (size_t)k] : 1);
         }
+        la8_block(T, k, c, w, X[k]);
+    }
+    for (int j = 0; j < LA8_NQ; j++) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+#pragma GCC unroll 1
+        for (int k = 0; k < T->G; k++) {
+            __m256d m0 = T->d[k][0], m1 = T->d[k][1], lo, hi;
+            if (!fk) {
+                const __m256d S = _mm256_broadcast_sd(a[j]->S + k0 + (size_t)k);
+                m0 = _mm256_mul_pd(m0, S), m1 = _mm256_mul_pd(m1, S);
+            }
+            la8_cvt(X[k][j], &lo, &hi);
+            s0 = _mm256_fmadd_pd(lo, m0, s0);
+            s1 = _mm256_fmadd_pd(hi, m1, s1);
+        }
+        const __m256d e = _mm256_set1_pd(fk ? a[j]->g2e[g / DN_GROUP] : 1.0);
+        s[j][0] = _mm256_mul_pd(s0, e), s[j][1] = _mm256_mul_pd(s1, e);
     }
 }
 
@@ -136,14 +195,17 @@ AI __m256 la8_fine(const la8_tile *T, const dn_dot_act *a, size_t g, int *need)
     }
     for (int k = 0; k < T->G; k++) {
         const int8_t *c[LA8_NQ];
-        __m256i C[LA8_NQ];
-        for (int j = 0; j < LA8_NQ; j++) c[j] = a->c8 + g + 32 * (size_t)k;
-        la8_block(T, k, c, C); /* one column: the other three are its copies */
+        __m256i X[LA8_NQ], w[LA8_NQ];
+        for (int j = 0; j < LA8_NQ; j++) {
+            c[j] = a->c8 + g + 32 * (size_t)k;
+            w[j] = _mm256_set1_epi16(1);
+        }
+        la8_block(T, k, c, w, X); /* one column: the other three are its copies */
         const __m256d Sk = _mm256_broadcast_sd(S + k), Ik = _mm256_broadcast_sd(Sinf + k);
-        sub32_terms4(_mm256_cvtepi32_pd(_mm256_castsi256_si128(C[0])), T->d[k][0], Sk, Ik, &s[0],
-                     &ab[0], &ym[0]);
-        sub32_terms4(_mm256_cvtepi32_pd(_mm256_extracti128_si256(C[0], 1)), T->d[k][1], Sk, Ik,
-                     &s[1], &ab[1], &ym[1]);
+        __m256d lo, hi;
+        la8_cvt(X[0], &lo, &hi);
+        sub32_terms4(lo, T->d[k][0], Sk, Ik, &s[0], &ab[0], &ym[0]);
+        sub32_terms4(hi, T->d[k][1], Sk, Ik, &s[1], &ab[1], &ym[1]);
     }
     return sub32_finish4x2(s, ab, ym, a->gfac[g / DN_GROUP], need);
 }
@@ -209,18 +271,36 @@ AI __m256 la8_piece(const la8_tile *T, const uint8_t *const blk[LA_ROWS], const 
 
 /* One column block (nc columns, col) of the tile's group g: each column's
    pieces added to its chains acc[j] (in order), the lanes that met a tiny
-   piece into tiny[j] (la_add_piece). */
+   piece into tiny[j] (la_add_piece). Where the pass's columns all factor
+   (fok, gfac >= 2^37) and every row of the tile has LA8_SPREAD max|d| <=
+   2^16 min|d| (T->spread), the tile-wide test holds in every row and
+   column: max S <= LA8_SPREAD min S, so 2^22 max|d| max S <= 2^38 min|d|
+   min S <= 2 gfac min|d| min S; the sums are then rounded at once, and
+   the other passes take la8_piece's tests. */
 AI void la8_group(const la8_tile *T, const uint8_t *const blk[LA_ROWS], const mm_col *col, int nc,
                   size_t g, float (*acc)[LA_ROWS], uint32_t *tiny)
 {
+    const size_t gi = g / DN_GROUP;
     for (int j0 = 0; j0 < nc; j0 += LA8_NQ) {
         const dn_dot_act *a[LA8_NQ];
-        for (int j = 0; j < LA8_NQ; j++) a[j] = col[j0 + j < nc ? j0 + j : j0].a;
+        int fk = 1;
+        for (int j = 0; j < LA8_NQ; j++) {
+            a[j] = col[j0 + j < nc ? j0 + j : j0].a;
+            fk &= a[j]->fok[gi] && a[j]->gfac[gi] >= 0x1p37;
+        }
         __m256d s[LA8_NQ][2];
-        la8_quad(T, a, g, s);
-        for (int j = 0; j < LA8_NQ && j0 + j < nc; j++)
-            la_add_piece(la8_piece(T, blk, col[j0 + j].act, a[j], g, s[j]), acc[j0 + j],
-                         &tiny[j0 + j]);
+        if (fk)
+            la8_quad(T, a, g, 1, s);
+        else
+            la8_quad(T, a, g, 0, s);
+        const int all = fk && T->spread == 0xFF;
+        const __m256d z = _mm256_setzero_pd(); /* + 0: an exact 0 is +0 */
+        for (int j = 0; j < LA8_NQ && j0 + j < nc; j++) {
+            const __m256 p = all ? _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[j][1], z)),
+                                                   _mm256_cvtpd_ps(_mm256_add_pd(s[j][0], z)))
+                                 : la8_piece(T, blk, col[j0 + j].act, a[j], g, s[j]);
+            la_add_piece(p, acc[j0 + j], &tiny[j0 + j]);
+        }
     }
 }
 
