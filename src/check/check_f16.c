@@ -241,6 +241,43 @@ out:
     free(y_k);
 }
 
+/* mat_vec_rows on rows longer than run_one's (which stop at 1600): k from
+   4090 to 6200 (both sides of the AVX-512 kernel's one-row limit, 4096,
+   and every tail of 32), 1-19 rows (the blocks of eight, four, three and
+   the last ones), ranges that start in its first third; outputs outside
+   the range must stay as they were. Its own buffers and random stream. */
+static void run_long_rows(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf,
+                          uint64_t seed, dn_check_result *res)
+{
+    enum { MAXR = 19, MINK = 4090, MAXK = 6200, CASES = 40 };
+    dn_rng r = {seed};
+    uint16_t *w = malloc(MAXR * MAXK * sizeof *w), *h = malloc(MAXK * sizeof *h);
+    float *x = malloc(MAXK * sizeof *x);
+    float *y_ref = malloc(MAXR * sizeof *y_ref), *y_k = malloc(MAXR * sizeof *y_k);
+    if (!w || !h || !x || !y_ref || !y_k) {
+        dn_check_mismatch(res, "%s: out of memory", res->kernel);
+        goto out;
+    }
+    for (int i = 0; i < CASES; i++) {
+        size_t rows = 1 + (size_t)dn_rng_below(&r, MAXR);
+        size_t k = i < 4 ? (size_t)4095 + (size_t)i : MINK + (size_t)dn_rng_below(&r, MAXK - MINK);
+        size_t r0 = (size_t)dn_rng_below(&r, rows / 3 + 1);
+        fill_w(&r, w, rows * k, (int)dn_rng_below(&r, 3), bf);
+        fill_w(&r, h, k, (int)dn_rng_below(&r, 3), bf);
+        ref->widen(h, x, k);
+        for (size_t j = 0; j < rows; j++) y_ref[j] = y_k[j] = (float)j;
+        ref->mat_vec_rows(w, k, x, r0, rows, y_ref);
+        kern->mat_vec_rows(w, k, x, r0, rows, y_k);
+        cmp_f32(res, y_ref, y_k, rows, k);
+    }
+out:
+    free(w);
+    free(h);
+    free(x);
+    free(y_ref);
+    free(y_k);
+}
+
 int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -279,6 +316,8 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
             } else if (which >= VEC_DOT) {
                 for (size_t k = 0; k <= dot_max; k++) run_one(rt, kt, bf, which, &b, k, &r, &res);
                 if (which == SGEMM_ROWS) run_blocks(rt, kt, bf, plan->seed * 37 + 200u + bf, &res);
+                if (which == MAT_VEC_ROWS)
+                    run_long_rows(rt, kt, bf, plan->seed * 41 + 300u + bf, &res);
             } else {
                 for (size_t i = 0; i < count; i++)
                     run_one(rt, kt, bf, which, &b, lengths[i], &r, &res);

@@ -40,6 +40,19 @@
 #define DN_F16_PREFETCH 1024
 #endif
 
+/* Rows up to this long (their activation, 16 KiB of floats, then leaves L1
+   room for the stream) run one at a time as one contiguous stream fetched
+   DN_F16_PREFETCH_ONE_ROW ahead; longer rows run in the blocks of eight.
+   Measured with the kernel tables called directly from memory (AMD EPYC
+   Zen 5 guest, 2026-12-03, idle, two alternated rounds each; see
+   docs/f16.md): k = 2048 shapes 36-39 GB/s against 27-31 for the blocks,
+   4096^2 1.12-1.17x on one thread and 1.2-1.3x on two; k = 5632 level or
+   worse (0.8-1.1x), k = 8192 0.85-1.0x. A distance of 2 KiB gave 1.2x
+   less than 4 KiB on one row, 6 or 8 KiB no more. No effect on bits: a
+   row's chains are its own whatever the rows beside it. */
+#define DN_F16_ONE_ROW_MAX_K 4096
+#define DN_F16_PREFETCH_ONE_ROW 4096
+
 #define DN_INLINE static inline __attribute__((always_inline))
 
 /* Sixteen weights of type bf (0: binary16, 1: bfloat16), widened exactly. */
@@ -101,11 +114,12 @@ DN_INLINE float double_tail(float r, const uint16_t *w, const float *x, size_t f
 
 /* R rows (1..8, stride k) against one column: each row's four chains in two
    registers, the column loaded once per step for all rows, each weight
-   stream fetched DN_F16_PREFETCH ahead (one prefetch per line). Steps go
+   stream fetched `distance` bytes ahead (one prefetch per line). Steps go
    two at a time (64 elements): the loop's address and prefetch bookkeeping
    is then spread over twice the work; each chain still takes its elements
    in k order. */
-DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out, int R, int bf)
+DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out, int R, int bf,
+                         size_t distance)
 {
     __m512 lo[8], hi[8];
     for (int i = 0; i < R; i++) lo[i] = hi[i] = _mm512_setzero_ps();
@@ -121,10 +135,10 @@ DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out
            1.4-2.5: TinyLlama's 5632 x 2048 on 4 KiB pages 1.11x the speed,
            2048 x 5632 1.14x; on 2 MiB pages 5632 x 2048 1.28x, 8192^2
            1.08x. No effect on bits. */
-        size_t ahead = 2 * b + DN_F16_PREFETCH >= 2 * k ? (size_t)R * k : 0;
+        size_t ahead = 2 * b + distance >= 2 * k ? (size_t)R * k : 0;
         for (int i = 0; i < R; i++) {
             const char *pf =
-                (const char *)(w + (size_t)i * k + b + ahead - (ahead ? k : 0)) + DN_F16_PREFETCH;
+                (const char *)(w + (size_t)i * k + b + ahead - (ahead ? k : 0)) + distance;
             _mm_prefetch(pf, _MM_HINT_T0);
             _mm_prefetch(pf + 64, _MM_HINT_T0);
         }
@@ -154,20 +168,26 @@ DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out
     for (int i = 0; i < R; i++) out[i] = double_tail(f[i], w + (size_t)i * k, x, whole, k, bf);
 }
 
-/* Blocks of eight rows (sixteen registers of chains), then four, three,
-   two, one. Measured on 8192^2 and TinyLlama's shapes (2048 x 2048,
-   5632 x 2048, 2048 x 5632, 32000 x 2048) from memory, one thread,
-   alternated with the four-row form: see docs/f16.md, "AVX-512 kernels". */
+/* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time (one contiguous
+   stream); longer ones in blocks of eight rows (sixteen registers of
+   chains), then four, three, two, one. Measured on 8192^2 and TinyLlama's
+   shapes (2048 x 2048, 5632 x 2048, 2048 x 5632, 32000 x 2048) from
+   memory, one thread, alternated with the four-row form: see docs/f16.md,
+   "AVX-512 kernels". */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out, int bf)
 {
     size_t r = r0;
-    for (; r + 8 <= r1; r += 8) vec_dot_r(w + r * k, k, x, out + r, 8, bf);
-    for (; r + 4 <= r1; r += 4) vec_dot_r(w + r * k, k, x, out + r, 4, bf);
-    for (; r + 3 <= r1; r += 3) vec_dot_r(w + r * k, k, x, out + r, 3, bf);
+    if (k <= DN_F16_ONE_ROW_MAX_K) {
+        for (; r < r1; r++) vec_dot_r(w + r * k, k, x, out + r, 1, bf, DN_F16_PREFETCH_ONE_ROW);
+        return;
+    }
+    for (; r + 8 <= r1; r += 8) vec_dot_r(w + r * k, k, x, out + r, 8, bf, DN_F16_PREFETCH);
+    for (; r + 4 <= r1; r += 4) vec_dot_r(w + r * k, k, x, out + r, 4, bf, DN_F16_PREFETCH);
+    for (; r + 3 <= r1; r += 3) vec_dot_r(w + r * k, k, x, out + r, 3, bf, DN_F16_PREFETCH);
     switch (r1 - r) {
-    case 2: vec_dot_r(w + r * k, k, x, out + r, 2, bf); break;
-    case 1: vec_dot_r(w + r * k, k, x, out + r, 1, bf); break;
+    case 2: vec_dot_r(w + r * k, k, x, out + r, 2, bf, DN_F16_PREFETCH); break;
+    case 1: vec_dot_r(w + r * k, k, x, out + r, 1, bf, DN_F16_PREFETCH); break;
     default: break;
     }
 }
@@ -454,7 +474,7 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
 static float vec_dot_avx512(const uint16_t *w, const float *x, size_t k)
 {
     float r;
-    vec_dot_r(w, k, x, &r, 1, 0);
+    vec_dot_r(w, k, x, &r, 1, 0, DN_F16_PREFETCH);
     return r;
 }
 
@@ -474,7 +494,7 @@ static void sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const fl
 static float bf16_vec_dot_avx512(const uint16_t *w, const float *x, size_t k)
 {
     float r;
-    vec_dot_r(w, k, x, &r, 1, 1);
+    vec_dot_r(w, k, x, &r, 1, 1, DN_F16_PREFETCH);
     return r;
 }
 
