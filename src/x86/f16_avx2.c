@@ -24,6 +24,12 @@
    effect on bits. */
 #define DN_F16_PREFETCH 2048
 
+/* Rows up to this long run one at a time as one contiguous stream fetched
+   DN_F16_PREFETCH_ONE_ROW ahead (the AVX-512 kernel's rule; measured in
+   docs/f16.md); longer rows in blocks of three. No effect on bits. */
+#define DN_F16_ONE_ROW_MAX_K 4096
+#define DN_F16_PREFETCH_ONE_ROW 4096
+
 #define DN_INLINE static inline __attribute__((always_inline))
 
 static inline __m256 load_f16(const uint16_t *p)
@@ -249,10 +255,33 @@ DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
     return dn_f16_result(hsum(a));
 }
 
+/* vec_dot's chains on a row read as part of one contiguous stream (the
+   rows one after another), each line fetched DN_F16_PREFETCH_ONE_ROW ahead:
+   past the row's end that is the next row's start. */
+DN_INLINE float vec_dot_stream(const uint16_t *w, const float *x, size_t k, int bf)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32) {
+        _mm_prefetch((const char *)(w + b) + DN_F16_PREFETCH_ONE_ROW, _MM_HINT_T0);
+        a0 = vd_step(load_w(w + b, bf), _mm256_loadu_ps(x + b), a0, bf);
+        a1 = vd_step(load_w(w + b + 8, bf), _mm256_loadu_ps(x + b + 8), a1, bf);
+        a2 = vd_step(load_w(w + b + 16, bf), _mm256_loadu_ps(x + b + 16), a2, bf);
+        a3 = vd_step(load_w(w + b + 24, bf), _mm256_loadu_ps(x + b + 24), a3, bf);
+    }
+    return double_tail(fold4(a0, a1, a2, a3, bf), w, x, whole, k, bf);
+}
+
+/* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time (vec_dot_stream),
+   longer ones three, then two, then one at a time. */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out, int bf)
 {
     size_t r = r0;
+    if (k <= DN_F16_ONE_ROW_MAX_K) {
+        for (; r < r1; r++) out[r] = vec_dot_stream(w + r * k, x, k, bf);
+        return;
+    }
     for (; r + 3 <= r1; r += 3)
         vec_dot3(w + r * k, w + (r + 1) * k, w + (r + 2) * k, x, k, &out[r], &out[r + 1],
                  &out[r + 2], bf);
