@@ -161,13 +161,16 @@ DN_INLINE float double_tail(float r, const uint16_t *w, const float *x, size_t f
     return dn_f16_result((float)sum);
 }
 
-/* The accumulators are named, not an array: GCC keeps an array of them on
-   the stack inside the loop. */
-DN_INLINE float vec_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
+/* One row's four chains; with `ahead` each line of the row is fetched that
+   many bytes ahead (mat_vec's one-row stream; 0: no prefetch). The
+   accumulators are named, not an array: GCC keeps an array of them on the
+   stack inside the loop. */
+DN_INLINE float vec_dot_t(const uint16_t *w, const float *x, size_t k, int bf, size_t ahead)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t whole = k & ~(size_t)31;
     for (size_t b = 0; b < whole; b += 32) {
+        if (ahead) _mm_prefetch((const char *)(w + b) + ahead, _MM_HINT_T0);
         a0 = vd_step(load_w(w + b, bf), _mm256_loadu_ps(x + b), a0, bf);
         a1 = vd_step(load_w(w + b + 8, bf), _mm256_loadu_ps(x + b + 8), a1, bf);
         a2 = vd_step(load_w(w + b + 16, bf), _mm256_loadu_ps(x + b + 16), a2, bf);
@@ -255,31 +258,16 @@ DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
     return dn_f16_result(hsum(a));
 }
 
-/* vec_dot's chains on a row read as part of one contiguous stream (the
-   rows one after another), each line fetched DN_F16_PREFETCH_ONE_ROW ahead:
-   past the row's end that is the next row's start. */
-DN_INLINE float vec_dot_stream(const uint16_t *w, const float *x, size_t k, int bf)
-{
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    size_t whole = k & ~(size_t)31;
-    for (size_t b = 0; b < whole; b += 32) {
-        _mm_prefetch((const char *)(w + b) + DN_F16_PREFETCH_ONE_ROW, _MM_HINT_T0);
-        a0 = vd_step(load_w(w + b, bf), _mm256_loadu_ps(x + b), a0, bf);
-        a1 = vd_step(load_w(w + b + 8, bf), _mm256_loadu_ps(x + b + 8), a1, bf);
-        a2 = vd_step(load_w(w + b + 16, bf), _mm256_loadu_ps(x + b + 16), a2, bf);
-        a3 = vd_step(load_w(w + b + 24, bf), _mm256_loadu_ps(x + b + 24), a3, bf);
-    }
-    return double_tail(fold4(a0, a1, a2, a3, bf), w, x, whole, k, bf);
-}
-
-/* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time (vec_dot_stream),
-   longer ones three, then two, then one at a time. */
+/* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time, the rows of the
+   range one contiguous stream (each row's lines fetched
+   DN_F16_PREFETCH_ONE_ROW ahead run on into the next row's); longer ones
+   three, then two, then one at a time. */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out, int bf)
 {
     size_t r = r0;
     if (k <= DN_F16_ONE_ROW_MAX_K) {
-        for (; r < r1; r++) out[r] = vec_dot_stream(w + r * k, x, k, bf);
+        for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf, DN_F16_PREFETCH_ONE_ROW);
         return;
     }
     for (; r + 3 <= r1; r += 3)
@@ -287,7 +275,7 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_
                  &out[r + 2], bf);
     for (; r + 2 <= r1; r += 2)
         vec_dot2(w + r * k, w + (r + 1) * k, x, k, &out[r], &out[r + 1], bf);
-    for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf);
+    for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf, 0);
 }
 
 /* Elements of k per pass over the columns: four rows of widened weights
@@ -423,7 +411,7 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
 
 static float vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
 {
-    return vec_dot_t(w, x, k, 0);
+    return vec_dot_t(w, x, k, 0, 0);
 }
 
 static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
@@ -446,7 +434,7 @@ static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const floa
 
 static float bf16_vec_dot_avx2(const uint16_t *w, const float *x, size_t k)
 {
-    return vec_dot_t(w, x, k, 1);
+    return vec_dot_t(w, x, k, 1, 0);
 }
 
 static float bf16_sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
