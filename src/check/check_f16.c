@@ -241,15 +241,16 @@ out:
     free(y_k);
 }
 
-/* mat_vec_rows on rows longer than run_one's (which stop at 1600): k from
-   4090 to 6200 (both sides of the AVX-512 kernel's one-row limit, 4096,
-   and every tail of 32), 1-19 rows (the blocks of eight, four, three and
-   the last ones), ranges that start in its first third; outputs outside
-   the range must stay as they were. Its own buffers and random stream. */
+/* mat_vec_rows on rows longer than run_one's (which stop at 1600): k near
+   the kernels' one-row limits (4096 on AVX2, 8192 on AVX-512: both sides
+   of each, every tail of 32), 1-19 rows (the blocks of eight, four, three
+   and the last ones), ranges that start in its first third; outputs
+   outside the range must stay as they were. Its own buffers and random
+   stream. */
 static void run_long_rows(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf,
                           uint64_t seed, dn_check_result *res)
 {
-    enum { MAXR = 19, MINK = 4090, MAXK = 6200, CASES = 40 };
+    enum { MAXR = 19, MAXK = 8600, CASES = 48 };
     dn_rng r = {seed};
     uint16_t *w = malloc(MAXR * MAXK * sizeof *w), *h = malloc(MAXK * sizeof *h);
     float *x = malloc(MAXK * sizeof *x);
@@ -260,7 +261,8 @@ static void run_long_rows(const dn_w16_kernels *ref, const dn_w16_kernels *kern,
     }
     for (int i = 0; i < CASES; i++) {
         size_t rows = 1 + (size_t)dn_rng_below(&r, MAXR);
-        size_t k = i < 4 ? (size_t)4095 + (size_t)i : MINK + (size_t)dn_rng_below(&r, MAXK - MINK);
+        size_t limit = i % 2 ? 8192 : 4096, k = limit - 6 + (size_t)dn_rng_below(&r, 400);
+        if (i < 8) k = limit - 1 + (size_t)(i / 2); /* the limit's neighbours */
         size_t r0 = (size_t)dn_rng_below(&r, rows / 3 + 1);
         fill_w(&r, w, rows * k, (int)dn_rng_below(&r, 3), bf);
         fill_w(&r, h, k, (int)dn_rng_below(&r, 3), bf);

@@ -40,17 +40,18 @@
 #define DN_F16_PREFETCH 1024
 #endif
 
-/* Rows up to this long (their activation, 16 KiB of floats, then leaves L1
-   room for the stream) run one at a time as one contiguous stream fetched
+/* Rows up to this long run one at a time as one contiguous stream fetched
    DN_F16_PREFETCH_ONE_ROW ahead; longer rows run in the blocks of eight.
-   Measured with the kernel tables called directly from memory (AMD EPYC
-   Zen 5 guest, 2026-12-03, idle, two alternated rounds each; see
-   docs/f16.md): k = 2048 shapes 36-39 GB/s against 27-31 for the blocks,
-   4096^2 1.12-1.17x on one thread and 1.2-1.3x on two; k = 5632 level or
-   worse (0.8-1.1x), k = 8192 0.85-1.0x. A distance of 2 KiB gave 1.2x
-   less than 4 KiB on one row, 6 or 8 KiB no more. No effect on bits: a
-   row's chains are its own whatever the rows beside it. */
-#define DN_F16_ONE_ROW_MAX_K 4096
+   Measured from memory (AMD EPYC Zen 5 guest, 2026-12-03, idle, alternated
+   rounds; see docs/f16.md): with the kernel tables called directly, k =
+   2048 shapes 36-39 GB/s against 27-31 for the blocks; through the API,
+   4096^2 1.12-1.17x on one thread and 1.2-1.3x on two, 2048 x 5632 on two
+   threads 38-56 GB/s against 30-35 (one thread level), 8192^2 on two
+   threads 37-41 against 34.5 (one thread 0.87-1.06x); 1024 x 14336 one
+   thread 0.8-1.0x, hence the limit. A distance of 2 KiB gave 1.2x less
+   than 4 KiB on one row, 6 or 8 KiB no more. No effect on bits: a row's
+   chains are its own whatever the rows beside it. */
+#define DN_F16_ONE_ROW_MAX_K 8192
 #define DN_F16_PREFETCH_ONE_ROW 4096
 
 #define DN_INLINE static inline __attribute__((always_inline))
