@@ -18,7 +18,9 @@
 # 2048, 32/4 heads, FFN 5632, vocabulary 32000) in F16 and Q8_0 written by
 # `decodenum decode --write-gguf`, and llama-quantize's Q4_K_M of the F16
 # file. Per round, for each file and 1 and 2 threads: `llama-bench -p 0 -n
-# TOKENS -r 1` of each build, then `decodenum decode -n TOKENS`; the rounds
+# TOKENS -r 1` of each build, then `decodenum decode -n TOKENS` (its default
+# on x86: the quantized matrices repacked at load, as llama.cpp repacks its
+# Q4_K weights; `--in-place` is not timed here); the rounds
 # alternate the engines so a change in the host's load hits both. The
 # table gives each engine's median over the rounds and the ratio of the
 # medians.
