@@ -17,6 +17,7 @@ typedef struct opts {
     dd_synth sp;
     dd_run run;
     int quiet, repack, copy;
+    size_t repacked; /* matrices repacked at load */
 } opts;
 
 static const char usage[] =
@@ -70,9 +71,15 @@ static int sized_option(opts *o, const char *name, const char *val)
 
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){
-        NULL, NULL, "1", {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0}, {NULL, 0, 16, 1, 0, NULL},
-        0,    1,    0};
+    *o = (opts){NULL,
+                NULL,
+                "1",
+                {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0},
+                {NULL, 0, 16, 1, 0, NULL},
+                0,
+                1,
+                0,
+                0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--synthetic") == 0)
@@ -166,12 +173,13 @@ static void report(const dd_model *m, const opts *o, const dd_result *r)
             "%zu conv taps\n",
             m->n_layer - m->n_layer / m->attn_interval, m->n_layer, m->attn_interval, m->gdn_kh,
             m->gdn_vh, m->gdn_d, m->gdn_taps);
-    printf("isa %s, %u thread(s), kv cache %s, weights %s\n", dn_isa_name(dn_isa_active()),
+    printf("isa %s, %u thread(s), kv cache %s, weights %s", dn_isa_name(dn_isa_active()),
            o->run.threads, o->run.kv_int8 ? "int8" : "f16",
-           o->repack && o->copy ? "repacked (the others copied)"
-           : o->repack          ? "repacked"
-           : o->copy            ? "copied into huge pages"
-                                : "in place");
+           o->repacked ? "repacked"
+           : o->copy   ? "copied into huge pages"
+                       : "in place");
+    if (o->repacked) printf(" (%zu matrices%s)", o->repacked, o->copy ? "; the others copied" : "");
+    printf("\n");
     print_tokens(m, r);
     size_t gen = r->n_tokens > 1 ? r->n_tokens - 1 : 0;
     printf("prompt %zu token(s) + %zu generated in %.3f s; decode %.2f tokens/s (%zu steps after "
@@ -226,11 +234,13 @@ int dd_main(int argc, char **argv)
     } else if (rc == 0) {
         if (dd_model_load(&f, &m, err, sizeof err) == 0) {
             /* repacked by default where the kernels read the layout (x86), as
-               llama.cpp repacks Q4_K: Q4_K_M 1.17-1.31x the tokens/s of in place
-               on one thread, 1.16-1.18x on two (docs/decode.md) */
+               llama.cpp repacks Q4_K: Q4_K_M 1.16-1.31x the tokens/s of in place
+               on one thread, 1.17-1.18x on two (docs/decode.md) */
             const dn_isa isa = dn_isa_active();
             if (isa != DN_ISA_AVX2 && isa != DN_ISA_AVX512) o.repack = 0;
+            const size_t owned = m.n_owned;
             rc = o.repack && dd_model_repack(&m, err, sizeof err) ? 1 : 0;
+            o.repacked = m.n_owned - owned;
             if (rc == 0) rc = o.copy && dd_model_copy(&m, err, sizeof err) ? 1 : 0;
             if (rc == 0) rc = dd_generate(&m, &o.run, &r, err, sizeof err) ? 1 : 0;
             if (rc == 0 && !o.quiet) report(&m, &o, &r);
