@@ -54,6 +54,12 @@
 #define DN_F16_ONE_ROW_MAX_K 8192
 #define DN_F16_PREFETCH_ONE_ROW 4096
 
+/* The one-row stream reads the activation as 16-bit patterns (narrow_x)
+   from this many rows on: BF16 always, F16 for rows longer than
+   DN_F16_HALVES_MIN_K (see row_dot_h). No effect on bits. */
+#define DN_F16_NARROW_MIN_ROWS 8
+#define DN_F16_HALVES_MIN_K 4096
+
 #define DN_INLINE static inline __attribute__((always_inline))
 
 /* Sixteen weights of type bf (0: binary16, 1: bfloat16), widened exactly. */
@@ -169,6 +175,63 @@ DN_INLINE void vec_dot_r(const uint16_t *w, size_t k, const float *x, float *out
     for (int i = 0; i < R; i++) out[i] = double_tail(f[i], w + (size_t)i * k, x, whole, k, bf);
 }
 
+/* The activation's 16-bit patterns: it reaches the kernels rounded to the
+   weight type and widened (src/f16_kernels.h), so narrowing it again is
+   exact and widening the result gives back every bit, NaNs included (F16C
+   widens a NaN quiet and narrows its payload's top bits back). Elements
+   [0, whole) only: the rows' tails read x. */
+DN_INLINE void narrow_x(const float *x, uint16_t *xh, size_t whole, int bf)
+{
+    for (size_t i = 0; i < whole; i += 16) { /* whole: a multiple of 32 */
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m256i h = bf ? _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16))
+                       : _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_si256((__m256i *)(xh + i), h);
+    }
+}
+
+/* One row against the activation's patterns xh: vec_dot_r's chains, with
+   the activation read at two bytes an element. From memory the stream of
+   the row then shares L1 with 16 KiB of activation, not 32: measured on
+   8192^2 and 2048 x 5632, one thread (docs/f16.md, "The activation at two
+   bytes"), F16 1.10-1.13x and BF16 1.13-1.19x the one-row stream's speed
+   on f32; at k = 2048 F16 gains nothing (its activation widened again by
+   F16C costs what the footprint saves), hence DN_F16_HALVES_MIN_K.
+   BF16 widens in lanes: a 64-byte load of 32 values b .. b+31 unpacked
+   with zero words below them gives lo = b+0..3 | b+8..11 | b+16..19 |
+   b+24..27 and hi = the 4..7 of each eight. Quarter q of lo holds lanes
+   0..3 of ggml's chain a_q, of hi its lanes 4..7, and the activation's
+   patterns unpack the same way, so every chain lane takes its elements in
+   k order as in vec_dot_r; the quarters go back to a0|a1, a2|a3 before
+   the fold. Two in-lane unpacks per 32 weights where load_w spends two
+   lane-crossing extensions and two shifts. */
+DN_INLINE float row_dot_h(const uint16_t *w, size_t k, const float *x, const uint16_t *xh, int bf)
+{
+    __m512 lo = _mm512_setzero_ps(), hi = lo;
+    const __m512i zero = _mm512_setzero_si512();
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32) {
+        _mm_prefetch((const char *)(w + b) + DN_F16_PREFETCH_ONE_ROW, _MM_HINT_T0);
+        if (bf) {
+            __m512i v = _mm512_loadu_si512((const void *)(w + b));
+            __m512i u = _mm512_loadu_si512((const void *)(xh + b));
+            __m512 wl = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, v));
+            __m512 wh = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, v));
+            lo = vd_step(wl, _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, u)), lo, 1);
+            hi = vd_step(wh, _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, u)), hi, 1);
+        } else {
+            lo = vd_step(load_w(w + b, 0), load_w(xh + b, 0), lo, 0);
+            hi = vd_step(load_w(w + b + 16, 0), load_w(xh + b + 16, 0), hi, 0);
+        }
+    }
+    if (bf) { /* lo = L0 L1 L2 L3, hi = H0 H1 H2 H3 -> L0 H0 L1 H1 and L2 H2 L3 H3 */
+        __m512 t01 = _mm512_shuffle_f32x4(lo, hi, 0x44), t23 = _mm512_shuffle_f32x4(lo, hi, 0xEE);
+        lo = _mm512_shuffle_f32x4(t01, t01, 0xD8);
+        hi = _mm512_shuffle_f32x4(t23, t23, 0xD8);
+    }
+    return double_tail(fold2(lo, hi, bf), w, x, whole, k, bf);
+}
+
 /* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time (one contiguous
    stream); longer ones in blocks of eight rows (sixteen registers of
    chains), then four, three, two, one. Measured on 8192^2 and TinyLlama's
@@ -179,6 +242,13 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_
                               float *out, int bf)
 {
     size_t r = r0;
+    if (k <= DN_F16_ONE_ROW_MAX_K && r1 - r0 >= DN_F16_NARROW_MIN_ROWS &&
+        (bf || k > DN_F16_HALVES_MIN_K)) {
+        uint16_t xh[DN_F16_ONE_ROW_MAX_K];
+        narrow_x(x, xh, k & ~(size_t)31, bf); /* row_dot_h's tail reads x */
+        for (; r < r1; r++) out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        return;
+    }
     if (k <= DN_F16_ONE_ROW_MAX_K) {
         for (; r < r1; r++) vec_dot_r(w + r * k, k, x, out + r, 1, bf, DN_F16_PREFETCH_ONE_ROW);
         return;
