@@ -26,11 +26,17 @@
 
 /* Rows up to this long run one at a time as one contiguous stream fetched
    DN_F16_PREFETCH_ONE_ROW ahead (k = 2048 shapes 1.15-1.22x the blocks
-   from memory, docs/f16.md; the AVX-512 kernel streams up to 8192, which
-   was not measured here); longer rows in blocks of three. No effect on
-   bits. */
+   from memory, docs/f16.md); longer rows in blocks of three, unless
+   row_dot_h takes them. No effect on bits. */
 #define DN_F16_ONE_ROW_MAX_K 4096
 #define DN_F16_PREFETCH_ONE_ROW 4096
+
+/* Rows up to this long also run as one stream when the activation is read
+   as its 16-bit patterns (row_dot_h), from DN_F16_NARROW_MIN_ROWS rows a
+   call on: BF16 at any length, F16 above DN_F16_ONE_ROW_MAX_K. No effect
+   on bits. */
+#define DN_F16_HALVES_MAX_K 8192
+#define DN_F16_NARROW_MIN_ROWS 8
 
 #define DN_INLINE static inline __attribute__((always_inline))
 
@@ -260,14 +266,91 @@ DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
     return dn_f16_result(hsum(a));
 }
 
-/* Rows up to DN_F16_ONE_ROW_MAX_K long one at a time, the rows of the
-   range one contiguous stream (each row's lines fetched
-   DN_F16_PREFETCH_ONE_ROW ahead run on into the next row's); longer ones
-   three, then two, then one at a time. */
+/* The activation's 16-bit patterns over [0, whole), whole a multiple of 32:
+   exact, as in the AVX-512 kernel's narrow_x (the activation reaches the
+   kernels rounded to the weight type); the rows' tails read x. */
+DN_INLINE void narrow_x(const float *x, uint16_t *xh, size_t whole, int bf)
+{
+    for (size_t i = 0; i < whole; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m128i h;
+        if (bf) {
+            __m256i u = _mm256_srli_epi32(_mm256_castps_si256(v), 16);
+            h = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
+        } else {
+            h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+        }
+        _mm_storeu_si128((__m128i *)(xh + i), h);
+    }
+}
+
+/* Words 0..3 (lo) or 4..7 (hi) of each 128-bit half of v, each the high
+   word of an f32 lane: bfloat16 values widened exactly. */
+DN_INLINE __m256 unpack_lo(__m256i v)
+{
+    return _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), v));
+}
+
+DN_INLINE __m256 unpack_hi(__m256i v)
+{
+    return _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), v));
+}
+
+/* One row against the activation's patterns xh: vec_dot_t's four chains,
+   the activation read at two bytes an element (16 KiB beside the weight
+   stream in L1 at k = 8192, not 32). BF16 widens by in-lane unpacks: 16
+   values b .. b+15 unpacked with zero words below them give b+0..3 |
+   b+8..11 (lanes 0..3 of chains a0 | a1) and b+4..7 | b+12..15 (their
+   lanes 4..7); every chain lane takes its elements in k order, and the
+   halves go back to a0 .. a3 before the fold. See the AVX-512 kernel's
+   row_dot_h and docs/f16.md, "The activation at two bytes". */
+DN_INLINE float row_dot_h(const uint16_t *w, size_t k, const float *x, const uint16_t *xh, int bf)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32) {
+        _mm_prefetch((const char *)(w + b) + DN_F16_PREFETCH_ONE_ROW, _MM_HINT_T0);
+        if (bf) { /* a0: lanes 0..3 of chains 0 | 1, a1: their 4..7; a2, a3: chains 2 | 3 */
+            __m256i v0 = _mm256_loadu_si256((const __m256i *)(w + b));
+            __m256i v1 = _mm256_loadu_si256((const __m256i *)(w + b + 16));
+            __m256i u0 = _mm256_loadu_si256((const __m256i *)(xh + b));
+            __m256i u1 = _mm256_loadu_si256((const __m256i *)(xh + b + 16));
+            a0 = vd_step(unpack_lo(v0), unpack_lo(u0), a0, 1);
+            a1 = vd_step(unpack_hi(v0), unpack_hi(u0), a1, 1);
+            a2 = vd_step(unpack_lo(v1), unpack_lo(u1), a2, 1);
+            a3 = vd_step(unpack_hi(v1), unpack_hi(u1), a3, 1);
+        } else {
+            a0 = vd_step(load_f16(w + b), load_f16(xh + b), a0, 0);
+            a1 = vd_step(load_f16(w + b + 8), load_f16(xh + b + 8), a1, 0);
+            a2 = vd_step(load_f16(w + b + 16), load_f16(xh + b + 16), a2, 0);
+            a3 = vd_step(load_f16(w + b + 24), load_f16(xh + b + 24), a3, 0);
+        }
+    }
+    if (bf) {
+        __m256 c0 = _mm256_permute2f128_ps(a0, a1, 0x20), c1 = _mm256_permute2f128_ps(a0, a1, 0x31);
+        __m256 c2 = _mm256_permute2f128_ps(a2, a3, 0x20), c3 = _mm256_permute2f128_ps(a2, a3, 0x31);
+        a0 = c0, a1 = c1, a2 = c2, a3 = c3;
+    }
+    return double_tail(fold4(a0, a1, a2, a3, bf), w, x, whole, k, bf);
+}
+
+/* Rows one at a time, the rows of the range one contiguous stream (each
+   row's lines fetched DN_F16_PREFETCH_ONE_ROW ahead run on into the next
+   row's): on the activation's patterns where row_dot_h pays (BF16 up to
+   8192, F16 from 4097 to 8192, measured 1.03-1.16x from memory, F16 at k
+   = 2048 0.92-1.03x: docs/f16.md), on its floats up to
+   DN_F16_ONE_ROW_MAX_K; longer ones three, then two, then one at a time. */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
                               float *out, int bf)
 {
     size_t r = r0;
+    if (k <= DN_F16_HALVES_MAX_K && r1 - r0 >= DN_F16_NARROW_MIN_ROWS &&
+        (bf || k > DN_F16_ONE_ROW_MAX_K)) {
+        uint16_t xh[DN_F16_HALVES_MAX_K];
+        narrow_x(x, xh, k & ~(size_t)31, bf);
+        for (; r < r1; r++) out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        return;
+    }
     if (k <= DN_F16_ONE_ROW_MAX_K) {
         for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf, DN_F16_PREFETCH_ONE_ROW);
         return;
