@@ -26,6 +26,7 @@ endfunction()
 # is the reference
 set(configs
   "--arch llama --type f16 -p 1,7,42 --layers 2"
+  "--arch llama --type bf16 -p 1,7,42 --layers 2"
   "--arch llama --type q8_0 -p 1,7,42 --layers 2"
   "--arch llama --type q4_k_m -p 1,7,42 --layers 2"
   "--arch llama --type q4_k --seed 5 --layers 2"

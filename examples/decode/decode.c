@@ -33,7 +33,7 @@ static const char usage[] =
     "synthetic model (the default without a file):\n"
     "  --arch A         llama | mistral | qwen2 | qwen3 | hybrid (hybrid; llama with\n"
     "                   --write-gguf): hybrid is Gated-DeltaNet layers, every 4th attention\n"
-    "  --type T         f16 | q8_0 | q4_k | q5_k | q6_k | q4_k_m (q8_0)\n"
+    "  --type T         f16 | bf16 | q8_0 | q4_k | q5_k | q6_k | q4_k_m (q8_0)\n"
     "  --seed S --layers N (4) --embd N (256) --heads N (8) --kv-heads N (2) --ffn N (512)\n"
     "  --vocab N (512) --tied\n"
     "  --write-gguf OUT write the synthetic model as GGUF and exit\n";

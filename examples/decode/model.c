@@ -87,9 +87,10 @@ static int host_is_little_endian(void)
     return first == 1;
 }
 
-/* The file's little-endian binary16 values as host uint16_t: the data in
-   place on a little-endian host, a converted copy on a big-endian one. */
-static const uint8_t *host_f16(binder *b, const gf_tensor *t, size_t n)
+/* The file's little-endian 16-bit values (binary16, bfloat16) as host
+   uint16_t: the data in place on a little-endian host, a converted copy on
+   a big-endian one. */
+static const uint8_t *host_16(binder *b, const gf_tensor *t, size_t n)
 {
     if (host_is_little_endian()) return t->data;
     uint16_t *h = own(b, n * sizeof *h);
@@ -98,9 +99,9 @@ static const uint8_t *host_f16(binder *b, const gf_tensor *t, size_t n)
     return (const uint8_t *)h;
 }
 
-/* A matrix of rows x cols in a type the products take: F16 (2-byte
-   aligned, as dn_f16_mat_vec's uint16_t weights must be; in host byte
-   order) or a block format dn_mat_vec reads with whole 32-element
+/* A matrix of rows x cols in a type the products take: F16 or BF16 (2-byte
+   aligned, as dn_f16_mat_vec's and dn_bf16_mat_vec's uint16_t weights must
+   be; in host byte order) or a block format dn_mat_vec reads with whole 32-element
    activation blocks (little-endian on every host). */
 static int matrix(binder *b, int layer, const char *name, size_t rows, size_t cols, dd_matrix *out)
 {
@@ -110,14 +111,15 @@ static int matrix(binder *b, int layer, const char *name, size_t rows, size_t co
         return fail(b, "tensor %.*s is %llux%llu, expected %zux%zu", (int)t->name.n, t->name.p,
                     (unsigned long long)t->ne[0], (unsigned long long)t->ne[1], cols, rows);
     dn_type type = (dn_type)t->type;
-    if (type == DN_TYPE_F16) {
+    const int half = type == DN_TYPE_F16 || type == DN_TYPE_BF16;
+    if (half) {
         if ((uintptr_t)t->data % 2 != 0)
-            return fail(b, "tensor %.*s: F16 data at an odd address", (int)t->name.n, t->name.p);
+            return fail(b, "tensor %.*s: 16-bit data at an odd address", (int)t->name.n, t->name.p);
     } else if (!dn_reads(type) || cols % DN_ACT_BLOCK != 0) {
         return fail(b, "tensor %.*s: type %u is not one the engine multiplies", (int)t->name.n,
                     t->name.p, (unsigned)type);
     }
-    const uint8_t *data = type == DN_TYPE_F16 ? host_f16(b, t, rows * cols) : t->data;
+    const uint8_t *data = half ? host_16(b, t, rows * cols) : t->data;
     if (!data) return -1;
     *out = (dd_matrix){type, data, rows, cols, NULL};
     return 0;

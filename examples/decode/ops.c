@@ -26,7 +26,7 @@ int dd_fail(dd_state *s, const char *what, dn_status st)
     return -1;
 }
 
-/* A row of the embedding as floats. F16 rows widen exactly; a block
+/* A row of the embedding as floats. F16 and BF16 rows widen exactly; a block
    format's weights a * coef + b * offs are each rounded once from their
    exact value (dn_row_to_f32), which is what ggml's get_rows gives whenever
    that value is an f32. */
@@ -40,6 +40,8 @@ int op_embed(dd_state *s, uint32_t token)
     dn_status st;
     if (e->type == DN_TYPE_F16) { /* host order (model.c), as the products take it */
         st = dn_f16_widen((const uint16_t *)(const void *)row, s->x, n);
+    } else if (e->type == DN_TYPE_BF16) {
+        st = dn_bf16_widen((const uint16_t *)(const void *)row, s->x, n);
     } else {
         st = dn_row_to_f32(e->type, row, n, s->x, NULL);
     }
@@ -79,8 +81,8 @@ static int prepare_act(dd_state *s, const float *x, size_t n, const dn_type *typ
 }
 
 /* y[i] = W[i] x for `count` matrices that read the same x (Q, K and V; gate
-   and up; a Gated-DeltaNet layer's six input projections). F16 weights:
-   dn_f16_mat_vec each (ggml's vec_dot bits). Block formats: x prepared once
+   and up; a Gated-DeltaNet layer's six input projections). F16 and BF16
+   weights: dn_f16_mat_vec / dn_bf16_mat_vec each (ggml's vec_dot bits). Block formats: x prepared once
    for the group's formats (prepare_act); repacked matrices
    (dd_model_repack) by dn_repacked_mat_vec each, the ones in place
    together by dn_act_mat_vec_multi, one pass of the pool over all their
@@ -94,7 +96,7 @@ int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *c
     size_t n_inplace = 0, n_types = 0;
     if (count > DD_GROUP_MAX) return dd_fail(s, "matrix group", DN_ERR_INVALID_ARGUMENT);
     for (size_t i = 0; i < count; i++)
-        if (w[i]->type != DN_TYPE_F16) types[n_types++] = w[i]->type;
+        if (w[i]->type != DN_TYPE_F16 && w[i]->type != DN_TYPE_BF16) types[n_types++] = w[i]->type;
     if (n_types && prepare_act(s, x, w[0]->cols, types, n_types)) return -1;
     dn_status st = DN_OK;
     for (size_t i = 0; st == DN_OK && i < count; i++) {
@@ -102,6 +104,9 @@ int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *c
         if (w[i]->type == DN_TYPE_F16)
             st = dn_f16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
                                 x, y[i], s->pool);
+        else if (w[i]->type == DN_TYPE_BF16)
+            st = dn_bf16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
+                                 x, y[i], s->pool);
         else if (w[i]->packed)
             st = dn_repacked_mat_vec(s->pact, 0, w[i]->type, w[i]->packed, w[i]->rows, y[i],
                                      s->pool, NULL);

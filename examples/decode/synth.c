@@ -116,9 +116,10 @@ typedef struct tdesc {
     int kind; /* 0 matrix, 1 vector around 1, 2 vector around 0, 3 conv taps */
 } tdesc;
 
-static const dn_type wtypes[DD_W_COUNT] = {DN_TYPE_F16,  DN_TYPE_Q8_0, DN_TYPE_Q4_K,
-                                           DN_TYPE_Q5_K, DN_TYPE_Q6_K, DN_TYPE_Q4_K};
-static const char *const wnames[DD_W_COUNT] = {"f16", "q8_0", "q4_k", "q5_k", "q6_k", "q4_k_m"};
+static const dn_type wtypes[DD_W_COUNT] = {DN_TYPE_F16,  DN_TYPE_Q8_0, DN_TYPE_Q4_K, DN_TYPE_Q5_K,
+                                           DN_TYPE_Q6_K, DN_TYPE_Q4_K, DN_TYPE_BF16};
+static const char *const wnames[DD_W_COUNT] = {"f16",  "q8_0",   "q4_k", "q5_k",
+                                               "q6_k", "q4_k_m", "bf16"};
 
 int dd_wtype_parse(const char *name)
 {
@@ -216,6 +217,7 @@ static size_t tensor_list(const dd_synth *sp, tdesc *t)
 /* ---- the data ----------------------------------------------------------- */
 
 static void put_f16(out *o, float v) { put_le(o, dn_f32_to_f16(v), 2); }
+static void put_bf16(out *o, float v) { put_le(o, dn_f32_to_bf16(v), 2); }
 
 static void put_random(out *o, uint64_t *s, size_t n)
 {
@@ -257,6 +259,8 @@ static void put_tensor(out *o, uint64_t *s, const tdesc *t)
             put_f32(o, (t->kind == 1 ? 1.0f : 0.0f) + uniform(s, t->kind == 3 ? 0.5 : 0.1));
     } else if (t->type == DN_TYPE_F16) {
         for (size_t i = 0; i < n; i++) put_f16(o, uniform(s, a));
+    } else if (t->type == DN_TYPE_BF16) {
+        for (size_t i = 0; i < n; i++) put_bf16(o, uniform(s, a));
     } else {
         size_t blocks = n / dn_type_block_elements(t->type);
         for (size_t i = 0; i < blocks; i++) put_block(o, s, t->type, a);
@@ -303,7 +307,7 @@ static void put_vocab(out *o, size_t n_vocab)
 
 static void put_metadata(out *o, const dd_synth *sp)
 {
-    static const uint32_t ftype[DD_W_COUNT] = {1, 7, 14, 16, 18, 15};
+    static const uint32_t ftype[DD_W_COUNT] = {1, 7, 14, 16, 18, 15, 32};
     /* a Mistral model is written as llama, as llama.cpp's converter writes
        Mistral 7B (the same layer; llama.cpp has no "mistral" architecture) */
     const char *A = strcmp(sp->arch, "mistral") == 0 ? "llama" : sp->arch;
@@ -335,7 +339,9 @@ static void put_metadata(out *o, const dd_synth *sp)
 
 static int check(const dd_synth *sp, char *err, size_t err_bytes)
 {
-    size_t blk = sp->wtype == DD_W_F16 ? 1 : sp->wtype == DD_W_Q8_0 ? 32 : 256;
+    size_t blk = sp->wtype == DD_W_F16 || sp->wtype == DD_W_BF16 ? 1
+                 : sp->wtype == DD_W_Q8_0                        ? 32
+                                                                 : 256;
     const char *why = NULL;
     if (!sp->n_layer || !sp->n_head || !sp->n_head_kv || !sp->n_vocab || sp->n_vocab > 1u << 20 ||
         sp->n_layer > 256)

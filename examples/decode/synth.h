@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 /* Weight mixes: every matrix in one type, or Q4_K_M-like (Q4_K; Q6_K for
-   attn_v, ffn_down and the output; Q5_K for attn_output). */
+   attn_v, ffn_down and the output; Q5_K for attn_output). BF16 last, so
+   the earlier types keep their numbers. */
 typedef enum dd_wtype {
     DD_W_F16,
     DD_W_Q8_0,
@@ -19,6 +20,7 @@ typedef enum dd_wtype {
     DD_W_Q5_K,
     DD_W_Q6_K,
     DD_W_Q4_K_M,
+    DD_W_BF16,
     DD_W_COUNT
 } dd_wtype;
 
