@@ -94,9 +94,10 @@ typedef struct job {
 
 static void prepare(job *j)
 {
-    dn_status st = dn_act_prepare(j->x, j->n, j->cols, j->scaling, DN_WORDS_ONE, j->mem,
-                                  j->mem_bytes, &j->act, NULL);
-    if (st != DN_OK) fail("dn_act_prepare", st);
+    /* the columns on the product's pool (NULL: this thread) */
+    dn_status st = dn_act_prepare_pool(j->x, j->n, j->cols, j->scaling, DN_WORDS_ONE, NULL, 0,
+                                       j->mem, j->mem_bytes, j->pool, &j->act, NULL);
+    if (st != DN_OK) fail("dn_act_prepare_pool", st);
 }
 
 static void call_act_whole(bench_case *c)

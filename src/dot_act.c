@@ -34,6 +34,7 @@
 #include "block_format.h"
 #include "dot_kernels.h"
 #include "bits.h"
+#include "pool.h"
 #include "sizes.h"
 #include "wide128.h"
 
@@ -444,12 +445,61 @@ static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, c
     return DN_OK;
 }
 
+/* At most this many tasks prepare a pooled activation's columns: each
+   keeps its first failure here, so the pool needs no allocation. */
+#define DN_PREP_TASKS 64
+
+/* A pooled preparation: task t prepares columns [cols t / tasks,
+   cols (t + 1) / tasks) in order and stops at its first failure. */
+typedef struct prep_job {
+    dn_act *h;
+    const float *x;
+    uint8_t *part;
+    const col_parts *z;
+    const uint8_t *want;
+    size_t cols, tasks;
+    dn_status st[DN_PREP_TASKS];
+    size_t bad[DN_PREP_TASKS];
+} prep_job;
+
+static void prep_task(size_t t, void *ctx)
+{
+    prep_job *j = (prep_job *)ctx;
+    const size_t n = j->h->n, c1 = j->cols * (t + 1) / j->tasks;
+    j->st[t] = DN_OK;
+    for (size_t c = j->cols * t / j->tasks; c < c1 && j->st[t] == DN_OK; c++)
+        j->st[t] = prepare_col(j->h, c, j->x + c * n, j->part + c * j->z->total, j->z, j->want,
+                               &j->bad[t]);
+}
+
+/* The columns of h on pool (NULL: the calling thread, column by column).
+   The columns are independent, so the bits do not depend on the pool; the
+   failure reported is the first column's, as without one: the tasks hold
+   ordered ranges, and the first task that failed stopped at its first
+   failing column. */
+static dn_status prepare_cols(dn_act *h, const float *x, uint8_t *part, const col_parts *z,
+                              const uint8_t want[DN_TYPE_LIMIT], dn_pool *pool, size_t *bad)
+{
+    const unsigned threads = pool ? dn_pool_threads(pool) : 1;
+    prep_job j = {h, x, part, z, want, h->cols, h->cols, {DN_OK}, {0}};
+    if (threads > 1 && j.tasks > (size_t)4 * threads) j.tasks = (size_t)4 * threads;
+    if (threads <= 1) j.tasks = 1;
+    if (j.tasks > DN_PREP_TASKS) j.tasks = DN_PREP_TASKS;
+    dn_pool_run(threads > 1 ? pool : NULL, j.tasks, prep_task, &j);
+    for (size_t t = 0; t < j.tasks; t++)
+        if (j.st[t] != DN_OK) {
+            if (bad) *bad = j.bad[t];
+            return j.st[t];
+        }
+    return DN_OK;
+}
+
 /* dn_act_prepare for the formats want names (each a quantized format x can
-   serve: the callers checked); the others' row_bytes stay 0, so a product
-   refuses them. */
+   serve: the callers checked), its columns on pool; the others' row_bytes
+   stay 0, so a product refuses them. */
 static dn_status prepare_some(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
                               dn_words words, const uint8_t want[DN_TYPE_LIMIT], void *mem,
-                              size_t bytes, dn_act **act, size_t *bad)
+                              size_t bytes, dn_pool *pool, dn_act **act, size_t *bad)
 {
     size_t need = 0;
     dn_status st = dn_act_size(n, cols, scaling, words, &need);
@@ -470,12 +520,10 @@ static dn_status prepare_some(const float *x, size_t n, size_t cols, dn_act_scal
     }
     h->col = (dn_act_col *)(p + up64(sizeof(dn_act)));
     uint8_t *part = (uint8_t *)h->col + up64(cols * sizeof(dn_act_col));
-    for (size_t c = 0; c < cols; c++) {
-        st = prepare_col(h, c, x + c * n, part + c * z.total, &z, want, bad);
-        if (st != DN_OK) {
-            h->magic = 0; /* not a prepared activation */
-            return st;
-        }
+    st = prepare_cols(h, x, part, &z, want, pool, bad);
+    if (st != DN_OK) {
+        h->magic = 0; /* not a prepared activation */
+        return st;
     }
     *act = h;
     return DN_OK;
@@ -488,7 +536,7 @@ dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling s
     *act = NULL;
     uint8_t want[DN_TYPE_LIMIT];
     memset(want, 1, sizeof want);
-    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
+    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, NULL, act, bad);
 }
 
 /* want[t] = 1 for each of types[0 .. count), after the checks of
@@ -524,7 +572,23 @@ dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scali
     uint8_t want[DN_TYPE_LIMIT];
     st = wanted(types, type_count, n, want);
     if (st != DN_OK) return st;
-    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
+    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, NULL, act, bad);
+}
+
+dn_status dn_act_prepare_pool(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                              dn_words words, const dn_type *types, size_t type_count, void *mem,
+                              size_t bytes, dn_pool *pool, dn_act **act, size_t *bad)
+{
+    if (!act) return DN_ERR_INVALID_ARGUMENT;
+    *act = NULL;
+    size_t need = 0;
+    dn_status st = dn_act_size(n, cols, scaling, words, &need);
+    if (st != DN_OK) return st;
+    uint8_t want[DN_TYPE_LIMIT];
+    memset(want, 1, sizeof want);
+    if (types || type_count) st = wanted(types, type_count, n, want);
+    if (st != DN_OK) return st;
+    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, pool, act, bad);
 }
 
 /* One malloc of dn_act_size bytes, prepared by prepare_some for want. */
@@ -540,7 +604,7 @@ static dn_status create_some(const float *x, size_t n, size_t cols, dn_act_scali
     if (!x) return DN_ERR_INVALID_ARGUMENT;
     void *mem = malloc(bytes);
     if (!mem) return DN_ERR_OUT_OF_MEMORY;
-    st = prepare_some(x, n, cols, scaling, words, want, mem, bytes, act, bad);
+    st = prepare_some(x, n, cols, scaling, words, want, mem, bytes, NULL, act, bad);
     if (st != DN_OK) {
         free(mem);
         return st;

@@ -141,6 +141,21 @@ DN_API dn_status dn_act_create_for(const float *x, size_t n, size_t cols, dn_act
                                    dn_words words, const dn_type *types, size_t type_count,
                                    dn_act **act, size_t *bad);
 
+/* dn_act_prepare_for with the columns prepared on pool (NULL: the calling
+   thread), for prefill: the columns are quantized and prepared
+   independently, at most 4 per pool thread at once (at most 64 tasks), so
+   the dn_act is the one dn_act_prepare_for makes, whatever the pool; the
+   error reported is the first column's, *bad as dn_act_prepare's. types
+   NULL with type_count 0 serves every format (dn_act_prepare's dn_act).
+   Memory as dn_act_prepare (the caller's; the tasks' bookkeeping is on
+   the stack); statuses as dn_act_prepare_for. The pool runs one call at
+   a time (decodenum/pool.h). O(n cols) work, about 1/threads of it on
+   each thread when cols >= threads. */
+DN_API dn_status dn_act_prepare_pool(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                                     dn_words words, const dn_type *types, size_t type_count,
+                                     void *mem, size_t bytes, dn_pool *pool, dn_act **act,
+                                     size_t *bad);
+
 /* Frees a dn_act_create'd activation; NULL is a no-op. Not for one
    prepared in the caller's memory (free that memory instead). */
 DN_API void dn_act_destroy(dn_act *act);
