@@ -70,6 +70,8 @@ selftest)
     cmake --build --preset release -j "$jobs"
     ./build/release/decodenum info
     ./build/release/decodenum selftest
+    # the whole decode loop: a synthetic model, its tokens per second and digest
+    ./build/release/decodenum decode -n 32 -t 2
     ;;
 test)
     apt_install $base $testing
