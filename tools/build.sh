@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds and checks libdecodenum on Debian 12 (as root, or with sudo).
 #
-#   sh tools/build.sh selftest   install build tools, build, run `decodenum selftest`
+#   sh tools/build.sh selftest   install build tools, build, run `decodenum selftest`, then a synthetic decode
 #   sh tools/build.sh test       install build and test tools, build, run the test suite
 #   sh tools/build.sh aarch64    cross-build for AArch64 and run the suite under qemu-aarch64
 #   sh tools/build.sh cross ARCH cross-build for a Debian architecture (s390x, ppc64el, armhf,
