@@ -480,12 +480,11 @@ static void prep_task(size_t t, void *ctx)
 static dn_status prepare_cols(dn_act *h, const float *x, uint8_t *part, const col_parts *z,
                               const uint8_t want[DN_TYPE_LIMIT], dn_pool *pool, size_t *bad)
 {
-    const unsigned threads = pool ? dn_pool_threads(pool) : 1;
-    prep_job j = {h, x, part, z, want, h->cols, h->cols, {DN_OK}, {0}};
-    if (threads > 1 && j.tasks > (size_t)4 * threads) j.tasks = (size_t)4 * threads;
-    if (threads <= 1) j.tasks = 1;
+    const size_t per_pool = (size_t)4 * dn_pool_threads(pool); /* 4 for NULL: one thread */
+    prep_job j = {h, x, part, z, want, h->cols, 1, {DN_OK}, {0}};
+    if (per_pool > 4) j.tasks = h->cols < per_pool ? h->cols : per_pool;
     if (j.tasks > DN_PREP_TASKS) j.tasks = DN_PREP_TASKS;
-    dn_pool_run(threads > 1 ? pool : NULL, j.tasks, prep_task, &j);
+    dn_pool_run(pool, j.tasks, prep_task, &j);
     for (size_t t = 0; t < j.tasks; t++)
         if (j.st[t] != DN_OK) {
             if (bad) *bad = j.bad[t];
