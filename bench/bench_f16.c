@@ -97,6 +97,7 @@ typedef struct product {
     float *out;                 /* n * rows */
     dn_pool *pool;              /* public API forms */
     const dn_w16_kernels *kern; /* kernel forms */
+    const uint16_t *act16;      /* act as the type's patterns (mat_vec_rows) */
 } product;
 
 static void fail_status(const char *what, dn_status st)
@@ -122,7 +123,7 @@ static void call_mat_mul(bench_case *c)
 static void call_kern_mat_vec(bench_case *c)
 {
     const product *p = c->ctx;
-    p->kern->mat_vec_rows(p->w, p->k, p->act, 0, p->rows, p->out);
+    p->kern->mat_vec_rows(p->w, p->k, p->act, p->act16, 0, p->rows, p->out);
 }
 
 static void call_kern_sgemm(bench_case *c)
@@ -264,6 +265,7 @@ typedef struct f16_run {
     uint16_t *w;                    /* one 8192^2 weight matrix; the 4096^2 and 2048^2
                             matrices are its first 32 MiB and 8 MiB */
     float *act, *act_r;             /* activations; the kernels' rounded ones */
+    uint16_t *act_h;                /* act_r as the type's patterns */
     float *out, *o;                 /* every case's outputs; the next free place */
     dn_pool *pool1, *pool2;
     bench_team *team2;
@@ -314,9 +316,10 @@ static int setup(f16_run *r)
     r->w = bench_alloc(w_elems * sizeof *r->w);
     r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
+    r->act_h = bench_alloc(ISA_N * ISA_DIM * sizeof(uint16_t));
     r->out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
                          sizeof(float));
-    if (!r->w || !r->act || !r->act_r || !r->out) {
+    if (!r->w || !r->act || !r->act_r || !r->act_h || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return -1;
     }
@@ -325,7 +328,8 @@ static int setup(f16_run *r)
         return -1;
     }
     bench_fill(r->act, MM_MAX_N * MM_DIM, 11u);
-    r->kt[0]->round_f32(r->act, r->act_r, ISA_N * ISA_DIM);
+    r->kt[0]->from_f32(r->act, r->act_h, ISA_N * ISA_DIM);
+    r->kt[0]->widen(r->act_h, r->act_r, ISA_N * ISA_DIM);
 
     r->pool1 = dn_pool_create(1), r->pool2 = dn_pool_create(2);
     r->team2 = bench_team_create(2);
@@ -369,7 +373,7 @@ static void mat_vec_section(f16_run *r)
     bench_case *g1 = r->g1;
     int n1 = 0;
     for (int i = 0; i < 3; i++, r->o += MV_DIM) {
-        r->mv[i] = (product){r->w, MV_DIM, MV_DIM, 1, r->act, r->o, mv_pool[i], NULL};
+        r->mv[i] = (product){r->w, MV_DIM, MV_DIM, 1, r->act, r->o, mv_pool[i], NULL, NULL};
         g1[n1++] = mk("mat_vec", mv_name[i], call_mat_vec, &r->mv[i], r->mv_samples);
     }
     const size_t w_bytes = MV_DIM * MV_DIM * sizeof *r->w;
@@ -396,8 +400,8 @@ static void mat_mul_section(f16_run *r)
     bench_case *g2 = r->g2;
     int n2 = 0;
     for (int i = 0; i < 4; i++, r->o += MM_MAX_N * MM_DIM) {
-        r->mm[i] =
-            (product){r->w, MM_DIM, MM_DIM, mm_n[i], r->act, r->o, i < 2 ? NULL : r->pool2, NULL};
+        r->mm[i] = (product){r->w, MM_DIM, MM_DIM, mm_n[i], r->act, r->o, i < 2 ? NULL : r->pool2,
+                             NULL, NULL};
         g2[n2++] =
             mk("mat_mul", i < 2 ? "pool NULL" : "pool 2", call_mat_mul, &r->mm[i], r->mm_samples);
     }
@@ -512,12 +516,12 @@ static int per_isa(f16_run *r)
     for (int i = 0; i < NISA; i++) {
         if (!r->kt[i]) continue;
         int want = isas[i] == DN_ISA_SCALAR ? r->isa_scalar_samples : r->isa_samples;
-        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, 1, r->act_r, r->o, NULL, r->kt[i]};
+        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, 1, r->act_r, r->o, NULL, r->kt[i], r->act_h};
         r->o += ISA_N * ISA_DIM;
         isa_of[n3] = i;
         g3[n3] = mk("mat_vec", dn_isa_name(isas[i]), call_kern_mat_vec, &kp[n3], want);
         n3++;
-        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, r->kt[i]};
+        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, r->kt[i], NULL};
         r->o += ISA_N * ISA_DIM;
         isa_of[n3] = i;
         g3[n3] = mk("sgemm", dn_isa_name(isas[i]), call_kern_sgemm, &kp[n3], want);
@@ -527,8 +531,8 @@ static int per_isa(f16_run *r)
 #if defined(DN_HAVE_AVX512)
     const dn_kernels *ks = dn_kernels_for(DN_ISA_AVX512);
     if (T->bf && ks && ks->f16->bf16.sgemm_rows != dn_f16_avx512.bf16.sgemm_rows) {
-        kp[n3] =
-            (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, &dn_f16_avx512.bf16};
+        kp[n3] = (product){r->w, ISA_DIM, ISA_DIM, ISA_N, r->act_r, r->o, NULL, &dn_f16_avx512.bf16,
+                           NULL};
         r->o += ISA_N * ISA_DIM;
         isa_of[n3] = 2;
         g3[n3] = mk("sgemm", "avx512", call_kern_sgemm, &kp[n3], r->isa_samples);
@@ -570,6 +574,9 @@ static int per_isa(f16_run *r)
 /* ---- decode shapes from memory (--shapes) --------------------------------------- */
 
 #define SH_BUF ((size_t)512 << 20) /* bytes the shape cases rotate through */
+/* Elements each matrix starts past a cache line: 32 bytes, where a mapped
+   GGUF file puts half of its tensors (the format aligns them to 32). */
+#define SH_PAST 16
 
 /* One table's mat_vec_rows over a shape, each call on the next matrix of a
    512 MiB buffer, so every call reads its weights from memory. */
@@ -583,8 +590,9 @@ static void call_shape(bench_case *c)
 {
     shape_ctx *s = c->ctx;
     size_t m = s->p.rows * s->p.k;
-    if (s->at + m > SH_BUF / 2) s->at = 0;
-    s->p.kern->mat_vec_rows(s->base + s->at, s->p.k, s->p.act, 0, s->p.rows, s->p.out);
+    if (s->at + SH_PAST + m > SH_BUF / 2) s->at = 0;
+    s->p.kern->mat_vec_rows(s->base + s->at + SH_PAST, s->p.k, s->p.act, s->p.act16, 0, s->p.rows,
+                            s->p.out);
     s->at += m;
 }
 
@@ -597,10 +605,12 @@ static int shapes_section(f16_run *r)
         {8192, 8192}, {2048, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}};
     uint16_t *buf = bench_alloc(SH_BUF);
     float *x = bench_alloc(8192 * sizeof(float));
-    if (!buf || !x) return -1;
+    uint16_t *xh = bench_alloc(8192 * sizeof(uint16_t));
+    if (!buf || !x || !xh) return -1;
     for (size_t o = 0; o < SH_BUF / 2; o += MV_DIM * MV_DIM)
         memcpy(buf + o, r->w, MV_DIM * MV_DIM * 2);
-    r->kt[0]->round_f32(r->act, x, 8192);
+    r->kt[0]->from_f32(r->act, xh, 8192);
+    r->kt[0]->widen(xh, x, 8192);
     static shape_ctx sc[5 * NISA];
     static bench_case g[5 * NISA + 16];
     int n = 0, want = r->quick ? 15 : 41, per = 0;
@@ -610,8 +620,8 @@ static int shapes_section(f16_run *r)
             /* each case starts 48 MiB past the last one's start: what another
                case read just before is never in the last-level cache */
             size_t start = ((size_t)n * (48 << 20) / 2) % (SH_BUF / 2);
-            sc[n] =
-                (shape_ctx){{buf, shp[s][0], shp[s][1], 1, x, r->out, NULL, r->kt[i]}, buf, start};
+            sc[n] = (shape_ctx){
+                {buf, shp[s][0], shp[s][1], 1, x, r->out, NULL, r->kt[i], xh}, buf, start};
             g[n] = mk("mat_vec", dn_isa_name(isas[i]), call_shape, &sc[n].p, want);
             g[n].ctx = &sc[n];
             n++;
@@ -623,9 +633,9 @@ static int shapes_section(f16_run *r)
     bench_run_group_shuffled(g, n);
     int best = bench_best_case(g, rd0, n);
     printf("\nmat_vec from memory, 1 thread, kernel tables called directly, each call on the"
-           " next\nmatrix of a %zu MiB buffer; %d samples of 1 call; read: %s over the buffer,"
-           " %.2f GB/s\nmedian, %.2f best\n",
-           SH_BUF >> 20, want, g[best].impl, bench_gbps(&g[best], g[best].med),
+           " next\nmatrix of a %zu MiB buffer, %d bytes past a line as in a mapped GGUF file;"
+           " %d samples of 1\ncall; read: %s over the buffer, %.2f GB/s median, %.2f best\n",
+           SH_BUF >> 20, SH_PAST * 2, want, g[best].impl, bench_gbps(&g[best], g[best].med),
            bench_gbps(&g[best], g[best].best));
     printf("  %-12s %-7s %8s %8s %8s   %s\n", "rows x k", "isa", "ms/call", "GB/s", "GB/s-max",
            "/ read (medians; best/best)");
@@ -646,6 +656,7 @@ static int shapes_section(f16_run *r)
     }
     free(buf);
     free(x);
+    free(xh);
     return 0;
 }
 
@@ -669,6 +680,7 @@ static void teardown(f16_run *r)
     free(r->w);
     free(r->act);
     free(r->act_r);
+    free(r->act_h);
     free(r->out);
 }
 

@@ -114,9 +114,10 @@ void dn_ref_f16_scale(uint16_t *acc, float s, size_t n)
     for (size_t i = 0; i < n; i++) acc[i] = f16_result(dn_f16_widen1(acc[i]) * s);
 }
 
-void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                             float *out)
+void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                             size_t r0, size_t r1, float *out)
 {
+    (void)xh; /* the patterns of x: the reference reads x */
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_f16_vec_dot(w + r * k, x, k);
 }
 
@@ -206,9 +207,10 @@ float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k)
     return sgemm_dot(w, x, k, dn_bf16_widen1);
 }
 
-void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out)
+void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out)
 {
+    (void)xh; /* the patterns of x: the reference reads x */
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_bf16_vec_dot(w + r * k, x, k);
 }
 

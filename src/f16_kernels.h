@@ -15,7 +15,9 @@
  * NEON tables reproduce them bit for bit; an entry an ISA leaves NULL runs
  * the ISA below it. Activations reach the dot kernels already rounded to
  * the weight type and widened to f32 (exact), so a product widens them
- * once, not once per row.
+ * once, not once per row; mat_vec_rows also receives the same activation
+ * as 16-bit patterns, made once per product, for kernels that stream it at
+ * two bytes an element.
  */
 #ifndef DN_F16_KERNELS_H
 #define DN_F16_KERNELS_H
@@ -33,9 +35,11 @@ typedef struct dn_w16_kernels {
     void (*round_f32)(const float *x, float *y, size_t n);
     float (*vec_dot)(const uint16_t *w, const float *x, size_t k);
     float (*sgemm_dot)(const uint16_t *w, const float *x, size_t k); /* k % 8 == 0 */
-    /* out[r] = vec_dot(w + r*k, x, k) for r in [r0, r1) */
-    void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                         float *out);
+    /* out[r] = vec_dot(w + r*k, x, k) for r in [r0, r1); xh: x as the
+       type's patterns (widen(xh) == x, bit for bit), read by kernels that
+       stream the activation at two bytes an element */
+    void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, const uint16_t *xh, size_t r0,
+                         size_t r1, float *out);
     /* The columns act[0, n*k) in a form of the table's own that sgemm_rows
        reads beside them, made once per product and shared by its tasks:
        pack_bytes(k, n) bytes (0: the table has no such form, the
@@ -62,8 +66,8 @@ void dn_ref_f16_widen(const uint16_t *h, float *x, size_t n);
 void dn_ref_f16_round_f32(const float *x, float *y, size_t n);
 float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
-void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                             float *out);
+void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                             size_t r0, size_t r1, float *out);
 void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                            const void *packed, size_t n, size_t r0, size_t r1, float *out);
 /* The reference reads the columns as they are: no packed form. */
@@ -77,8 +81,8 @@ void dn_ref_bf16_widen(const uint16_t *h, float *x, size_t n);
 void dn_ref_bf16_round_f32(const float *x, float *y, size_t n);
 float dn_ref_bf16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
-void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out);
+void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out);
 void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                             const void *packed, size_t n, size_t r0, size_t r1, float *out);
 

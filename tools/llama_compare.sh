@@ -15,7 +15,7 @@
 # (made once; about 4 GB).
 #
 # Tokens per second: a TinyLlama-shaped synthetic model (22 layers, width
-# 2048, 32/4 heads, FFN 5632, vocabulary 32000) in F16 and Q8_0 written by
+# 2048, 32/4 heads, FFN 5632, vocabulary 32000) in F16, BF16 and Q8_0 written by
 # `decodenum decode --write-gguf`, and llama-quantize's Q4_K_M of the F16
 # file. Per round, for each file and 1 and 2 threads: `llama-bench -p 0 -n
 # TOKENS -r 1` of each build, then `decodenum decode -n TOKENS` (its default
@@ -25,7 +25,7 @@
 # table gives each engine's median over the rounds and the ratio of the
 # medians.
 #
-# Logits: a small model (2 layers, width 256) in F16, Q8_0 and Q4_K_M, a
+# Logits: a small model (2 layers, width 256) in F16, BF16, Q8_0 and Q4_K_M, a
 # 300-token prompt and 8 generated tokens, at 1, 2 and 3 threads: the digest
 # of every logit's bits from llama-logits (flash attention auto, its
 # default, and off) and from decodenum decode (and
@@ -49,7 +49,7 @@ quantize="$1/bin/llama-quantize"
 write_models() { # shape name, then the decode example's model options
     shape=$1
     shift
-    for type in f16 q8_0; do
+    for type in f16 bf16 q8_0; do
         f="$models/$shape-$type.gguf"
         [ -f "$f" ] || "$dn" decode --arch llama --type "$type" "$@" --write-gguf "$f"
     done
@@ -67,7 +67,7 @@ if [ "$rounds" -gt 0 ]; then
     log=$(mktemp)
     trap 'rm -f "$log"' EXIT
     for _ in $(seq 1 "$rounds"); do
-        for type in q4_k_m q8_0 f16; do
+        for type in q4_k_m q8_0 f16 bf16; do
             f="$models/tiny-$type.gguf"
             for t in 1 2; do
                 for b in "$@"; do
@@ -94,7 +94,7 @@ fi
 echo
 echo "logits digest, 300-token prompt + 8 tokens (small model), threads 1 / 2 / 3"
 prompt=$(awk 'BEGIN { s = "1"; for (i = 1; i < 300; i++) s = s "," ((37 * i + 11) % 997 + 3); print s }')
-for type in f16 q8_0 q4_k_m; do
+for type in f16 bf16 q8_0 q4_k_m; do
     f="$models/small-$type.gguf"
     for b in "$@"; do
         for fa in auto off; do

@@ -184,8 +184,8 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
         return;
     case MAT_VEC_ROWS: {
         size_t r0 = (size_t)dn_rng_below(r, rows);
-        ref->mat_vec_rows(b->w, k, b->act, r0, rows, b->y_ref);
-        kern->mat_vec_rows(b->w, k, b->act, r0, rows, b->y_k);
+        ref->mat_vec_rows(b->w, k, b->act, b->h_ref, r0, rows, b->y_ref);
+        kern->mat_vec_rows(b->w, k, b->act, b->h_ref, r0, rows, b->y_k);
         cmp_f32(res, b->y_ref + r0, b->y_k + r0, rows - r0, k);
         return;
     }
@@ -268,8 +268,8 @@ static void run_long_rows(const dn_w16_kernels *ref, const dn_w16_kernels *kern,
         fill_w(&r, h, k, (int)dn_rng_below(&r, 3), bf);
         ref->widen(h, x, k);
         for (size_t j = 0; j < rows; j++) y_ref[j] = y_k[j] = (float)j;
-        ref->mat_vec_rows(w, k, x, r0, rows, y_ref);
-        kern->mat_vec_rows(w, k, x, r0, rows, y_k);
+        ref->mat_vec_rows(w, k, x, h, r0, rows, y_ref);
+        kern->mat_vec_rows(w, k, x, h, r0, rows, y_k);
         cmp_f32(res, y_ref, y_k, rows, k);
     }
 out:

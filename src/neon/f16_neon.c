@@ -257,9 +257,10 @@ static float sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
     return sgemm_dot_t(w, x, k, 0);
 }
 
-static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out)
+static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out)
 {
+    (void)xh; /* the NEON kernels read the floats */
     mat_vec_rows_t(w, k, x, r0, r1, out, 0);
 }
 
@@ -280,9 +281,10 @@ static float bf16_sgemm_dot_neon(const uint16_t *w, const float *x, size_t k)
     return sgemm_dot_t(w, x, k, 1);
 }
 
-static void bf16_mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, size_t r0,
-                                   size_t r1, float *out)
+static void bf16_mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                                   size_t r0, size_t r1, float *out)
 {
+    (void)xh; /* the NEON kernels read the floats */
     mat_vec_rows_t(w, k, x, r0, r1, out, 1);
 }
 

@@ -32,11 +32,9 @@
 #define DN_F16_PREFETCH_ONE_ROW 4096
 
 /* Rows up to this long also run as one stream when the activation is read
-   as its 16-bit patterns (row_dot_h), from DN_F16_NARROW_MIN_ROWS rows a
-   call on: BF16 at any length, F16 above DN_F16_ONE_ROW_MAX_K. No effect
-   on bits. */
+   as its 16-bit patterns (row_dot_h): BF16 at any length, F16 above
+   DN_F16_ONE_ROW_MAX_K. No effect on bits. */
 #define DN_F16_HALVES_MAX_K 8192
-#define DN_F16_NARROW_MIN_ROWS 8
 
 #define DN_INLINE static inline __attribute__((always_inline))
 
@@ -266,24 +264,6 @@ DN_INLINE float sgemm_dot_t(const uint16_t *w, const float *x, size_t k, int bf)
     return dn_f16_result(hsum(a));
 }
 
-/* The activation's 16-bit patterns over [0, whole), whole a multiple of 32:
-   exact, as in the AVX-512 kernel's narrow_x (the activation reaches the
-   kernels rounded to the weight type); the rows' tails read x. */
-DN_INLINE void narrow_x(const float *x, uint16_t *xh, size_t whole, int bf)
-{
-    for (size_t i = 0; i < whole; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        __m128i h;
-        if (bf) {
-            __m256i u = _mm256_srli_epi32(_mm256_castps_si256(v), 16);
-            h = _mm_packus_epi32(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
-        } else {
-            h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-        }
-        _mm_storeu_si128((__m128i *)(xh + i), h);
-    }
-}
-
 /* Words 0..3 (lo) or 4..7 (hi) of each 128-bit half of v, each the high
    word of an f32 lane: bfloat16 values widened exactly. */
 DN_INLINE __m256 unpack_lo(__m256i v)
@@ -340,14 +320,11 @@ DN_INLINE float row_dot_h(const uint16_t *w, size_t k, const float *x, const uin
    8192, F16 from 4097 to 8192, measured 1.03-1.16x from memory, F16 at k
    = 2048 0.92-1.03x: docs/f16.md), on its floats up to
    DN_F16_ONE_ROW_MAX_K; longer ones three, then two, then one at a time. */
-DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out, int bf)
+DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out, int bf)
 {
     size_t r = r0;
-    if (k <= DN_F16_HALVES_MAX_K && r1 - r0 >= DN_F16_NARROW_MIN_ROWS &&
-        (bf || k > DN_F16_ONE_ROW_MAX_K)) {
-        uint16_t xh[DN_F16_HALVES_MAX_K];
-        narrow_x(x, xh, k & ~(size_t)31, bf);
+    if (k <= DN_F16_HALVES_MAX_K && (bf || k > DN_F16_ONE_ROW_MAX_K)) {
         for (; r < r1; r++) out[r] = row_dot_h(w + r * k, k, x, xh, bf);
         return;
     }
@@ -504,10 +481,10 @@ static float sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
     return sgemm_dot_t(w, x, k, 0);
 }
 
-static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0, size_t r1,
-                              float *out)
+static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out)
 {
-    mat_vec_rows_t(w, k, x, r0, r1, out, 0);
+    mat_vec_rows_t(w, k, x, xh, r0, r1, out, 0);
 }
 
 static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
@@ -527,10 +504,10 @@ static float bf16_sgemm_dot_avx2(const uint16_t *w, const float *x, size_t k)
     return sgemm_dot_t(w, x, k, 1);
 }
 
-static void bf16_mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, size_t r0,
-                                   size_t r1, float *out)
+static void bf16_mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                                   size_t r0, size_t r1, float *out)
 {
-    mat_vec_rows_t(w, k, x, r0, r1, out, 1);
+    mat_vec_rows_t(w, k, x, xh, r0, r1, out, 1);
 }
 
 static void bf16_sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
