@@ -445,10 +445,6 @@ static dn_status prepare_col(dn_act *x, size_t c, const float *xc, uint8_t *p, c
     return DN_OK;
 }
 
-/* At most this many tasks prepare a pooled activation's columns: each
-   keeps its first failure here, so the pool needs no allocation. */
-#define DN_PREP_TASKS 64
-
 /* A pooled preparation: task t prepares columns [cols t / tasks,
    cols (t + 1) / tasks) in order and stops at its first failure. */
 typedef struct prep_job {
@@ -458,8 +454,8 @@ typedef struct prep_job {
     const col_parts *z;
     const uint8_t *want;
     size_t cols, tasks;
-    dn_status st[DN_PREP_TASKS];
-    size_t bad[DN_PREP_TASKS];
+    dn_status st[DN_POOL_STACK_TASKS];
+    size_t bad[DN_POOL_STACK_TASKS];
 } prep_job;
 
 static void prep_task(size_t t, void *ctx)
@@ -483,7 +479,7 @@ static dn_status prepare_cols(dn_act *h, const float *x, uint8_t *part, const co
     const size_t per_pool = (size_t)4 * dn_pool_threads(pool); /* 4 for NULL: one thread */
     prep_job j = {h, x, part, z, want, h->cols, 1, {DN_OK}, {0}};
     if (per_pool > 4) j.tasks = h->cols < per_pool ? h->cols : per_pool;
-    if (j.tasks > DN_PREP_TASKS) j.tasks = DN_PREP_TASKS;
+    if (j.tasks > DN_POOL_STACK_TASKS) j.tasks = DN_POOL_STACK_TASKS;
     dn_pool_run(pool, j.tasks, prep_task, &j);
     for (size_t t = 0; t < j.tasks; t++)
         if (j.st[t] != DN_OK) {

@@ -115,11 +115,6 @@ dn_status dn_mat_vec(dn_type type, const uint8_t *w, size_t rows, size_t n, cons
 
 /* ---- products with a prepared activation (dn_act) --------------------------------- */
 
-/* At most this many tasks per pooled product: their bookkeeping lives on
-   the stack (nothing allocated), and four tasks per thread balance the
-   load up to 16 threads. */
-#define ACT_TASKS 64
-
 /* Tasks per thread of a matrix product (two columns or more): its tasks
    are long (a 4096 x 4096 Q4_K product with 64 columns takes ~20 ms on one
    thread), and with four a thread the thread that fell behind (another
@@ -192,8 +187,8 @@ typedef struct act_job {
     size_t c0, c1, chunk, total;
     const dn_act_matrix *mats;
     size_t count;
-    dn_status status[ACT_TASKS];
-    size_t bad[ACT_TASKS], which[ACT_TASKS];
+    dn_status status[DN_POOL_STACK_TASKS];
+    size_t bad[DN_POOL_STACK_TASKS], which[DN_POOL_STACK_TASKS];
 } act_job;
 
 static void act_task(size_t t, void *ctx)
@@ -218,7 +213,7 @@ static void act_task(size_t t, void *ctx)
 static dn_status act_run(act_job *j, dn_pool *pool, size_t *bad_matrix, size_t *bad)
 {
     const size_t threads = dn_pool_threads(pool), per = j->c1 - j->c0 > 1 ? ACT_MM_PER_THREAD : 4;
-    size_t parts = threads >= ACT_TASKS / per ? ACT_TASKS : threads * per;
+    size_t parts = threads >= DN_POOL_STACK_TASKS / per ? DN_POOL_STACK_TASKS : threads * per;
     j->chunk = dn_size_div_up(j->total, parts);
     if (j->chunk % 4) j->chunk += 4 - j->chunk % 4; /* whole batches of four rows */
     size_t tasks = dn_size_div_up(j->total, j->chunk);

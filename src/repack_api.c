@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_TASKS 64 /* at most, per pooled product (their bookkeeping on the stack) */
-
 /* The checks of every product: DN_OK with *empty when there is nothing to
    compute, else the status (decodenum/dot.h's list). */
 static dn_status packed_args(const dn_act *x, size_t c0, size_t c1, dn_type type, const void *w,
@@ -152,8 +150,8 @@ typedef struct pack_job {
     dn_type type;
     const uint8_t *w;
     float *out;
-    dn_status status[PACK_TASKS];
-    size_t bad[PACK_TASKS];
+    dn_status status[DN_POOL_STACK_TASKS];
+    size_t bad[DN_POOL_STACK_TASKS];
 } pack_job;
 
 static void pack_task(size_t t, void *ctx)
@@ -167,7 +165,7 @@ static void pack_task(size_t t, void *ctx)
 static dn_status pack_run(pack_job *j, dn_pool *pool, size_t *bad)
 {
     const size_t threads = dn_pool_threads(pool);
-    const size_t parts = threads >= PACK_TASKS / 4 ? PACK_TASKS : threads * 4;
+    const size_t parts = threads >= DN_POOL_STACK_TASKS / 4 ? DN_POOL_STACK_TASKS : threads * 4;
     j->chunk = dn_size_div_up(j->rows, parts);
     if (j->chunk % DN_REPACK_ROWS) j->chunk += DN_REPACK_ROWS - j->chunk % DN_REPACK_ROWS;
     const size_t tasks = dn_size_div_up(j->rows, j->chunk);
