@@ -9,6 +9,14 @@
 
 #include "ops.h"
 
+/* A cache on a line boundary: the attention kernels read a row 64 bytes a
+   load, and from a malloc block (16 bytes past a line) every load would
+   straddle two lines. */
+static void *line_alloc(size_t bytes)
+{
+    return aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
+}
+
 static int alloc_cache(dd_state *s)
 {
     const dd_model *m = s->m;
@@ -21,8 +29,8 @@ static int alloc_cache(dd_state *s)
     size_t eb = s->kv_int8 ? 1 : 2;
     for (size_t l = 0; l < L; l++) {
         if (m->layers[l].gdn) continue; /* a Gated-DeltaNet layer keeps no cache */
-        s->kc[l] = malloc(elems * eb);
-        s->vc[l] = malloc(elems * eb);
+        s->kc[l] = line_alloc(elems * eb);
+        s->vc[l] = line_alloc(elems * eb);
         if (!s->kc[l] || !s->vc[l]) return -1;
         /* touched once here, so the steps' appends do not take its pages' first faults */
         memset(s->kc[l], 0, elems * eb);

@@ -90,7 +90,11 @@ DN_API const char *dn_status_str(dn_status status);
  * start at any address; a typed array (float, uint16_t, int16_t, a struct)
  * needs only its type's natural alignment, as C requires of every pointer
  * to that type. No entry point needs more: the kernels use unaligned vector
- * loads. Aliasing: an input and an output may be the same array only where
+ * loads. Speed is another matter: a large array the kernels stream (a KV
+ * cache, a weight matrix) reads fastest from a 64-byte boundary (a load
+ * that straddles two cache lines costs two), which malloc does not give a
+ * large block (glibc: 16 bytes past a line); aligned_alloc(64, ...) does.
+ * Aliasing: an input and an output may be the same array only where
  * a function says so (e.g. dn_softmax's y may be x); otherwise they must not
  * overlap. A binary16 view into a file at an odd offset goes through
  * dn_f16_dequantize_row, which reads bytes.
