@@ -7,8 +7,10 @@
  * on bits, derived by hand; conversions against the F16C instructions.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "decodenum.h"
 #include "oracle.h"
@@ -162,6 +164,68 @@ static void sizes_beyond_memory_are_invalid(void **state)
                      DN_ERR_INVALID_ARGUMENT);
 }
 
+/* One 16-bit weight type's entry points, for tests that run both. */
+typedef struct w16_api {
+    const char *name;
+    dn_status (*dot)(dn_f16_path, const uint16_t *, const uint16_t *, size_t, float *);
+    dn_status (*widen)(const uint16_t *, float *, size_t);
+    dn_status (*mat_vec)(const uint16_t *, size_t, size_t, const float *, float *, dn_pool *);
+    dn_status (*rows)(const uint16_t *, size_t, size_t, const uint16_t *, size_t, size_t, float *);
+    uint16_t sign, base; /* random patterns: sign | (base + 10 bits) */
+} w16_api;
+
+static const w16_api w16_apis[2] = {
+    {"f16", dn_f16_dot, dn_f16_widen, dn_f16_mat_vec, dn_f16_mat_vec_rows, 0x8000, 0x2C00},
+    {"bf16", dn_bf16_dot, dn_bf16_widen, dn_bf16_mat_vec, dn_bf16_mat_vec_rows, 0x8000, 0x3C00},
+};
+
+/* Every pointer placement gives the same bits: weights 0, 16, 32 and 48
+   bytes past a cache line (GGUF aligns tensors to 32 bytes; the AVX-512
+   BF16 stream once loaded 64 bytes at a time and is now split in halves),
+   the activation's patterns at any 2-byte offset (the rows forms copy them
+   into line-aligned memory), rows long enough for each ISA's one-row
+   streams (on floats at 2048, on patterns past 4096, the blocks past
+   8192). Each row against dn_*_dot, one row at a time. */
+static void any_placement_same_bits(void **state)
+{
+    (void)state;
+    static const size_t ks[] = {2048, 4104, 8192, 8232};
+    enum { ROWS = 9, MAXK = 8232, PAD = 32 };
+    uint16_t *w = malloc((ROWS * MAXK + PAD) * 2), *wb = malloc((ROWS * MAXK + PAD) * 2 + 64);
+    uint16_t *x = malloc(MAXK * 2), *xb = malloc((MAXK + PAD) * 2);
+    float *xf = malloc((MAXK + PAD) * 4), *want = malloc(ROWS * 4), *out = malloc(ROWS * 4);
+    assert_true(w && wb && x && xb && xf && want && out);
+    uint16_t *wline = (uint16_t *)(((uintptr_t)wb + 63) & ~(uintptr_t)63);
+    uint64_t seed = 0x5eed;
+    for (int t = 0; t < 2; t++) {
+        const w16_api *a = &w16_apis[t];
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+            size_t k = ks[ki], differ = 0;
+            for (size_t i = 0; i < ROWS * k; i++)
+                w[i] =
+                    (uint16_t)((splitmix(&seed) & a->sign) | (a->base + (splitmix(&seed) & 1023)));
+            for (size_t i = 0; i < k; i++)
+                x[i] =
+                    (uint16_t)((splitmix(&seed) & a->sign) | (a->base + (splitmix(&seed) & 1023)));
+            for (size_t r = 0; r < ROWS; r++)
+                assert_int_equal(a->dot(DN_F16_PATH_VEC_DOT, w + r * k, x, k, &want[r]), DN_OK);
+            for (size_t wo = 0; wo < 32; wo += 8)
+                for (size_t xo = 0; xo < 32; xo += 7) {
+                    memcpy(wline + wo, w, ROWS * k * 2);
+                    memcpy(xb + xo, x, k * 2);
+                    assert_int_equal(a->rows(wline + wo, ROWS, k, xb + xo, 0, ROWS, out), DN_OK);
+                    for (size_t r = 0; r < ROWS; r++) differ += tbits(out[r]) != tbits(want[r]);
+                    assert_int_equal(a->widen(x, xf + xo, k), DN_OK);
+                    assert_int_equal(a->mat_vec(wline + wo, ROWS, k, xf + xo, out, NULL), DN_OK);
+                    for (size_t r = 0; r < ROWS; r++) differ += tbits(out[r]) != tbits(want[r]);
+                }
+            if (differ) printf("  %s k %zu: %zu outputs differ\n", a->name, k, differ);
+            assert_int_equal(differ, 0);
+        }
+    }
+    free(w), free(wb), free(x), free(xb), free(xf), free(want), free(out);
+}
+
 static void pools_come_and_go(void **state)
 {
     (void)state;
@@ -263,6 +327,7 @@ int main(void)
         cmocka_unit_test(mad_and_scale),
         cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(sizes_beyond_memory_are_invalid),
+        cmocka_unit_test(any_placement_same_bits),
         cmocka_unit_test(pools_come_and_go),
         cmocka_unit_test(oracle_ggml_matmul),
     };
