@@ -501,7 +501,7 @@ static dn_status prepare_some(const float *x, size_t n, size_t cols, dn_act_scal
     if (st != DN_OK) return st;
     if (!x || !mem || bytes < need) return DN_ERR_INVALID_ARGUMENT;
     memset(mem, 0, need);
-    uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    uint8_t *p = dn_line_up(mem);
     dn_act *h = (dn_act *)p;
     h->magic = DN_ACT_MAGIC;
     h->n = n, h->cols = cols, h->scaling = scaling, h->words = words;
@@ -522,16 +522,6 @@ static dn_status prepare_some(const float *x, size_t n, size_t cols, dn_act_scal
     }
     *act = h;
     return DN_OK;
-}
-
-dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                         dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad)
-{
-    if (!act) return DN_ERR_INVALID_ARGUMENT;
-    *act = NULL;
-    uint8_t want[DN_TYPE_LIMIT];
-    memset(want, 1, sizeof want);
-    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, NULL, act, bad);
 }
 
 /* want[t] = 1 for each of types[0 .. count), after the checks of
@@ -555,24 +545,13 @@ static dn_status wanted(const dn_type *types, size_t count, size_t n, uint8_t wa
     return DN_OK;
 }
 
-dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                             dn_words words, const dn_type *types, size_t type_count, void *mem,
-                             size_t bytes, dn_act **act, size_t *bad)
-{
-    if (!act) return DN_ERR_INVALID_ARGUMENT;
-    *act = NULL;
-    size_t need = 0;
-    dn_status st = dn_act_size(n, cols, scaling, words, &need);
-    if (st != DN_OK) return st;
-    uint8_t want[DN_TYPE_LIMIT];
-    st = wanted(types, type_count, n, want);
-    if (st != DN_OK) return st;
-    return prepare_some(x, n, cols, scaling, words, want, mem, bytes, NULL, act, bad);
-}
-
-dn_status dn_act_prepare_pool(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
-                              dn_words words, const dn_type *types, size_t type_count, void *mem,
-                              size_t bytes, dn_pool *pool, dn_act **act, size_t *bad)
+/* The three public preparations in one: the formats types names (every
+   format when none_is_all and none are named), the columns on pool. The
+   checks in order: act, the sizes, the formats. */
+static dn_status prepare_named(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                               dn_words words, const dn_type *types, size_t type_count,
+                               int none_is_all, void *mem, size_t bytes, dn_pool *pool,
+                               dn_act **act, size_t *bad)
 {
     if (!act) return DN_ERR_INVALID_ARGUMENT;
     *act = NULL;
@@ -581,9 +560,31 @@ dn_status dn_act_prepare_pool(const float *x, size_t n, size_t cols, dn_act_scal
     if (st != DN_OK) return st;
     uint8_t want[DN_TYPE_LIMIT];
     memset(want, 1, sizeof want);
-    if (types || type_count) st = wanted(types, type_count, n, want);
+    if (types || type_count || !none_is_all) st = wanted(types, type_count, n, want);
     if (st != DN_OK) return st;
     return prepare_some(x, n, cols, scaling, words, want, mem, bytes, pool, act, bad);
+}
+
+dn_status dn_act_prepare(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                         dn_words words, void *mem, size_t bytes, dn_act **act, size_t *bad)
+{
+    return prepare_named(x, n, cols, scaling, words, NULL, 0, 1, mem, bytes, NULL, act, bad);
+}
+
+dn_status dn_act_prepare_for(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                             dn_words words, const dn_type *types, size_t type_count, void *mem,
+                             size_t bytes, dn_act **act, size_t *bad)
+{
+    return prepare_named(x, n, cols, scaling, words, types, type_count, 0, mem, bytes, NULL, act,
+                         bad);
+}
+
+dn_status dn_act_prepare_pool(const float *x, size_t n, size_t cols, dn_act_scaling scaling,
+                              dn_words words, const dn_type *types, size_t type_count, void *mem,
+                              size_t bytes, dn_pool *pool, dn_act **act, size_t *bad)
+{
+    return prepare_named(x, n, cols, scaling, words, types, type_count, 1, mem, bytes, pool, act,
+                         bad);
 }
 
 /* One malloc of dn_act_size bytes, prepared by prepare_some for want. */

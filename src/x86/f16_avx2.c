@@ -13,6 +13,7 @@
  */
 #include "../f16_kernels.h"
 #include "../bits.h"
+#include "../sizes.h"
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -415,7 +416,7 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
             dn_ref_f16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
         return;
     }
-    float *wf = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    float *wf = dn_line_up(mem);
     float *acc = wf + 4 * kc; /* 12 chains of 8 lanes per column tile */
     for (size_t r = r0; r < r1; r += 4) {
         int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
