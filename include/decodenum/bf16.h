@@ -83,10 +83,11 @@ DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t
  * activation element (as floats and as bfloat16 patterns; 4, the floats
  * alone, for a tinyBLAS mat_mul), and the matrix list of
  * dn_bf16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); on a CPU with
- * AVX512_BF16, a tinyBLAS mat_mul also packs its columns once per call (2
- * bytes per element, for every thread to read; without that memory it
- * computes the same bits without packing). Cost: rows*k*n multiply-adds; a single column is bound
- * by reading the weights (2*rows*k bytes). */
+ * AVX-512, a tinyBLAS mat_mul also packs its columns once per call (2
+ * bytes per element with AVX512_BF16, 4 without, for every thread to read;
+ * without that memory it computes the same bits without packing). Cost:
+ * rows*k*n multiply-adds; a single column is bound by reading the weights
+ * (2*rows*k bytes). */
 
 /* One column: out[r] = row r . x, DN_F16_PATH_VEC_DOT for every row. */
 DN_API dn_status dn_bf16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x,

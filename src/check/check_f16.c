@@ -203,8 +203,8 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
 /* The tinyBLAS rows on blocks larger than run_one's: 8-72 rows (kernels
    that take rows in blocks of four, six, eight or 48), 1-13 columns
    (several column groups), k up to 2000, ranges [r0, r1) that start and
-   end inside the matrix; the outputs outside the range must stay as they
-   were. Its own buffers and random stream: run_one's cases do not move. */
+   end inside the matrix, with and without the table's packed columns; the
+   outputs outside the range must stay as they were. Its own buffers and random stream: run_one's cases do not move. */
 static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, uint64_t seed,
                        dn_check_result *res)
 {
@@ -231,6 +231,10 @@ static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, in
         for (size_t j = 0; j < n * rows; j++) y_ref[j] = y_k[j] = (float)j;
         ref->sgemm_rows(w, rows, k, act, NULL, n, r0, r1, y_ref);
         sgemm_rows_packed(kern, w, rows, k, act, n, r0, r1, y_k);
+        cmp_f32(res, y_ref, y_k, n * rows, k);
+        /* and as a product runs them without memory for the packed form */
+        for (size_t j = 0; j < n * rows; j++) y_k[j] = (float)j;
+        kern->sgemm_rows(w, rows, k, act, NULL, n, r0, r1, y_k);
         cmp_f32(res, y_ref, y_k, n * rows, k);
     }
 out:

@@ -309,6 +309,101 @@ DN_INLINE void tile_n(const uint16_t *w, const float *act, size_t k, size_t rows
     }
 }
 
+/* ---- tinyBLAS over column pairs ----------------------------------------------
+
+   The same chains with the roles of the halves swapped: a register holds
+   one row's chains for two columns (columns 2c and 2c + 1 in its halves),
+   the row's eight weights widened into both halves from one broadcast
+   load, and the two columns' eight activations one 64-byte load from a
+   packed copy of the columns (pair_pack). Each half is still one output's
+   8-lane FMA chain in k order, so the bits are tile's. One 6 x 8 tile over
+   k = 4096 repeated (a development microbenchmark, Zen 5 guest, weights in
+   L1, activations in L2, three rounds alternated) ran 7.5-7.6 FMA
+   instructions a nanosecond, the clock's two a cycle, where tile ran
+   6.2-6.3 and tile reading one packed stream 6.5-6.7: six widenings a
+   step instead of three cost nothing the FMA pipes feel; eight broadcasts
+   from eight streams do. Through dn_f16_mat_mul, 4096^2, one thread,
+   alternated with tile: n = 64 205-215 GFLOP/s against 187-190, n = 8
+   173-181 against 150-159. Tried without gain: passes of 512 or 1024
+   elements of k with the chains kept in memory between them (0.93-0.98x),
+   the packed columns as binary16 (half the bytes, four more widenings a
+   step: 1.00-1.02x), superblocks of 96, 192 or 768 KiB. */
+
+/* The packed columns: per group of eight columns (zeros past n), per step
+   of eight elements, the eight columns' activations in order (64 floats,
+   one line per column pair). */
+DN_INLINE size_t pair_group_floats(size_t k) { return k * 8; }
+
+static size_t pair_pack_bytes(size_t k, size_t n)
+{
+    size_t floats;
+    if (!k || k % 8 || !dn_size_mul((n + 7) / 8, pair_group_floats(k), &floats) ||
+        floats > (SIZE_MAX - DN_LINE) / 4)
+        return 0;
+    return floats * 4 + DN_LINE;
+}
+
+static void pair_pack(const float *act, size_t k, size_t n, void *packed)
+{
+    float *pk = dn_line_up(packed);
+    for (size_t g = 0; g < (n + 7) / 8; g++) {
+        float *dst = pk + g * pair_group_floats(k);
+        for (size_t l = 0; l < k; l += 8)
+            for (size_t j = 0; j < 8; j++) {
+                size_t c = 8 * g + j;
+                __m256 v = c < n ? _mm256_loadu_ps(act + c * k + l) : _mm256_setzero_ps();
+                _mm256_store_ps(dst + l * 8 + j * 8, v);
+            }
+    }
+}
+
+/* Rows r .. r + R - 1 x the N (<= 8) columns of one packed group, over the
+   whole of k: R x ceil(N / 2) registers of chains, nothing stored between
+   steps; a padding column's half is computed and dropped. */
+DN_INLINE void pair_tile(const uint16_t *w, const float *pk, size_t k, size_t rows, size_t r, int R,
+                         int N, float *out, int bf)
+{
+    const int C = (N + 1) / 2;
+    __m512 sum[6][4];
+    for (int p = 0; p < R; p++)
+        for (int c = 0; c < C; c++) sum[p][c] = _mm512_setzero_ps();
+    const uint16_t *w0 = w + r * k;
+    for (size_t l = 0; l < k; l += 8) {
+        if ((l & 31) == 0)
+            for (int p = 0; p < R; p++)
+                _mm_prefetch((const char *)(w0 + (size_t)p * k + l) + DN_F16_PREFETCH, _MM_HINT_T0);
+        __m512 b[4];
+        for (int c = 0; c < C; c++) b[c] = _mm512_load_ps(pk + l * 8 + 16 * (size_t)c);
+        for (int p = 0; p < R; p++) {
+            __m128i h = _mm_loadu_si128((const __m128i *)(w0 + (size_t)p * k + l));
+            __m512 a = widen16(_mm256_broadcastsi128_si256(h), bf);
+            for (int c = 0; c < C; c++) sum[p][c] = _mm512_fmadd_ps(a, b[c], sum[p][c]);
+        }
+    }
+    for (int p = 0; p < R; p++)
+        for (int c = 0; c < C; c++) {
+            float *o = out + 2 * (size_t)c * rows + r + (size_t)p;
+            o[0] = dn_f16_result(hsum8(_mm512_castps512_ps256(sum[p][c])));
+            if (2 * c + 1 < N) o[rows] = dn_f16_result(hsum8(_mm512_extractf32x8_ps(sum[p][c], 1)));
+        }
+}
+
+/* pair_tile with compile-time row and column counts. */
+DN_INLINE void pair_tile_n(const uint16_t *w, const float *pk, size_t k, size_t rows, size_t r,
+                           int R, size_t n, float *out, int bf)
+{
+    switch (n) {
+    case 8: pair_tile(w, pk, k, rows, r, R, 8, out, bf); break;
+    case 7: pair_tile(w, pk, k, rows, r, R, 7, out, bf); break;
+    case 6: pair_tile(w, pk, k, rows, r, R, 6, out, bf); break;
+    case 5: pair_tile(w, pk, k, rows, r, R, 5, out, bf); break;
+    case 4: pair_tile(w, pk, k, rows, r, R, 4, out, bf); break;
+    case 3: pair_tile(w, pk, k, rows, r, R, 3, out, bf); break;
+    case 2: pair_tile(w, pk, k, rows, r, R, 2, out, bf); break;
+    default: pair_tile(w, pk, k, rows, r, R, 1, out, bf); break;
+    }
+}
+
 /* Bytes of weights (at most 48 rows) a superblock keeps in L2 while the
    column groups pass: measured with the kernels called directly,
    alternated, 4096^2 n = 64, one thread: 384 KiB (48 rows) 1.08-1.13x the
@@ -491,12 +586,15 @@ DN_BF16_TARGET static int dp_tile_n(const uint16_t *w, const uint16_t *pk, size_
 
 /* One tile of mode bf (0: F16, 1: BF16, 2: BF16 by vdpbf16ps from the
    packed columns pk where the guard holds, else the FMA tile). */
-DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk, size_t k,
-                         size_t rows, size_t r, int P, size_t n, float *out, int bf,
-                         unsigned act_field)
+DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk,
+                         const float *pairs, size_t k, size_t rows, size_t r, int P, size_t n,
+                         float *out, int bf, unsigned act_field)
 {
     if (bf == 2 && act_field && dp_tile_n(w, pk, k, rows, r, P, n, out, act_field)) return;
-    tile_n(w, act, k, rows, r, P, n, out, bf != 0);
+    if (pairs)
+        pair_tile_n(w, pairs, k, rows, r, 2 * P, n, out, bf != 0);
+    else
+        tile_n(w, act, k, rows, r, P, n, out, bf != 0);
 }
 
 /* tinyBLAS outputs of rows [r0, r1): superblocks of rows (above eight
@@ -510,8 +608,9 @@ DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk
    1.4-1.8x). */
 DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                             size_t r0, size_t r1, float *out, int bf, const uint16_t *pk,
-                            const unsigned *field)
+                            const unsigned *field, const float *pairs)
 {
+#define PAIRS(c) (pairs ? pairs + (c) / 8 * pair_group_floats(k) : NULL)
     size_t r = r0, cw = dp_column_words(k);
     /* more than eight columns: superblocks of rows whose weights stay in L2
        while each group of eight columns passes over them */
@@ -520,19 +619,20 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
     for (; k && n > 8 && r + sb <= r1; r += sb)
         for (size_t c = 0; c < n; c += 8)
             for (size_t q = r; q < r + sb; q += 6)
-                tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, k, rows, q, 3,
+                tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, q, 3,
                           n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
     for (; k && r + 6 <= r1; r += 6)
         for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, k, rows, r, 3,
+            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, r, 3,
                       n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
     for (; k && r + 4 <= r1; r += 4)
         for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, k, rows, r, 2,
+            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, r, 2,
                       n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
     if (r < r1)
         (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)
             ->sgemm_rows(w, rows, k, act, NULL, n, r, r1, out);
+#undef PAIRS
 }
 
 /* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
@@ -550,11 +650,17 @@ static void mat_vec_rows_avx512(const uint16_t *w, size_t k, const float *x, con
     mat_vec_rows_t(w, k, x, xh, r0, r1, out, 0);
 }
 
+/* pair_pack's columns in the block the API allocated, or NULL (no memory
+   for them: tile gives the same bits from the columns themselves). */
+static const float *pairs_of(const void *packed)
+{
+    return packed ? dn_line_up((void *)(uintptr_t)packed) : NULL;
+}
+
 static void sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const float *act,
                               const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
-    (void)packed;
-    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0, NULL, NULL);
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 0, NULL, NULL, pairs_of(packed));
 }
 
 static float bf16_vec_dot_avx512(const uint16_t *w, const float *x, size_t k)
@@ -573,8 +679,7 @@ static void bf16_mat_vec_rows_avx512(const uint16_t *w, size_t k, const float *x
 static void bf16_sgemm_rows_avx512(const uint16_t *w, size_t rows, size_t k, const float *act,
                                    const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
-    (void)packed;
-    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL);
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL, pairs_of(packed));
 }
 
 /* The packed columns of mode 2 (dp_pack_columns): the guard's activation
@@ -611,11 +716,11 @@ static void bf16_dp_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const f
                                const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
     if (!packed) {
-        sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL);
+        sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 1, NULL, NULL, NULL);
         return;
     }
     const uint16_t *pk = (const uint16_t *)((const char *)packed + dp_fields_bytes(n));
-    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 2, pk, packed);
+    sgemm_rows_t(w, rows, k, act, n, r0, r1, out, 2, pk, packed, NULL);
 }
 
 const dn_f16_kernels dn_f16_avx512 = {
@@ -623,16 +728,16 @@ const dn_f16_kernels dn_f16_avx512 = {
         {
             .vec_dot = vec_dot_avx512,
             .mat_vec_rows = mat_vec_rows_avx512,
-            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
-            .pack = dn_ref_w16_pack,
+            .pack_bytes = pair_pack_bytes,
+            .pack = pair_pack,
             .sgemm_rows = sgemm_rows_avx512,
         },
     .bf16 =
         {
             .vec_dot = bf16_vec_dot_avx512,
             .mat_vec_rows = bf16_mat_vec_rows_avx512,
-            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
-            .pack = dn_ref_w16_pack,
+            .pack_bytes = pair_pack_bytes,
+            .pack = pair_pack,
             .sgemm_rows = bf16_sgemm_rows_avx512,
         },
 };
@@ -643,8 +748,8 @@ const dn_f16_kernels dn_f16_avx512bf16 = {
         {
             .vec_dot = vec_dot_avx512,
             .mat_vec_rows = mat_vec_rows_avx512,
-            .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
-            .pack = dn_ref_w16_pack,
+            .pack_bytes = pair_pack_bytes,
+            .pack = pair_pack,
             .sgemm_rows = sgemm_rows_avx512,
         },
     .bf16 =
