@@ -84,7 +84,8 @@ DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t
  * alone, for a tinyBLAS mat_mul), and the matrix list of
  * dn_bf16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); on a CPU with
  * AVX-512, a tinyBLAS mat_mul also packs its columns once per call (2
- * bytes per element with AVX512_BF16, 4 without, for every thread to read;
+ * bytes per element with AVX512_BF16, 4 without and up to 8 MiB, for
+ * every thread to read;
  * without that memory it computes the same bits without packing). Cost:
  * rows*k*n multiply-adds; a single column is bound by reading the weights
  * (2*rows*k bytes). */

@@ -107,8 +107,9 @@ DN_API dn_status dn_f16_scale(uint16_t *acc, float s, size_t n);
  * Working memory: the rounded and widened activations, 6 bytes per
  * activation element (DN_ERR_OUT_OF_MEMORY possible); a tinyBLAS product
  * may also pack the columns for its kernel (on AVX-512, 4 bytes per
- * element of n rounded up to 8 columns), allocated and freed within the
- * call, and runs without it (same bits) when that allocation fails.
+ * element of n rounded up to 8 columns, when that is at most 8 MiB),
+ * allocated and freed within the call, and runs without it (same bits)
+ * when that allocation fails.
  * Cost: rows*k*n fused multiply-adds; a single column is bound by reading
  * the weights (2*rows*k bytes). */
 

@@ -335,11 +335,16 @@ DN_INLINE void tile_n(const uint16_t *w, const float *act, size_t k, size_t rows
    one line per column pair). */
 DN_INLINE size_t pair_group_floats(size_t k) { return k * 8; }
 
+/* The packed copy's largest size: it doubles the columns' memory, and past
+   L3's size it no longer pays (4096^2, n = 512, 8 MiB of columns: level
+   with tile, alternated, one thread). Larger products run tile. */
+#define DN_F16_PAIR_PACK_MAX ((size_t)8 << 20)
+
 static size_t pair_pack_bytes(size_t k, size_t n)
 {
     size_t floats;
     if (!k || k % 8 || !dn_size_mul((n + 7) / 8, pair_group_floats(k), &floats) ||
-        floats > (SIZE_MAX - DN_LINE) / 4)
+        floats > (DN_F16_PAIR_PACK_MAX - DN_LINE) / 4)
         return 0;
     return floats * 4 + DN_LINE;
 }
