@@ -42,8 +42,6 @@ float dn_f16_widen1(uint16_t h)
     return dn_f16_to_f32(h);
 }
 
-float dn_f16_result(float r) { return r != r ? dn_from_bits(DN_F16_NAN_RESULT_BITS) : r; }
-
 static uint16_t f16_result(float r) { return r != r ? DN_F16_NAN_F16_BITS : dn_f16_narrow1(r); }
 
 void dn_ref_f16_from_f32(const float *x, uint16_t *h, size_t n)
