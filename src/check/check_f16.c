@@ -204,7 +204,8 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
    that take rows in blocks of four, six, eight or 48), 1-13 columns
    (several column groups), k up to 2000, ranges [r0, r1) that start and
    end inside the matrix, with and without the table's packed columns; the
-   outputs outside the range must stay as they were. Its own buffers and random stream: run_one's cases do not move. */
+   outputs outside the range must stay as they were. Its own buffers and
+   random stream: run_one's cases do not move. */
 static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, uint64_t seed,
                        dn_check_result *res)
 {
