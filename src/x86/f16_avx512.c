@@ -335,10 +335,16 @@ DN_INLINE void tile_n(const uint16_t *w, const float *act, size_t k, size_t rows
    one line per column pair). */
 DN_INLINE size_t pair_group_floats(size_t k) { return k * 8; }
 
-/* The packed copy's largest size: it doubles the columns' memory, and past
-   L3's size it no longer pays (4096^2, n = 512, 8 MiB of columns: level
-   with tile, alternated, one thread). Larger products run tile. */
+/* The packed copy's largest size: it doubles the columns' memory, and at
+   4096^2, n = 512 (8 MiB of columns) it no longer paid: level with tile,
+   alternated, one thread. Larger products run tile. */
 #define DN_F16_PAIR_PACK_MAX ((size_t)8 << 20)
+
+/* Column c's group in the packed copy (c a multiple of 8), or NULL. */
+DN_INLINE const float *pair_group(const float *pairs, size_t k, size_t c)
+{
+    return pairs ? pairs + c / 8 * pair_group_floats(k) : NULL;
+}
 
 static size_t pair_pack_bytes(size_t k, size_t n)
 {
@@ -616,7 +622,6 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
                             size_t r0, size_t r1, float *out, int bf, const uint16_t *pk,
                             const unsigned *field, const float *pairs)
 {
-#define PAIRS(c) (pairs ? pairs + (c) / 8 * pair_group_floats(k) : NULL)
     size_t r = r0, cw = dp_column_words(k);
     /* more than eight columns: superblocks of rows whose weights stay in L2
        while each group of eight columns passes over them */
@@ -629,21 +634,23 @@ DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const floa
         span = r1 - r < sb ? (r1 - r) / 6 * 6 : sb;
         for (size_t c = 0; c < n; c += 8)
             for (size_t q = r; q < r + span; q += 6)
-                tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, q, 3,
-                          n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
+                tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
+                          rows, q, 3, n - c < 8 ? n - c : 8, out + c * rows, bf,
+                          bf == 2 ? field[c / 8] : 0);
     }
     for (; k && r + 6 <= r1; r += 6)
         for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, r, 3,
-                      n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
+            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
+                      rows, r, 3, n - c < 8 ? n - c : 8, out + c * rows, bf,
+                      bf == 2 ? field[c / 8] : 0);
     for (; k && r + 4 <= r1; r += 4)
         for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, PAIRS(c), k, rows, r, 2,
-                      n - c < 8 ? n - c : 8, out + c * rows, bf, bf == 2 ? field[c / 8] : 0);
+            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
+                      rows, r, 2, n - c < 8 ? n - c : 8, out + c * rows, bf,
+                      bf == 2 ? field[c / 8] : 0);
     if (r < r1)
         (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)
             ->sgemm_rows(w, rows, k, act, NULL, n, r, r1, out);
-#undef PAIRS
 }
 
 /* ---- the instances: F16 (bf = 0) and BF16 (bf = 1) ---------------------------- */
