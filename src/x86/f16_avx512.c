@@ -9,11 +9,13 @@
  *  - ggml_vec_dot: its accumulators a0 | a1 in one register and a2 | a3 in
  *    another, so one 16-element load feeds two chains (elements b .. b+7
  *    are a0's, b+8 .. b+15 a1's) and the fold starts with a0|a1 + a2|a3;
- *  - tinyBLAS: the chains of rows 2p and 2p+1 for one column share a
- *    register, eight weights of each widened as they are loaded, and the
- *    column's eight activations are broadcast to both halves: a tile of
- *    6 rows x 8 columns keeps 24 registers of chains (48 8-lane chains),
- *    where the AVX2 tile keeps twelve.
+ *  - tinyBLAS: the chains of one row for columns 2c and 2c+1 share a
+ *    register, the row's eight weights widened into both halves and the
+ *    two columns' activations one load from a packed copy
+ *    (f16_avx512_pairs.h); without the copy, the chains of rows 2p and
+ *    2p+1 for one column, the column's activations broadcast to both
+ *    halves. Either way a tile of 6 rows x 8 columns keeps 24 registers of
+ *    chains (48 8-lane chains), where the AVX2 tile keeps twelve.
  * Widening is exact, so when and how often a weight is widened changes no
  * bit. The entries left out of the table (conversions, one tinyBLAS
  * element, mad, scale) run the AVX2 kernels, as do the rows after the last
