@@ -224,8 +224,8 @@ static void cpu_time_section(run *r, int best_read1)
                c->bytes / best[i] * 1e-9);
     }
     double bw1 = r->g1[best_read1].bytes / best[1];
-    printf("    / read bandwidth: fp8 pool NULL %.3f, pool 1 %.3f\n", r->g1[0].bytes / best[0] / bw1,
-           r->g1[1].bytes / best[2] / bw1);
+    printf("    / read bandwidth: fp8 pool NULL %.3f, pool 1 %.3f\n",
+           r->g1[0].bytes / best[0] / bw1, r->g1[1].bytes / best[2] / bw1);
 }
 
 static void mat_vec_section(run *r)

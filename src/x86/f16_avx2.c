@@ -397,18 +397,68 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
         }
 }
 
-/* tinyBLAS outputs of rows [r0, r1): rows in blocks of four, k in passes of
-   sgemm_kc(n), columns in tiles of three (then two, or two and two). */
+/* Groups of four rows in a superblock: each pass over the columns is run
+   by every group of the superblock in turn, so the pass's slice of the
+   columns (n x kc floats: 256 KiB at n = 64) is read from L2 by all of
+   them; one group a pass sent the whole of the columns (1 MiB at n = 64,
+   k = 4096) through L2 again for every four rows, from L3. Eight groups,
+   while their chains (n x 384 bytes a group) take at most 256 KiB. */
+static size_t sgemm_groups(size_t n)
+{
+    size_t g = ((size_t)256 << 10) / (n * 96 * sizeof(float) + 1);
+    return g < 1 ? 1 : g > 8 ? 8 : g;
+}
+
+/* The columns of rows [r, r + rm) (rm <= 4) over elements [l0, l1): their
+   chains in acc (96 floats per column tile), pf the rows the next pass
+   widens (or NULL). */
+static inline __attribute__((always_inline)) void
+group_pass(float *wf, const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+           size_t r, int rm, size_t l0, size_t l1, float *acc, float *out, const char *const *pf,
+           const size_t kc, int bf)
+{
+    if (rm < 4)
+        for (int i = 0; i < rm; i++)
+            widen_w(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0, bf);
+    const uint16_t *w16 = rm == 4 ? w + r * k : NULL;
+    for (size_t c = 0, t = 0; c < n; t++, pf = NULL, w16 = NULL) {
+        float *ta = acc + 96 * t;
+        size_t left = n - c;
+        /* four columns left go as two and two: a 4 x 1 tile loads five
+           vectors for four FMAs */
+        if (rm == 4 && left >= 3 && left != 4) {
+            tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf, bf);
+            c += 3;
+        } else if (rm == 4 && left >= 2) {
+            tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf, bf);
+            c += 2;
+        } else if (rm == 4) {
+            tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf, bf);
+            c += 1;
+        } else {
+            /* fewer than four rows left: one row, one column at a time */
+            for (int i = 0; i < rm; i++)
+                tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c, 1, 1,
+                     ta + 8 * 3 * i, out, NULL, bf);
+            c += 1;
+        }
+    }
+}
+
+/* tinyBLAS outputs of rows [r0, r1): superblocks of sgemm_groups() groups
+   of four rows, k in passes of sgemm_kc(n), each pass run by every group
+   of the superblock in turn, columns in tiles of three (then two, or two
+   and two). */
 static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *w, size_t rows,
                                                                 size_t k, const float *act,
                                                                 size_t n, size_t r0, size_t r1,
                                                                 float *out, const size_t kc, int bf)
 {
-    /* carried chains: up to n tiles (one column each when fewer than four rows are left) */
+    const size_t groups = sgemm_groups(n), tile_floats = n * 96;
     /* 64-byte aligned: a 32-byte load that splits a cache line costs two,
        and the tile loop loads wf on every step (the loop alone, measured:
        1.46 FMA per cycle with malloc's 16-byte alignment, 1.61 aligned) */
-    void *mem = malloc((4 * kc + n * 96) * sizeof(float) + 64);
+    void *mem = malloc((4 * kc + groups * tile_floats) * sizeof(float) + 64);
     if (!mem) {
         if (bf)
             dn_ref_bf16_sgemm_rows(w, rows, k, act, NULL, n, r0, r1, out);
@@ -417,42 +467,24 @@ static inline __attribute__((always_inline)) void sgemm_rows_kc(const uint16_t *
         return;
     }
     float *wf = dn_line_up(mem);
-    float *acc = wf + 4 * kc; /* 12 chains of 8 lanes per column tile */
-    for (size_t r = r0; r < r1; r += 4) {
-        int rm = r1 - r >= 4 ? 4 : (int)(r1 - r);
+    float *acc = wf + 4 * kc; /* per group, 12 chains of 8 lanes per column tile */
+    for (size_t s0 = r0; s0 < r1; s0 += 4 * groups) {
+        size_t s1 = r1 - s0 > 4 * groups ? s0 + 4 * groups : r1;
         for (size_t l0 = 0; l0 < k; l0 += kc) {
             size_t l1 = l0 + kc < k ? l0 + kc : k;
-            if (rm < 4)
-                for (int i = 0; i < rm; i++)
-                    widen_w(w + (r + (size_t)i) * k + l0, wf + (size_t)i * kc, l1 - l0, bf);
-            /* the next pass: the next kc of these rows, or the first of the next four */
-            size_t nr = l1 < k ? r : r + 4, nl = l1 < k ? l1 : 0;
-            const char *next[4];
-            for (int i = 0; i < 4; i++)
-                next[i] = (const char *)(w + (nr + (size_t)i < r1 ? nr + (size_t)i : r) * k + nl);
-            const char *const *pf = nr < r1 && k - nl >= kc ? next : NULL;
-            const uint16_t *w16 = rm == 4 ? w + r * k : NULL;
-            for (size_t c = 0, t = 0; c < n; t++, pf = NULL, w16 = NULL) {
-                float *ta = acc + 96 * t;
-                size_t left = n - c;
-                /* four columns left go as two and two: a 4 x 1 tile loads five
-                   vectors for four FMAs */
-                if (rm == 4 && left >= 3 && left != 4) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 3, ta, out, pf, bf);
-                    c += 3;
-                } else if (rm == 4 && left >= 2) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 2, ta, out, pf, bf);
-                    c += 2;
-                } else if (rm == 4) {
-                    tile(wf, w16, act, k, kc, l0, l1, rows, r, c, 4, 1, ta, out, pf, bf);
-                    c += 1;
-                } else {
-                    /* fewer than four rows left: one row, one column at a time */
-                    for (int i = 0; i < rm; i++)
-                        tile(wf + (size_t)i * kc, NULL, act, k, kc, l0, l1, rows, r + (size_t)i, c,
-                             1, 1, ta + 8 * 3 * i, out, NULL, bf);
-                    c += 1;
-                }
+            for (size_t r = s0; r < s1; r += 4) {
+                int rm = s1 - r >= 4 ? 4 : (int)(s1 - r);
+                /* the next pass: the next group's, else the superblock's
+                   first group's next kc, else the next superblock's first */
+                size_t nr = r + 4 < s1 ? r + 4 : l1 < k ? s0 : s1;
+                size_t nl = r + 4 < s1 ? l0 : l1 < k ? l1 : 0;
+                const char *next[4];
+                for (int i = 0; i < 4; i++)
+                    next[i] =
+                        (const char *)(w + (nr + (size_t)i < r1 ? nr + (size_t)i : r) * k + nl);
+                const char *const *pf = nr < r1 && k - nl >= kc ? next : NULL;
+                group_pass(wf, w, rows, k, act, n, r, rm, l0, l1, acc + (r - s0) / 4 * tile_floats,
+                           out, pf, kc, bf);
             }
         }
     }
