@@ -377,13 +377,66 @@ static inline V v_softplus(V u)
 /* exp_v's loop: where every lane has |x| <= 86 (so k = n div 64 is within
    [-125, 124]), the reference's clamp, flush and NaN rule change nothing and
    its two multiplies by powers of two are exact, so they are one integer
-   add to the exponent field; other vectors take v_exp whole. */
-static inline V v_exp_fast(V x)
+   add to the exponent field; other vectors take v_exp whole. Within that
+   range the reference's operations are kept, fused only where they are
+   exact, as the AVX-512 kernel does (math_avx512.c): x - n*C1 is one
+   vfnmadd, T_lo + T_hi*q one vfmadd of T_lo's integer times 2^-32 with the
+   rounded product; the table index and k << 23 come from t's bits (t =
+   1.5*2^23 + n). Against exp_split's form in one process (the AMD EPYC
+   host of docs/math.md): see docs/math.md, "AVX2 exp_v". */
+static inline V exp_fast(V x)
 {
-    V ax = _mm256_andnot_ps(F(-0.0f), x);
-    if (_mm256_movemask_ps(_mm256_cmp_ps(ax, F(86.0f), _CMP_NLE_UQ)) != 0) return v_exp(x);
-    vexp_parts p = exp_split(x, 0);
-    return AS_F(_mm256_add_epi32(AS_I(p.hi), _mm256_slli_epi32(p.k, 23)));
+    const V shifter = F(0x1.8p23f);
+    V z = MUL(x, F(C.exp_inv_ln2_64));
+    V t = ADD(z, shifter);
+    V nf = SUB(t, shifter);
+    V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
+    V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
+    VI w = _mm256_i32gather_epi32((const int *)dn_exp_table, _mm256_and_si256(AS_I(t), I(63)), 4);
+    V t_hi = AS_F(_mm256_or_si256(_mm256_and_si256(w, I(0x7FFFFF)), I(0x3F800000u)));
+    V t_lo32 = _mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23));
+    V hi = ADD(t_hi, _mm256_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q)));
+    /* k << 23 = bits 6-14 of n at bits 23-31: t's bits << 17 (the
+       shifter's bits shift out) with the low six cleared */
+    VI e = _mm256_and_si256(_mm256_slli_epi32(AS_I(t), 17), I(0xFF800000u));
+    return AS_F(_mm256_add_epi32(AS_I(hi), e));
+}
+
+/* Whether a lane of a or b is outside exp_fast's range: |a| or |b| > 86,
+   an infinity or a NaN (as integers, every such magnitude's bits are above
+   86's, so one integer maximum covers both vectors). */
+static inline int exp_slow2(V a, V b)
+{
+    VI m = _mm256_max_epu32(_mm256_andnot_si256(AS_I(F(-0.0f)), AS_I(a)),
+                            _mm256_andnot_si256(AS_I(F(-0.0f)), AS_I(b)));
+    return !_mm256_testz_si256(_mm256_cmpgt_epi32(m, AS_I(F(86.0f))), m);
+}
+
+static inline V v_exp_fast(V x) { return exp_slow2(x, x) ? v_exp(x) : exp_fast(x); }
+
+/* y = exp(x - m) (with_m), else exp(x): sixteen at a time with one range
+   test, then eight, then the tail through a zero-padded buffer. */
+static inline __attribute__((always_inline)) void exp_rows(const float *x, float m, float *y,
+                                                           size_t n, int with_m)
+{
+    V vm = F(m);
+#define DN_EXP_ARG(v) (with_m ? SUB((v), vm) : (v))
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        V a = DN_EXP_ARG(_mm256_loadu_ps(x + i)), b = DN_EXP_ARG(_mm256_loadu_ps(x + i + 8));
+        int slow = exp_slow2(a, b);
+        _mm256_storeu_ps(y + i, slow ? v_exp(a) : exp_fast(a));
+        _mm256_storeu_ps(y + i + 8, slow ? v_exp(b) : exp_fast(b));
+    }
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, v_exp_fast(DN_EXP_ARG(_mm256_loadu_ps(x + i))));
+    if (i < n) {
+        float buf[8] = {0};
+        memcpy(buf, x + i, (n - i) * sizeof(float));
+        _mm256_storeu_ps(buf, v_exp(DN_EXP_ARG(_mm256_loadu_ps(buf))));
+        memcpy(y + i, buf, (n - i) * sizeof(float));
+    }
+#undef DN_EXP_ARG
 }
 
 /* The array form of a vector function: whole vectors, then the tail through
@@ -404,7 +457,12 @@ static inline __attribute__((always_inline)) void unary_avx2(const float *x, flo
     leave(csr);
 }
 
-static void exp_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_exp_fast); }
+static void exp_v_avx2(const float *x, float *y, size_t n)
+{
+    unsigned csr = enter();
+    exp_rows(x, 0.0f, y, n, 0);
+    leave(csr);
+}
 static void ln_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln); }
 static void recip_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_recip); }
 static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
@@ -437,13 +495,7 @@ static float softmax_avx2(const float *x, float *y, size_t n)
     if (n == 0) return 0.0f;
     float mx = dn_fp32_avx2.fmax(x, n);
     unsigned csr = enter();
-    V vm = F(mx);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, v_exp_fast(SUB(_mm256_loadu_ps(x + i), vm)));
-    if (i < n) {
-        VI m = dn_avx2_tail_mask(n - i);
-        _mm256_maskstore_ps(y + i, m, v_exp(SUB(_mm256_maskload_ps(x + i, m), vm)));
-    }
+    exp_rows(x, mx, y, n, 1);
     leave(csr);
     float s = dn_fp32_avx2.fsum(y, n);
     scale_rows(y, dn_recip(s), NULL, y, n);
