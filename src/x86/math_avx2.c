@@ -439,8 +439,9 @@ static inline V v_softplus(V u)
    exact, as the AVX-512 kernel does (math_avx512.c): x - n*C1 is one
    vfnmadd, T_lo + T_hi*q one vfmadd of T_lo's integer times 2^-32 with the
    rounded product; the table index and k << 23 come from t's bits (t =
-   1.5*2^23 + n). Against exp_split's form in one process (the AMD EPYC
-   host of docs/math.md): see docs/math.md, "AVX2 exp_v". */
+   1.5*2^23 + n). 0.91x the time of the exp_split form on the AMD EPYC
+   host of docs/math.md (builds alternated; "AVX2 exp_v" there); the table
+   read by lut64's permutes instead of the gather was slower. */
 static inline V exp_fast(V x)
 {
     const V shifter = F(0x1.8p23f);
