@@ -400,7 +400,7 @@ static inline V recip_pos_fast(V u)
 
 /* ln1p_core() for t_hi in (-1, 2^125) normal (u = 1 + t_hi in
    [2^-24, 2^125], its reciprocal normal). */
-static inline V ln1p_fast(V t_hi, V t_lo)
+static inline V ln1p_fast(V t_hi, V t_lo, const float *pairs)
 {
     V one = F(1.0f);
     V u = ADD(one, t_hi);
@@ -411,25 +411,25 @@ static inline V ln1p_fast(V t_hi, V t_lo)
     V near = lt(u, F(2.0f));
     V ed = _mm256_and_ps(near, MUL(err, d));
     V rest = SUB(MUL(SUB(t_lo, ed), y), MUL(MUL(q, q), F(0.5f)));
-    return ln_core(u, sel(near, err, q), rest);
+    return ln_core_paired(u, sel(near, err, q), rest, 1, pairs);
 }
 
 /* ln1p for t in (-1, 2^125) with |t| >= 2^-126 (no zero, denormal, NaN,
    infinity or t <= -1): ln1p_core(t, 0), whose result is normal. */
-static inline V v_ln1p_fast(V t)
+static inline V v_ln1p_fast(V t, const float *pairs)
 {
     V a = _mm256_andnot_ps(F(-0.0f), t);
     V bad = _mm256_or_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ),
                          _mm256_cmp_ps(a, F(0x1p125f), _CMP_GE_OQ));
     bad = _mm256_or_ps(bad, _mm256_cmp_ps(t, F(-1.0f), _CMP_LE_OQ));
     if (_mm256_movemask_ps(bad)) return v_ln1p_slow(t);
-    return ln1p_fast(t, _mm256_setzero_ps());
+    return ln1p_fast(t, _mm256_setzero_ps(), pairs);
 }
 
 /* softplus for |u| <= 86 (no NaN): e^u or, past 16, e^-u has k in
    [-125, 124], so its scale is an integer add and the scale of its error
    one multiply; ln(1 + e^u) >= 2^-125 and u + e^-u are normal. */
-static inline V v_softplus_fast(V u)
+static inline V v_softplus_fast(V u, const float *pairs)
 {
     V a = _mm256_andnot_ps(F(-0.0f), u);
     if (_mm256_movemask_ps(_mm256_cmp_ps(a, F(86.0f), _CMP_NLE_UQ))) return v_softplus_slow(u);
@@ -438,7 +438,7 @@ static inline V v_softplus_fast(V u)
     V eh = scale_normal(p.hi, p.k);
     V r = ADD(u, eh);
     if (_mm256_movemask_ps(big) == 0xFF) return r;
-    return sel(big, r, ln1p_fast(eh, MUL(p.lo, pow2i(p.k))));
+    return sel(big, r, ln1p_fast(eh, MUL(p.lo, pow2i(p.k)), pairs));
 }
 
 static void sigmoid_v_avx2(const float *x, float *y, size_t n)
@@ -448,8 +448,8 @@ static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 static void silu_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_silu_fast); }
 static void softplus_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_avx2(x, y, n, v_softplus_fast);
+    unary_paired(x, y, n, v_softplus_fast);
 }
-static void ln1p_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_ln1p_fast); }
+static void ln1p_v_avx2(const float *x, float *y, size_t n) { unary_paired(x, y, n, v_ln1p_fast); }
 
 #endif /* DN_MATH_ACT_AVX2_H */

@@ -189,15 +189,17 @@ static inline V v_ln(V x)
     return r;
 }
 
-/* ln_v's kernel: ln_core(x, +0, +0) with the exact steps fused and the
-   special cases patched only in vectors that have one. Without c and c2
-   (+0, +0) the reference's four adds that take them change no value but the
-   sign of a zero, and the only zero they could reach is ln 1's = +0 + (+0 +
-   (+0 + -0)) either way. s = m*invc - 1 is one vfmsub: the reference's
-   four operations (m split at bit 8, two products, a difference and a sum)
-   are exact and their sum representable (math.c), so the fused form
-   rounds nothing; E*ln2_hi + L_hi one vfmadd (both exact). */
-static inline V ln_fast_core(V x, const float *pairs)
+/* ln_core(x, c, c2) for positive normal finite lanes of x, the exact steps
+   fused and L_hi, L_lo read in pairs (ln_pairs). s = m*invc - 1 is one
+   vfmsub: the reference's four operations (m split at bit 8, two products,
+   a difference and a sum) are exact and their sum representable (math.c),
+   so the fused form rounds nothing; E*ln2_hi + L_hi one vfmadd (both
+   exact). Without c and c2 (ln's +0, +0: has_c 0) the four adds that take
+   them are left out: they change no value but the sign of a zero, and the
+   only zero they could reach is ln 1's = +0 + (+0 + (+0 + -0)) either way.
+   ln_v, ln1p_v and softplus_v run it; the other users keep ln_core. */
+static inline __attribute__((always_inline)) V ln_core_paired(V x, V c, V c2, int has_c,
+                                                              const float *pairs)
 {
     VI u = AS_I(x);
     VI E = _mm256_srai_epi32(_mm256_sub_epi32(u, I(0x3F400000u)), 23);
@@ -206,9 +208,9 @@ static inline V ln_fast_core(V x, const float *pairs)
     V invc = _mm256_i32gather_ps(dn_ln_invc, j, 4);
     V s = _mm256_fmsub_ps(AS_F(mb), invc, F(1.0f));
     V ef = _mm256_cvtepi32_ps(E);
-    /* L_hi and L_lo side by side (ln_pairs): two four-lane 64-bit gathers,
-       the lanes ordered 0, 1, 4, 5 and 2, 3, 6, 7 so that two in-lane
-       shuffles put each table's words back in order */
+    /* L_hi and L_lo side by side: two four-lane 64-bit gathers, the lanes
+       ordered 0, 1, 4, 5 and 2, 3, 6, 7 so that two in-lane shuffles put
+       each table's words back in order */
     VI jp = _mm256_permutevar8x32_epi32(j, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
     V g0 = AS_F(_mm256_i32gather_epi64((const long long *)pairs, _mm256_castsi256_si128(jp), 8));
     V g1 =
@@ -220,7 +222,40 @@ static inline V ln_fast_core(V x, const float *pairs)
     V tail = MUL(MUL(s, s), ADD(F(C.ln_a2), MUL(s, ADD(F(C.ln_a3), MUL(s, F(C.ln_a4))))));
     V S = ADD(hi, s);
     V e = ADD(SUB(hi, S), s);
-    return ADD(S, ADD(e, ADD(lo, tail)));
+    if (!has_c) return ADD(S, ADD(e, ADD(lo, tail)));
+    V S2 = ADD(S, c);
+    V e2 = ADD(SUB(S, S2), c);
+    return ADD(S2, ADD(ADD(e, e2), ADD(ADD(lo, c2), tail)));
+}
+
+/* dn_ln_lhi and dn_ln_llo interleaved (L_hi at the even words), made per
+   call of an array form (1 KiB). */
+static void ln_pairs(float pairs[256])
+{
+    for (size_t i = 0; i < 128; i += 8) {
+        V a = _mm256_loadu_ps(dn_ln_lhi + i), b = _mm256_loadu_ps(dn_ln_llo + i);
+        V lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);
+        _mm256_store_ps(pairs + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_store_ps(pairs + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+}
+
+/* unary_avx2 for a function of the paired ln tables. */
+static inline __attribute__((always_inline)) void unary_paired(const float *x, float *y, size_t n,
+                                                               V (*f)(V, const float *))
+{
+    float pairs[256] __attribute__((aligned(32)));
+    ln_pairs(pairs);
+    unsigned csr = enter();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i), pairs));
+    if (i < n) {
+        float buf[8] = {0};
+        memcpy(buf, x + i, (n - i) * sizeof(float));
+        _mm256_storeu_ps(buf, f(_mm256_loadu_ps(buf), pairs));
+        memcpy(y + i, buf, (n - i) * sizeof(float));
+    }
+    leave(csr);
 }
 
 /* Whether a lane is not a positive normal finite number (exponent field 0
@@ -232,11 +267,12 @@ static inline int any_not_pos_normal(V x)
     return !_mm256_testz_si256(big, big);
 }
 
-/* The special lanes as v_ln makes them (their ln_fast_core lanes are
-   replaced, whatever their bits gave). */
+/* ln_v's kernel: ln_core_paired without c, and the special lanes as v_ln
+   makes them (their lanes of ln_core_paired are replaced, whatever their
+   bits gave). */
 static inline V v_ln_fast(V x, const float *pairs)
 {
-    V r = ln_fast_core(x, pairs);
+    V r = ln_core_paired(x, x, x, 0, pairs);
     if (any_not_pos_normal(x)) {
         V xf = dn_avx2_flush(x), zero = _mm256_setzero_ps();
         r = sel(eq(xf, F(INFINITY)), F(INFINITY), r);
@@ -521,33 +557,7 @@ static void exp_v_avx2(const float *x, float *y, size_t n)
     exp_rows(x, 0.0f, y, n, 0);
     leave(csr);
 }
-/* dn_ln_lhi and dn_ln_llo interleaved (L_hi at the even words), made per
-   call (1 KiB). */
-static void ln_pairs(float pairs[256])
-{
-    for (size_t i = 0; i < 128; i += 8) {
-        V a = _mm256_loadu_ps(dn_ln_lhi + i), b = _mm256_loadu_ps(dn_ln_llo + i);
-        V lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);
-        _mm256_store_ps(pairs + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
-        _mm256_store_ps(pairs + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
-    }
-}
-
-static void ln_v_avx2(const float *x, float *y, size_t n)
-{
-    float pairs[256] __attribute__((aligned(32)));
-    ln_pairs(pairs);
-    unsigned csr = enter();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, v_ln_fast(_mm256_loadu_ps(x + i), pairs));
-    if (i < n) {
-        float buf[8] = {0};
-        memcpy(buf, x + i, (n - i) * sizeof(float));
-        _mm256_storeu_ps(buf, v_ln_fast(_mm256_loadu_ps(buf), pairs));
-        memcpy(y + i, buf, (n - i) * sizeof(float));
-    }
-    leave(csr);
-}
+static void ln_v_avx2(const float *x, float *y, size_t n) { unary_paired(x, y, n, v_ln_fast); }
 static void recip_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_recip); }
 static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
 /* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast paths). */
