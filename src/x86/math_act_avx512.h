@@ -73,17 +73,28 @@ INLINE vtwo mul2(V a, V b)
     return r;
 }
 
-/* gelu_tanh_arg() */
-INLINE vtwo gelu_tanh_arg(V x)
+/* mul2(a, b) where |a b| >= 2^-78: math_act_avx2.h's mul2_fused (the
+   Dekker error is exact there, and one vfmsub gives it). */
+INLINE vtwo mul2_fused(V a, V b)
 {
-    vtwo s = mul2(x, x);
-    vtwo q = mul2(F(A.gelu_a_hi), s.hi);
+    V p = MUL(a, b);
+    vtwo r = {p, _mm512_fmsub_ps(a, b, p)};
+    return r;
+}
+
+/* gelu_tanh_arg(); fused: its Dekker products by mul2_fused, for |x| >=
+   2^-30 in every lane (x^2 >= 2^-60, a_hi x^2 >= 2^-65, the others
+   larger). */
+INLINE vtwo gelu_tanh_arg_t(V x, int fused)
+{
+    vtwo s = fused ? mul2_fused(x, x) : mul2(x, x);
+    vtwo q = fused ? mul2_fused(F(A.gelu_a_hi), s.hi) : mul2(F(A.gelu_a_hi), s.hi);
     q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
     V w = ADD(F(1.0f), q.hi);
     V we = ADD(ADD(SUB(_mm512_max_ps(q.hi, F(1.0f)), w), _mm512_min_ps(q.hi, F(1.0f))), q.lo);
-    vtwo p = mul2(x, w);
+    vtwo p = fused ? mul2_fused(x, w) : mul2(x, w);
     p.lo = ADD(p.lo, MUL(x, we));
-    vtwo z = mul2(F(A.gelu_k_hi), p.hi);
+    vtwo z = fused ? mul2_fused(F(A.gelu_k_hi), p.hi) : mul2(F(A.gelu_k_hi), p.hi);
     z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
     return z;
 }
@@ -93,7 +104,8 @@ INLINE V v_gelu_tanh(V x)
     M odd = tiny_or_nan(x);
     V xf = odd ? flush(x) : x;
     V xm = _mm512_max_ps(F(-12.0f), _mm512_min_ps(xf, F(10.0f)));
-    vtwo z = gelu_tanh_arg(xm);
+    M small = _mm512_cmp_ps_mask(_mm512_abs_ps(xm), F(0x1p-30f), _CMP_NGE_UQ);
+    vtwo z = small ? gelu_tanh_arg_t(xm, 0) : gelu_tanh_arg_t(xm, 1);
     V zc = _mm512_min_ps(F(80.0f), _mm512_max_ps(F(-95.0f), z.hi));
     /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
     vexp_parts e = exp_split(neg(zc), 1);
