@@ -86,7 +86,11 @@ DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t
  * AVX-512, a tinyBLAS mat_mul also packs its columns once per call (2
  * bytes per element with AVX512_BF16, 4 without and up to 8 MiB, for
  * every thread to read;
- * without that memory it computes the same bits without packing). Cost:
+ * without that memory it computes the same bits without packing); with
+ * the AVX2 kernels each tinyBLAS task (a few per thread) takes a buffer
+ * of 16 KiB plus the larger of 256 KiB and 384 bytes per column, freed
+ * before the task ends (without it: the scalar reference, same bits,
+ * slower). Cost:
  * rows*k*n multiply-adds; a single column is bound by reading the weights
  * (2*rows*k bytes). */
 

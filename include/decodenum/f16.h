@@ -109,7 +109,10 @@ DN_API dn_status dn_f16_scale(uint16_t *acc, float s, size_t n);
  * may also pack the columns for its kernel (on AVX-512, 4 bytes per
  * element of n rounded up to 8 columns, when that is at most 8 MiB),
  * allocated and freed within the call, and runs without it (same bits)
- * when that allocation fails.
+ * when that allocation fails. With the AVX2 kernels each tinyBLAS task
+ * (a few per thread) also takes a buffer of 16 KiB plus the larger of
+ * 256 KiB and 384 bytes per column, freed before the task ends; without
+ * it the task runs the scalar reference (same bits, slower).
  * Cost: rows*k*n fused multiply-adds; a single column is bound by reading
  * the weights (2*rows*k bytes). */
 
