@@ -26,6 +26,10 @@
      2^-126, and then both results read as zero in the next operation,
      which is where these go);
    - the recip seed is a division (recip_seed_div);
+   - a Dekker product whose value is at least 2^-78 is one vfmsub
+     (mul2_fused: the reference's error is then exact, as the fused one
+     is); the GELUs' fast paths start at |x| >= 2^-30 so that all of theirs
+     are;
    - the exp table is read by register permutes (lut64);
    - the flushes, clamps and NaN selects of the inputs and results.
    Measured on the AMD EPYC host of docs/math.md (thread CPU time, the
@@ -187,30 +191,33 @@ static inline V v_gelu_tanh(V x)
     return sel(isnan_(xf), AS_F(I(DN_NAN_BITS)), dn_avx2_flush(r));
 }
 
-/* gelu_poly() */
-static inline vtwo gelu_poly(V uh, V ul)
+/* gelu_poly(); fused: its Dekker product by mul2_fused (gelu_q's fast
+   path) */
+static inline __attribute__((always_inline)) vtwo gelu_poly(V uh, V ul, int fused)
 {
     V vh = SUB(uh, F(0.4375f));
     V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
     V p = F(A.gelu_p[11]);
     for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
-    vtwo t = mul2(vh, p);
+    vtwo t = fused ? mul2_fused(vh, p) : mul2(vh, p);
     V h = ADD(F(A.gelu_p[0]), t.hi);
     vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
     return r;
 }
 
-static inline vtwo mul22(vtwo a, vtwo b)
+static inline __attribute__((always_inline)) vtwo mul22(vtwo a, vtwo b, int fused)
 {
-    vtwo p = mul2(a.hi, b.hi);
+    vtwo p = fused ? mul2_fused(a.hi, b.hi) : mul2(a.hi, b.hi);
     p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
     return p;
 }
 
-/* gelu_q(); fast: a <= 9 (the fast path's: D = expo(d) in {0, 1, 2}, so
-   each scale by 2^-D is one multiply, the seed divided, exp's table
-   permuted) */
-static inline vexp_parts gelu_q(V a, int fast)
+/* gelu_q(); fast: 2^-30 <= a <= 9 (the fast path's: D = expo(d) in {0, 1,
+   2}, so each scale by 2^-D is one multiply, the seed divided, exp's table
+   permuted, and every Dekker product at least 2^-78, so mul2_fused: a^2 >=
+   2^-60, (a/2) tau >= 2^-34, vh p >= 2^-32 or 0 (vh a multiple of 2^-25),
+   tau P and R E >= 2^-62) */
+static inline __attribute__((always_inline)) vexp_parts gelu_q(V a, int fast)
 {
     V ha = MUL(a, F(0.5f));
     V d = ADD(F(1.0f), ha);
@@ -222,12 +229,12 @@ static inline vexp_parts gelu_q(V a, int fast)
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     V tl = ADD(SUB(rp.y1, th), yr);
     vtwo tau = {fast ? MUL(th, p2) : scale(th, mD), fast ? MUL(tl, p2) : scale(tl, mD)};
-    vtwo u = mul2(ha, tau.hi);
-    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
-    vtwo s = mul2(a, a);
+    vtwo u = fast ? mul2_fused(ha, tau.hi) : mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo)), fast), fast);
+    vtwo s = fast ? mul2_fused(a, a) : mul2(a, a);
     vexp_parts e = exp_split_t(MUL(s.hi, F(-0.5f)), 1, fast);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
-    vtwo q = mul22(R, E);
+    vtwo q = mul22(R, E, fast);
     vexp_parts r = {q.hi, q.lo, e.k};
     return r;
 }
@@ -305,21 +312,23 @@ static inline V v_gelu_tanh_fast(V x)
     return sel(gt(x, F(10.0f)), x, r);
 }
 
-/* gelu for x in [-9, inf] with |x| >= 2^-60: a <= 9, so k in [-59, 0],
-   Q >= 2^-63 and x Q, x (1 - Q) and their steps are normal. */
+/* gelu for x in [-9, inf] with |x| >= 2^-30: a <= 9, so k in [-59, 0],
+   Q >= 2^-63 and x Q, x (1 - Q) and their steps are normal; the Dekker
+   products are fused (gelu_q's fast form; X Q >= 2^-63, and X h with h
+   >= 1/2 where its lane is taken). */
 static inline V v_gelu_fast(V x)
 {
-    if (not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-60f, -9.0f)) return v_gelu_slow(x);
+    if (not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-30f, -9.0f)) return v_gelu_slow(x);
     V xm = _mm256_min_ps(x, F(6.0f));
     VI Ex = expo(xm);
     V X = smant(xm);
     vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm), 1);
-    vtwo p = mul2(X, q.hi);
+    vtwo p = mul2_fused(X, q.hi);
     V rn = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), _mm256_add_epi32(Ex, q.k));
     V qh = scale_normal(q.hi, q.k), ql = MUL(q.lo, pow2i(q.k));
     V h = SUB(F(1.0f), qh);
     V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
-    p = mul2(X, h);
+    p = mul2_fused(X, h);
     V rp = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
     V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
     return sel(gt(x, F(6.0f)), x, r);

@@ -114,28 +114,30 @@ INLINE V v_gelu_tanh(V x)
     return odd ? zero_nan_fix(r, xf) : r;
 }
 
-/* gelu_poly() */
-INLINE vtwo gelu_poly(V uh, V ul)
+/* gelu_poly(); fused: its Dekker product by mul2_fused */
+INLINE vtwo gelu_poly(V uh, V ul, int fused)
 {
     V vh = SUB(uh, F(0.4375f));
     V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
     V p = F(A.gelu_p[11]);
     for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
-    vtwo t = mul2(vh, p);
+    vtwo t = fused ? mul2_fused(vh, p) : mul2(vh, p);
     V h = ADD(F(A.gelu_p[0]), t.hi);
     vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
     return r;
 }
 
-INLINE vtwo mul22(vtwo a, vtwo b)
+INLINE vtwo mul22(vtwo a, vtwo b, int fused)
 {
-    vtwo p = mul2(a.hi, b.hi);
+    vtwo p = fused ? mul2_fused(a.hi, b.hi) : mul2(a.hi, b.hi);
     p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
     return p;
 }
 
-/* gelu_q() */
-INLINE vexp_parts gelu_q(V a)
+/* gelu_q(); fused: every Dekker product by mul2_fused, for 2^-30 <= a <=
+   13.5 in every lane (math_act_avx2.h's gelu_q: each product is then at
+   least 2^-78; R E is taken on E's unscaled part) */
+INLINE vexp_parts gelu_q(V a, int fused)
 {
     V ha = MUL(a, F(0.5f));
     V d = ADD(F(1.0f), ha);
@@ -144,12 +146,12 @@ INLINE vexp_parts gelu_q(V a)
     vrecip_parts rp = recip_split_s(mant(d), scale(de, mD), 1, 1);
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
-    vtwo u = mul2(ha, tau.hi);
-    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo))));
-    vtwo s = mul2(a, a);
+    vtwo u = fused ? mul2_fused(ha, tau.hi) : mul2(ha, tau.hi);
+    vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo)), fused), fused);
+    vtwo s = fused ? mul2_fused(a, a) : mul2(a, a);
     vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
-    vtwo q = mul22(R, E);
+    vtwo q = mul22(R, E, fused);
     vexp_parts r = {q.hi, q.lo, e.k};
     return r;
 }
@@ -161,16 +163,19 @@ INLINE V v_gelu(V x)
     V xm = _mm512_max_ps(F(-13.5f), _mm512_min_ps(xf, F(6.0f)));
     V Ex = expo(xm);
     V X = smant(xm);
-    vexp_parts q = gelu_q(_mm512_abs_ps(xm));
+    /* the Dekker products fused where every lane has |x| >= 2^-30 (X h: h
+       >= 1/2 in the lanes that take it) */
+    int fused = !_mm512_cmp_ps_mask(_mm512_abs_ps(xm), F(0x1p-30f), _CMP_NGE_UQ);
+    vexp_parts q = fused ? gelu_q(_mm512_abs_ps(xm), 1) : gelu_q(_mm512_abs_ps(xm), 0);
     V k = kf(q);
     /* gelu_core(): x < 0 */
-    vtwo p = mul2(X, q.hi);
+    vtwo p = fused ? mul2_fused(X, q.hi) : mul2(X, q.hi);
     V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), k);
     /* x > 0 */
     V qh = scale(q.hi, k), ql = scale(q.lo, k);
     V h = SUB(F(1.0f), qh);
     V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
-    p = mul2(X, h);
+    p = fused ? mul2_fused(X, h) : mul2(X, h);
     V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
     V r = flush(_mm512_mask_blend_ps(lt(xm, _mm512_setzero_ps()), rp, rn));
     r = put(r, gt(xf, F(6.0f)), xf);
