@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sweep_isa.h: the sweeps' --isa NAME (sweep_math.c, sweep_trig.c). */
+/* sweep_isa.h: what the sweeps share (sweep_math.c, sweep_trig.c): --isa NAME and the function names. */
 #ifndef DN_SWEEP_ISA_H
 #define DN_SWEEP_ISA_H
 
@@ -29,6 +29,22 @@ static inline int sweep_choose_isa(const char *prog, const char *name, dn_isa *i
         return 77;
     }
     return 0;
+}
+
+/* The index of the function arg names among names[0 .. count), or -1 after
+   the usage on stderr (prog, its synopsis and the names): an argument that
+   is neither an option nor a function's name, --help among them, runs no
+   sweep. */
+static inline int sweep_function(const char *prog, const char *synopsis, const char *arg,
+                                 const char *const *names, int count)
+{
+    for (int f = 0; f < count; f++)
+        if (strcmp(arg, names[f]) == 0) return f;
+    fprintf(stderr, "%s: unknown argument '%s'\nusage: %s %s\nfunctions:", prog, arg, prog,
+            synopsis);
+    for (int f = 0; f < count; f++) fprintf(stderr, " %s", names[f]);
+    fprintf(stderr, "\n");
+    return -1;
 }
 
 #endif

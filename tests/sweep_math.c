@@ -230,22 +230,6 @@ static double mpfr_err(int f, uint32_t u, float ours)
 }
 #endif
 
-/* The ISA to sweep: --isa's (name NULL: the active one) into *isa; 0, or
-   the exit status: 2 for a name that is no ISA, 77 (skipped) for one this
-   CPU or build cannot run. */
-/* An argument that is neither an option nor a function's name (--help
-   among them): the usage on stderr, status 2, and no sweep. */
-static int usage(const char *arg)
-{
-    fprintf(stderr,
-            "sweep_math: unknown argument '%s'\nusage: sweep_math [--sample K] [--isa NAME] "
-            "[--bits-only] [function...]\nfunctions:",
-            arg);
-    for (int f = 0; f < COUNT; f++) fprintf(stderr, " %s", names[f]);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 int main(int argc, char **argv)
 {
     int sample_bits = 32, want[COUNT] = {0}, any = 0, bits_only = 0;
@@ -258,9 +242,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--bits-only") == 0)
             bits_only = 1;
         else {
-            int f = 0;
-            while (f < COUNT && strcmp(argv[i], names[f]) != 0) f++;
-            if (f == COUNT) return usage(argv[i]);
+            int f = sweep_function("sweep_math",
+                                   "[--sample K] [--isa NAME] [--bits-only] [function...]", argv[i],
+                                   names, COUNT);
+            if (f < 0) return 2;
             want[f] = any = 1;
         }
     }

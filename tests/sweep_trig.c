@@ -197,19 +197,6 @@ static int sweep_one(int f, const dn_math_kernels *k, uint32_t below, uint64_t t
     return bad || !(worst <= 1.0);
 }
 
-/* An argument that is neither an option nor a function's name (--help
-   among them): the usage on stderr, status 2, and no sweep. */
-static int usage(const char *arg)
-{
-    fprintf(stderr,
-            "sweep_trig: unknown argument '%s'\nusage: sweep_trig [--sample K] [--below E] [--isa "
-            "NAME] [--bits-only] [sin|cos]...\nfunctions:",
-            arg);
-    for (int f = 0; f < COUNT; f++) fprintf(stderr, " %s", names[f]);
-    fprintf(stderr, "\n");
-    return 2;
-}
-
 int main(int argc, char **argv)
 {
     int sample_bits = 32, want[COUNT] = {0}, any = 0, below_e = 128, bits_only = 0;
@@ -224,9 +211,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--below") == 0 && i + 1 < argc)
             below_e = atoi(argv[++i]);
         else {
-            int f = 0;
-            while (f < COUNT && strcmp(argv[i], names[f]) != 0) f++;
-            if (f == COUNT) return usage(argv[i]);
+            int f = sweep_function(
+                "sweep_trig", "[--sample K] [--below E] [--isa NAME] [--bits-only] [sin|cos]...",
+                argv[i], names, COUNT);
+            if (f < 0) return 2;
             want[f] = any = 1;
         }
     }
