@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sweep_isa.h: what the sweeps share (sweep_math.c, sweep_trig.c): --isa NAME and the function names. */
+/* sweep_isa.h: what the sweeps share (sweep_math.c, sweep_trig.c): --isa
+   NAME and the functions named. */
 #ifndef DN_SWEEP_ISA_H
 #define DN_SWEEP_ISA_H
 

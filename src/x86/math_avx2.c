@@ -177,18 +177,6 @@ static inline V ln_core(V x, V c, V c2)
     return ADD(S2, ADD(ADD(e, e2), ADD(ADD(lo, c2), tail)));
 }
 
-static inline V v_ln(V x)
-{
-    V xf = dn_avx2_flush(x);
-    V zero = _mm256_setzero_ps();
-    V r = ln_core(xf, zero, zero);
-    r = sel(eq(xf, F(INFINITY)), F(INFINITY), r);
-    r = sel(eq(xf, zero), F(-INFINITY), r);
-    /* NaN, and x < 0 (-0 is not) */
-    r = sel(_mm256_cmp_ps(xf, zero, _CMP_NGE_UQ), AS_F(I(DN_NAN_BITS)), r);
-    return r;
-}
-
 /* ln_core(x, c, c2) for positive normal finite lanes of x, the exact steps
    fused and L_hi, L_lo read in pairs (ln_pairs). s = m*invc - 1 is one
    vfmsub: the reference's four operations (m split at bit 8, two products,
@@ -267,9 +255,10 @@ static inline int any_not_pos_normal(V x)
     return !_mm256_testz_si256(big, big);
 }
 
-/* ln_v's kernel: ln_core_paired without c, and the special lanes as v_ln
-   makes them (their lanes of ln_core_paired are replaced, whatever their
-   bits gave). */
+/* ln_v's kernel: ln_core_paired without c, and the special lanes as the
+   reference makes them (zero and denormal -inf, +inf +inf, NaN and x < 0
+   NaN; their lanes of ln_core_paired are replaced, whatever their bits
+   gave). */
 static inline V v_ln_fast(V x, const float *pairs)
 {
     V r = ln_core_paired(x, x, x, 0, pairs);
