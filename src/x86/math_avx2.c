@@ -261,7 +261,7 @@ static inline int any_not_pos_normal(V x)
    gave). */
 static inline V v_ln_fast(V x, const float *pairs)
 {
-    V r = ln_core_paired(x, x, x, 0, pairs);
+    V r = ln_core_paired(x, _mm256_setzero_ps(), _mm256_setzero_ps(), 0, pairs);
     if (any_not_pos_normal(x)) {
         V xf = dn_avx2_flush(x), zero = _mm256_setzero_ps();
         r = sel(eq(xf, F(INFINITY)), F(INFINITY), r);
@@ -497,29 +497,31 @@ static inline int exp_slow2(V a, V b)
 
 static inline V v_exp_fast(V x) { return exp_slow2(x, x) ? v_exp(x) : exp_fast(x); }
 
+/* exp's argument: x - m (softmax), or x itself (exp_v). */
+static inline V exp_arg(V x, V vm, int with_m) { return with_m ? SUB(x, vm) : x; }
+
 /* y = exp(x - m) (with_m), else exp(x): sixteen at a time with one range
    test, then eight, then the tail through a zero-padded buffer. */
 static inline __attribute__((always_inline)) void exp_rows(const float *x, float m, float *y,
                                                            size_t n, int with_m)
 {
     V vm = F(m);
-#define DN_EXP_ARG(v) (with_m ? SUB((v), vm) : (v))
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        V a = DN_EXP_ARG(_mm256_loadu_ps(x + i)), b = DN_EXP_ARG(_mm256_loadu_ps(x + i + 8));
+        V a = exp_arg(_mm256_loadu_ps(x + i), vm, with_m),
+          b = exp_arg(_mm256_loadu_ps(x + i + 8), vm, with_m);
         int slow = exp_slow2(a, b);
         _mm256_storeu_ps(y + i, slow ? v_exp(a) : exp_fast(a));
         _mm256_storeu_ps(y + i + 8, slow ? v_exp(b) : exp_fast(b));
     }
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, v_exp_fast(DN_EXP_ARG(_mm256_loadu_ps(x + i))));
+        _mm256_storeu_ps(y + i, v_exp_fast(exp_arg(_mm256_loadu_ps(x + i), vm, with_m)));
     if (i < n) {
         float buf[8] = {0};
         memcpy(buf, x + i, (n - i) * sizeof(float));
-        _mm256_storeu_ps(buf, v_exp(DN_EXP_ARG(_mm256_loadu_ps(buf))));
+        _mm256_storeu_ps(buf, v_exp(exp_arg(_mm256_loadu_ps(buf), vm, with_m)));
         memcpy(y + i, buf, (n - i) * sizeof(float));
     }
-#undef DN_EXP_ARG
 }
 
 /* The array form of a vector function: whole vectors, then the tail through
