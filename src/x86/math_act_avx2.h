@@ -158,29 +158,33 @@ static inline vtwo mul2_fused(V a, V b)
     return r;
 }
 
+/* mul2, or mul2_fused where the caller has the bound (fused). */
+static inline __attribute__((always_inline)) vtwo mul2_t(V a, V b, int fused)
+{
+    return fused ? mul2_fused(a, b) : mul2(a, b);
+}
+
 /* gelu_tanh_arg(); fused: its Dekker products by mul2_fused, for |x| >=
    2^-30 (x^2 >= 2^-60, a_hi x^2 >= 2^-65, the others larger). */
 static inline __attribute__((always_inline)) vtwo gelu_tanh_arg_t(V x, int fused)
 {
-    vtwo s = fused ? mul2_fused(x, x) : mul2(x, x);
-    vtwo q = fused ? mul2_fused(F(A.gelu_a_hi), s.hi) : mul2(F(A.gelu_a_hi), s.hi);
+    vtwo s = mul2_t(x, x, fused);
+    vtwo q = mul2_t(F(A.gelu_a_hi), s.hi, fused);
     q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
     V w = ADD(F(1.0f), q.hi);
     V we = ADD(ADD(SUB(_mm256_max_ps(q.hi, F(1.0f)), w), _mm256_min_ps(q.hi, F(1.0f))), q.lo);
-    vtwo p = fused ? mul2_fused(x, w) : mul2(x, w);
+    vtwo p = mul2_t(x, w, fused);
     p.lo = ADD(p.lo, MUL(x, we));
-    vtwo z = fused ? mul2_fused(F(A.gelu_k_hi), p.hi) : mul2(F(A.gelu_k_hi), p.hi);
+    vtwo z = mul2_t(F(A.gelu_k_hi), p.hi, fused);
     z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
     return z;
 }
-
-static inline vtwo gelu_tanh_arg(V x) { return gelu_tanh_arg_t(x, 0); }
 
 static inline V v_gelu_tanh(V x)
 {
     V xf = dn_avx2_flush(x);
     V xm = _mm256_max_ps(F(-12.0f), _mm256_min_ps(xf, F(10.0f)));
-    vtwo z = gelu_tanh_arg(xm);
+    vtwo z = gelu_tanh_arg_t(xm, 0);
     V zc = _mm256_min_ps(F(80.0f), _mm256_max_ps(F(-95.0f), z.hi));
     /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
     vexp_parts e = exp_split(neg(zc), 1);
@@ -199,7 +203,7 @@ static inline __attribute__((always_inline)) vtwo gelu_poly(V uh, V ul, int fuse
     V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
     V p = F(A.gelu_p[11]);
     for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
-    vtwo t = fused ? mul2_fused(vh, p) : mul2(vh, p);
+    vtwo t = mul2_t(vh, p, fused);
     V h = ADD(F(A.gelu_p[0]), t.hi);
     vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
     return r;
@@ -207,7 +211,7 @@ static inline __attribute__((always_inline)) vtwo gelu_poly(V uh, V ul, int fuse
 
 static inline __attribute__((always_inline)) vtwo mul22(vtwo a, vtwo b, int fused)
 {
-    vtwo p = fused ? mul2_fused(a.hi, b.hi) : mul2(a.hi, b.hi);
+    vtwo p = mul2_t(a.hi, b.hi, fused);
     p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
     return p;
 }
@@ -229,9 +233,9 @@ static inline __attribute__((always_inline)) vexp_parts gelu_q(V a, int fast)
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     V tl = ADD(SUB(rp.y1, th), yr);
     vtwo tau = {fast ? MUL(th, p2) : scale(th, mD), fast ? MUL(tl, p2) : scale(tl, mD)};
-    vtwo u = fast ? mul2_fused(ha, tau.hi) : mul2(ha, tau.hi);
+    vtwo u = mul2_t(ha, tau.hi, fast);
     vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo)), fast), fast);
-    vtwo s = fast ? mul2_fused(a, a) : mul2(a, a);
+    vtwo s = mul2_t(a, a, fast);
     vexp_parts e = exp_split_t(MUL(s.hi, F(-0.5f)), 1, fast);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
     vtwo q = mul22(R, E, fast);

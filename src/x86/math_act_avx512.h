@@ -82,19 +82,22 @@ INLINE vtwo mul2_fused(V a, V b)
     return r;
 }
 
+/* mul2, or mul2_fused where the caller has the bound (fused). */
+INLINE vtwo mul2_t(V a, V b, int fused) { return fused ? mul2_fused(a, b) : mul2(a, b); }
+
 /* gelu_tanh_arg(); fused: its Dekker products by mul2_fused, for |x| >=
    2^-30 in every lane (x^2 >= 2^-60, a_hi x^2 >= 2^-65, the others
    larger). */
 INLINE vtwo gelu_tanh_arg_t(V x, int fused)
 {
-    vtwo s = fused ? mul2_fused(x, x) : mul2(x, x);
-    vtwo q = fused ? mul2_fused(F(A.gelu_a_hi), s.hi) : mul2(F(A.gelu_a_hi), s.hi);
+    vtwo s = mul2_t(x, x, fused);
+    vtwo q = mul2_t(F(A.gelu_a_hi), s.hi, fused);
     q.lo = ADD(q.lo, ADD(MUL(F(A.gelu_a_hi), s.lo), MUL(F(A.gelu_a_lo), s.hi)));
     V w = ADD(F(1.0f), q.hi);
     V we = ADD(ADD(SUB(_mm512_max_ps(q.hi, F(1.0f)), w), _mm512_min_ps(q.hi, F(1.0f))), q.lo);
-    vtwo p = fused ? mul2_fused(x, w) : mul2(x, w);
+    vtwo p = mul2_t(x, w, fused);
     p.lo = ADD(p.lo, MUL(x, we));
-    vtwo z = fused ? mul2_fused(F(A.gelu_k_hi), p.hi) : mul2(F(A.gelu_k_hi), p.hi);
+    vtwo z = mul2_t(F(A.gelu_k_hi), p.hi, fused);
     z.lo = ADD(z.lo, ADD(MUL(F(A.gelu_k_hi), p.lo), MUL(F(A.gelu_k_lo), p.hi)));
     return z;
 }
@@ -121,7 +124,7 @@ INLINE vtwo gelu_poly(V uh, V ul, int fused)
     V vl = ADD(SUB(uh, ADD(vh, F(0.4375f))), ul);
     V p = F(A.gelu_p[11]);
     for (int i = 10; i >= 1; i--) p = ADD(F(A.gelu_p[i]), MUL(vh, p));
-    vtwo t = fused ? mul2_fused(vh, p) : mul2(vh, p);
+    vtwo t = mul2_t(vh, p, fused);
     V h = ADD(F(A.gelu_p[0]), t.hi);
     vtwo r = {h, ADD(ADD(ADD(SUB(F(A.gelu_p[0]), h), t.hi), t.lo), MUL(p, vl))};
     return r;
@@ -129,7 +132,7 @@ INLINE vtwo gelu_poly(V uh, V ul, int fused)
 
 INLINE vtwo mul22(vtwo a, vtwo b, int fused)
 {
-    vtwo p = fused ? mul2_fused(a.hi, b.hi) : mul2(a.hi, b.hi);
+    vtwo p = mul2_t(a.hi, b.hi, fused);
     p.lo = ADD(p.lo, ADD(MUL(a.hi, b.lo), MUL(a.lo, b.hi)));
     return p;
 }
@@ -146,9 +149,9 @@ INLINE vexp_parts gelu_q(V a, int fused)
     vrecip_parts rp = recip_split_s(mant(d), scale(de, mD), 1, 1);
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     vtwo tau = {scale(th, mD), scale(ADD(SUB(rp.y1, th), yr), mD)};
-    vtwo u = fused ? mul2_fused(ha, tau.hi) : mul2(ha, tau.hi);
+    vtwo u = mul2_t(ha, tau.hi, fused);
     vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo)), fused), fused);
-    vtwo s = fused ? mul2_fused(a, a) : mul2(a, a);
+    vtwo s = mul2_t(a, a, fused);
     vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
     vtwo q = mul22(R, E, fused);
@@ -169,13 +172,13 @@ INLINE V v_gelu(V x)
     vexp_parts q = fused ? gelu_q(_mm512_abs_ps(xm), 1) : gelu_q(_mm512_abs_ps(xm), 0);
     V k = kf(q);
     /* gelu_core(): x < 0 */
-    vtwo p = fused ? mul2_fused(X, q.hi) : mul2(X, q.hi);
+    vtwo p = mul2_t(X, q.hi, fused);
     V rn = scale(scale(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), Ex), k);
     /* x > 0 */
     V qh = scale(q.hi, k), ql = scale(q.lo, k);
     V h = SUB(F(1.0f), qh);
     V err = SUB(SUB(SUB(F(1.0f), h), qh), ql);
-    p = fused ? mul2_fused(X, h) : mul2(X, h);
+    p = mul2_t(X, h, fused);
     V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
     V r = flush(_mm512_mask_blend_ps(lt(xm, _mm512_setzero_ps()), rp, rn));
     r = put(r, gt(xf, F(6.0f)), xf);
