@@ -119,7 +119,10 @@ static inline VI lut64(const uint32_t *tab, VI i)
 }
 
 /* exp_split() of x in [-95, 95]; lo only when want_lo; the table read by
-   lut64 when perm, else gathered. */
+   lut64 when perm, else gathered. Fused where exact, as exp_fast below:
+   n*C1 is exact for |n| < 2^14 (math_tables.c), so x - n*C1 is one
+   vfnmadd; T_lo's integer times 2^-32 is exact, so T_lo + T_hi*q is one
+   vfmadd with the rounded product. */
 static inline vexp_parts exp_split_t(V x, int want_lo, int perm)
 {
     const V shifter = F(0x1.8p23f);
@@ -127,13 +130,13 @@ static inline vexp_parts exp_split_t(V x, int want_lo, int perm)
     V t = ADD(z, shifter);
     VI n = _mm256_sub_epi32(AS_I(t), AS_I(shifter));
     V nf = SUB(t, shifter);
-    V r = SUB(SUB(x, MUL(nf, F(C.exp_ln2_64_hi))), MUL(nf, F(C.exp_ln2_64_lo)));
+    V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
     VI w = perm ? lut64(dn_exp_table, n)
                 : _mm256_i32gather_epi32((const int *)dn_exp_table, _mm256_and_si256(n, I(63)), 4);
     V t_hi = AS_F(_mm256_or_si256(_mm256_and_si256(w, I(0x7FFFFF)), I(0x3F800000u)));
-    V t_lo = MUL(_mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23)), F(0x1p-32f));
-    V lo = ADD(t_lo, MUL(t_hi, q));
+    V t_lo32 = _mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23));
+    V lo = _mm256_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q));
     vexp_parts p;
     p.hi = ADD(t_hi, lo);
     p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;

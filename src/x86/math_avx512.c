@@ -146,7 +146,8 @@ typedef struct {
     VI k;
 } vexp_parts;
 
-/* exp_split() of x in [-95, 95]; lo only when want_lo. */
+/* exp_split() of x in [-95, 95]; lo only when want_lo; fused where exact,
+   as exp_fast below. */
 INLINE vexp_parts exp_split(V x, int want_lo)
 {
     const V shifter = F(0x1.8p23f);
@@ -154,12 +155,12 @@ INLINE vexp_parts exp_split(V x, int want_lo)
     V t = ADD(z, shifter);
     VI n = _mm512_sub_epi32(AS_I(t), AS_I(shifter));
     V nf = SUB(t, shifter);
-    V r = SUB(SUB(x, MUL(nf, F(C.exp_ln2_64_hi))), MUL(nf, F(C.exp_ln2_64_lo)));
+    V r = SUB(_mm512_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
     VI w = lut64(dn_exp_table, n);
     V t_hi = AS_F(and_or(w, 0x7FFFFFu, 0x3F800000u));
-    V t_lo = MUL(_mm512_cvtepi32_ps(_mm512_srai_epi32(w, 23)), F(0x1p-32f));
-    V lo = ADD(t_lo, MUL(t_hi, q));
+    V t_lo32 = _mm512_cvtepi32_ps(_mm512_srai_epi32(w, 23));
+    V lo = _mm512_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q));
     vexp_parts p;
     p.hi = ADD(t_hi, lo);
     p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
