@@ -87,22 +87,29 @@ static inline V scale_normal(V y, VI k)
     return AS_F(_mm256_add_epi32(AS_I(y), _mm256_slli_epi32(k, 23)));
 }
 
-/* The unbiased exponent of a positive normal v. */
-static inline VI expo_pos(V v) { return _mm256_sub_epi32(_mm256_srli_epi32(AS_I(v), 23), I(127)); }
+/* The sigmoid as y (1 + r) 2^-e with -e as an exponent-field step se. */
+typedef struct {
+    vrecip_parts y;
+    VI se; /* -e << 23 */
+} vsig_fast;
 
-/* sig_of_exp() for e^-x's parts with k <= 125 (2^-k normal, so scale(1, -k)
-   is the power itself; dh >= 0.99, D in [-1, 126]): big and small are the
-   max and min (equal values are the same either way). */
-static inline vsig_parts sig_of_exp_fast(vexp_parts p)
+/* sig_of_exp() for k in [-126, 124] (sigmoid and silu: every x in [-86,
+   80]; tanh's k in [1, 28], gelu_tanh's in [-116, 96]): t = 2^-k is
+   (127 - k) << 23; dh = M 2^D >= 0.99 with D in [-1, 126], so 2^-D is
+   (254 << 23) minus dh's exponent field eb, M = dh 2^-D and de 2^-D are
+   one multiply each (M exact; de's as in the header above), and
+   -e << 23 = -(D + k) << 23 = bits(t) - eb. */
+static inline vsig_fast sig_fast(vexp_parts p)
 {
-    V t = pow2i(_mm256_sub_epi32(_mm256_setzero_si256(), p.k));
+    V t = AS_F(_mm256_sub_epi32(I(0x3F800000u), _mm256_slli_epi32(p.k, 23)));
     V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
     V dh = ADD(t, p.hi);
     V de = ADD(ADD(SUB(big, dh), small), p.lo);
-    VI D = expo_pos(dh);
-    vsig_parts s;
-    s.y = recip_split_div(mant(dh), MUL(de, pow2i(_mm256_sub_epi32(_mm256_setzero_si256(), D))));
-    s.e = _mm256_add_epi32(D, p.k);
+    VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
+    V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
+    vsig_fast s;
+    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2));
+    s.se = _mm256_sub_epi32(AS_I(t), eb);
     return s;
 }
 
@@ -287,8 +294,8 @@ static inline V v_tanh_fast(V x)
     V r = ADD(x, MUL(MUL(x, x2), p));
     V small = lt(a, F(0x1.2p-1f));
     if (_mm256_movemask_ps(small) == 0xFF) return r;
-    vsig_parts sg = sig_of_exp_fast(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
-    V s = scale_normal(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
+    vsig_fast sg = sig_fast(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
+    V s = AS_F(_mm256_add_epi32(AS_I(sg.y.y1), _mm256_add_epi32(sg.se, I(1 << 23)))); /* 2^(1-e) */
     V h = SUB(F(1.0f), s);
     V err = SUB(SUB(F(1.0f), h), s);
     V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
@@ -308,11 +315,12 @@ static inline V v_gelu_tanh_fast(V x)
     V zc = _mm256_min_ps(F(80.0f), z.hi);
     vexp_parts e = exp_split_t(neg(zc), 1, 1);
     e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
-    vsig_parts s = sig_of_exp_fast(e);
+    vsig_fast s = sig_fast(e);
     V X = smant(xm);
     V p = MUL(X, s.y.y1);
     V v = ADD(p, ADD(_mm256_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* X y1 >= 1/2 */
-    V r = scale_normal(v, _mm256_sub_epi32(expo(xm), s.e));
+    V r = AS_F(
+        _mm256_add_epi32(AS_I(v), _mm256_add_epi32(s.se, _mm256_sub_epi32(AS_I(xm), AS_I(X)))));
     return sel(gt(x, F(10.0f)), x, r);
 }
 
@@ -356,31 +364,6 @@ static __attribute__((noinline)) V v_sigmoid_slow(V x) { return v_sigmoid(x); }
 static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
-
-/* The sigmoid as y (1 + r) 2^-e with -e as an exponent-field step se. */
-typedef struct {
-    vrecip_parts y;
-    VI se; /* -e << 23 */
-} vsig_fast;
-
-/* sig_of_exp() for k in [-126, 124] (every x in [-86, 80]): t = 2^-k is
-   (127 - k) << 23; dh = M 2^D >= 0.99 with D in [-1, 126], so 2^-D is
-   (254 << 23) minus dh's exponent field eb, M = dh 2^-D and de 2^-D are
-   one multiply each (M exact; de's as in the header above), and
-   -e << 23 = -(D + k) << 23 = bits(t) - eb. */
-static inline vsig_fast sig_fast(vexp_parts p)
-{
-    V t = AS_F(_mm256_sub_epi32(I(0x3F800000u), _mm256_slli_epi32(p.k, 23)));
-    V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
-    V dh = ADD(t, p.hi);
-    V de = ADD(ADD(SUB(big, dh), small), p.lo);
-    VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
-    V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
-    vsig_fast s;
-    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2));
-    s.se = _mm256_sub_epi32(AS_I(t), eb);
-    return s;
-}
 
 /* sigmoid for x in [-86, inf] (no NaN): min(x, 80) is the only clamp that
    bites; a denormal x reads as the zero it flushes to in the first
