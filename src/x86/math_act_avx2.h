@@ -234,9 +234,11 @@ static inline __attribute__((always_inline)) vexp_parts gelu_q(V a, int fast)
     V d = ADD(F(1.0f), ha);
     V de = ADD(SUB(_mm256_max_ps(ha, F(1.0f)), d), _mm256_min_ps(ha, F(1.0f)));
     VI mD = _mm256_sub_epi32(_mm256_setzero_si256(), expo(d));
-    V p2 = pow2i(mD);
+    /* fast: 2^-D is (254 << 23) minus d's exponent field, mant(d) = d 2^-D */
+    V p2 = fast ? AS_F(_mm256_sub_epi32(I(0x7F000000u), _mm256_and_si256(AS_I(d), I(DN_EXP_BITS))))
+                : pow2i(mD);
     vrecip_parts rp =
-        fast ? recip_split_div(mant(d), MUL(de, p2)) : recip_split(mant(d), scale(de, mD));
+        fast ? recip_split_div(MUL(d, p2), MUL(de, p2)) : recip_split(mant(d), scale(de, mD));
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     V tl = ADD(SUB(rp.y1, th), yr);
     vtwo tau = {fast ? MUL(th, p2) : scale(th, mD), fast ? MUL(tl, p2) : scale(tl, mD)};
