@@ -389,19 +389,6 @@ unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V), V (
     leave(csr);
 }
 
-/* GCC's first scheduling pass (off at -O3 on x86), register-pressure
-   aware, on the five array functions below only: it interleaves the two
-   bodies, which GCC otherwise emits one after the other. Against one
-   vector an iteration (docs/math.md, "AVX2 activations, two chains"):
-   gelu 0.83x the time, gelu_tanh 0.79x, sigmoid 0.92x, silu 0.90x, tanh
-   0.98x; on the whole file it slowed exp_v and sincos_v by 1.1x. Same
-   operations, so the same bits; Clang builds go without. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define DN_INTERLEAVED __attribute__((optimize("schedule-insns", "sched-pressure")))
-#else
-#define DN_INTERLEAVED
-#endif
-
 DN_INTERLEAVED static void tanh_v_avx2(const float *x, float *y, size_t n)
 {
     unary_pairs(x, y, n, tanh_off, tanh_body, v_tanh_slow);

@@ -246,20 +246,25 @@ INLINE vsig_fast sig_fast(vexp_parts p)
     return s;
 }
 
-/* sigmoid for x in [-86, inf] (no NaN): math_act_avx2.h's v_sigmoid_fast. */
-INLINE V v_sigmoid_fast(V x)
+/* sigmoid for x in [-86, inf] (no NaN): math_act_avx2.h's sigmoid_body. */
+INLINE int sigmoid_off(V x) { return _mm512_cmp_ps_mask(x, F(-86.0f), _CMP_NGE_UQ) != 0; }
+
+INLINE V sigmoid_body(V x)
 {
-    if (_mm512_cmp_ps_mask(x, F(-86.0f), _CMP_NGE_UQ)) return v_sigmoid_slow(x);
     vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
     V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
     return AS_F(_mm512_add_epi32(AS_I(y), s.se));
 }
 
-/* silu for x in [-86, inf] with |x| >= 2^-60: math_act_avx2.h's v_silu_fast. */
-INLINE V v_silu_fast(V x)
+/* silu for x in [-86, inf] with |x| >= 2^-60: math_act_avx2.h's silu_body. */
+INLINE int silu_off(V x)
 {
     M bad = _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-60f), _CMP_NGE_UQ);
-    if (bad | lt(x, F(-86.0f))) return v_silu_slow(x);
+    return (bad | lt(x, F(-86.0f))) != 0;
+}
+
+INLINE V silu_body(V x)
+{
     vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
     V X = smant(x);
     V p = MUL(X, s.y.y1);
@@ -320,13 +325,38 @@ INLINE V v_softplus_fast(V u)
     return _mm512_mask_blend_ps(big, ln1p_fast(eh, MUL(p.lo, p2k)), r);
 }
 
-static void sigmoid_v_avx512(const float *x, float *y, size_t n)
+/* math_act_avx2.h's unary_pairs: two vectors an iteration, interleaved. */
+INLINE void unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V),
+                        V (*slow)(V))
 {
-    unary_avx512(x, y, n, v_sigmoid_fast);
+    unsigned csr = dn_avx2_enter();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        V a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        if (off(a) | off(b)) {
+            _mm512_storeu_ps(y + i, slow(a));
+            _mm512_storeu_ps(y + i + 16, slow(b));
+        } else {
+            V ra = body(a), rb = body(b);
+            _mm512_storeu_ps(y + i, ra);
+            _mm512_storeu_ps(y + i + 16, rb);
+        }
+    }
+    for (; i < n; i += 16) {
+        M m = n - i < 16 ? (M)((1u << (n - i)) - 1u) : (M)0xFFFF;
+        V a = _mm512_maskz_loadu_ps(m, x + i);
+        _mm512_mask_storeu_ps(y + i, m, off(a) ? slow(a) : body(a));
+    }
+    leave(csr);
 }
-static void silu_v_avx512(const float *x, float *y, size_t n)
+
+DN_INTERLEAVED static void sigmoid_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_avx512(x, y, n, v_silu_fast);
+    unary_pairs(x, y, n, sigmoid_off, sigmoid_body, v_sigmoid_slow);
+}
+DN_INTERLEAVED static void silu_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, silu_off, silu_body, v_silu_slow);
 }
 static void softplus_v_avx512(const float *x, float *y, size_t n)
 {
