@@ -290,8 +290,9 @@ static inline int tanh_off(V x)
         _mm256_cmp_ps(_mm256_andnot_ps(F(-0.0f), x), F(0x1p-126f), _CMP_NGE_UQ));
 }
 
-static inline V tanh_body(V x)
+static inline V tanh_body(V x, const float *unused)
 {
+    (void)unused;
     V a = _mm256_andnot_ps(F(-0.0f), x);
     V x2 = MUL(x, x);
     V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
@@ -319,8 +320,9 @@ static inline int gelu_off(V x)
     return not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-30f, -9.0f);
 }
 
-static inline V gelu_tanh_body(V x)
+static inline V gelu_tanh_body(V x, const float *unused)
 {
+    (void)unused;
     V xm = _mm256_min_ps(x, F(10.0f));
     vtwo z = gelu_tanh_arg_t(xm, 1);
     V zc = _mm256_min_ps(F(80.0f), z.hi);
@@ -339,8 +341,9 @@ static inline V gelu_tanh_body(V x)
    Q >= 2^-63 and x Q, x (1 - Q) and their steps are normal; the Dekker
    products are fused (gelu_q's fast form; X Q >= 2^-63, and X h with h
    >= 1/2 where its lane is taken). */
-static inline V gelu_body(V x)
+static inline V gelu_body(V x, const float *unused)
 {
+    (void)unused;
     V xm = _mm256_min_ps(x, F(6.0f));
     VI Ex = expo(xm);
     V X = smant(xm);
@@ -361,9 +364,12 @@ static inline V gelu_body(V x)
    else each through the whole sequence (slow). gelu's body is one chain of
    ~175 cycles of latency in 245 instructions and ran at ~125 cycles a
    vector: the scheduler holds little more than one vector's waiting
-   operations, so two chains side by side (DN_INTERLEAVED) fill it. */
-static inline __attribute__((always_inline)) void
-unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V), V (*slow)(V))
+   operations, so two chains side by side (DN_INTERLEAVED) fill it. tab is
+   a table the body reads (ln1p's paired ln tables), NULL for the others. */
+static inline __attribute__((always_inline)) void unary_pairs(const float *x, float *y, size_t n,
+                                                              const float *tab, int (*off)(V),
+                                                              V (*body)(V, const float *),
+                                                              V (*slow)(V))
 {
     unsigned csr = enter();
     size_t i = 0;
@@ -373,7 +379,7 @@ unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V), V (
             _mm256_storeu_ps(y + i, slow(a));
             _mm256_storeu_ps(y + i + 8, slow(b));
         } else {
-            V ra = body(a), rb = body(b);
+            V ra = body(a, tab), rb = body(b, tab);
             _mm256_storeu_ps(y + i, ra);
             _mm256_storeu_ps(y + i + 8, rb);
         }
@@ -383,7 +389,7 @@ unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V), V (
         float buf[8] = {0};
         memcpy(buf, x + i, m * sizeof(float));
         V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, off(a) ? slow(a) : body(a));
+        _mm256_storeu_ps(buf, off(a) ? slow(a) : body(a, tab));
         memcpy(y + i, buf, m * sizeof(float));
     }
     leave(csr);
@@ -391,15 +397,15 @@ unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V), V (
 
 DN_INTERLEAVED static void tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, tanh_off, tanh_body, v_tanh_slow);
+    unary_pairs(x, y, n, NULL, tanh_off, tanh_body, v_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+    unary_pairs(x, y, n, NULL, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, gelu_off, gelu_body, v_gelu_slow);
+    unary_pairs(x, y, n, NULL, gelu_off, gelu_body, v_gelu_slow);
 }
 
 /* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
@@ -423,14 +429,18 @@ static inline int sigmoid_off(V x)
     return _mm256_movemask_ps(_mm256_cmp_ps(x, F(-86.0f), _CMP_NGE_UQ));
 }
 
-static inline V sigmoid_body(V x)
+static inline V sigmoid_body(V x, const float *unused)
 {
+    (void)unused;
     vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
     V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
     return AS_F(_mm256_add_epi32(AS_I(y), s.se));
 }
 
-static inline V v_sigmoid_fast(V x) { return sigmoid_off(x) ? v_sigmoid_slow(x) : sigmoid_body(x); }
+static inline V v_sigmoid_fast(V x)
+{
+    return sigmoid_off(x) ? v_sigmoid_slow(x) : sigmoid_body(x, NULL);
+}
 
 /* silu for x in [-86, inf] with |x| >= 2^-60: x sigmoid(x) >= 2^-118 and
    every step of times_sigmoid's two scales is normal (for x >= 80, e = 0;
@@ -441,8 +451,9 @@ static inline int silu_off(V x)
     return not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-60f, -86.0f);
 }
 
-static inline V silu_body(V x)
+static inline V silu_body(V x, const float *unused)
 {
+    (void)unused;
     vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
     V X = smant(x);
     V p = MUL(X, s.y.y1);
@@ -453,7 +464,7 @@ static inline V silu_body(V x)
     return AS_F(_mm256_add_epi32(AS_I(v), step));
 }
 
-static inline V v_silu_fast(V x) { return silu_off(x) ? v_silu_slow(x) : silu_body(x); }
+static inline V v_silu_fast(V x) { return silu_off(x) ? v_silu_slow(x) : silu_body(x, NULL); }
 
 /* recip_core() of u in [2^-125, 2^125] (positive): m = u 2^-E exactly,
    err = 0 (r - 0*y1 is r), and the result y 2^-E, normal, by adding
@@ -520,53 +531,23 @@ static inline V v_softplus_fast(V u, const float *pairs)
 
 DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, sigmoid_off, sigmoid_body, v_sigmoid_slow);
+    unary_pairs(x, y, n, NULL, sigmoid_off, sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, silu_off, silu_body, v_silu_slow);
+    unary_pairs(x, y, n, NULL, silu_off, silu_body, v_silu_slow);
 }
-/* unary_pairs for a body that reads ln's paired tables: ln1p 0.85x the
-   time (docs/math.md). softplus, whose body branches on its u > 16 lanes,
-   gained nothing this way and keeps unary_paired. */
-static inline __attribute__((always_inline)) void unary_pairs_ln(const float *x, float *y, size_t n,
-                                                                 int (*off)(V),
-                                                                 V (*body)(V, const float *),
-                                                                 V (*slow)(V))
-{
-    float pairs[256] __attribute__((aligned(32)));
-    ln_pairs(pairs);
-    unsigned csr = enter();
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        V a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
-        if (off(a) | off(b)) {
-            _mm256_storeu_ps(y + i, slow(a));
-            _mm256_storeu_ps(y + i + 8, slow(b));
-        } else {
-            V ra = body(a, pairs), rb = body(b, pairs);
-            _mm256_storeu_ps(y + i, ra);
-            _mm256_storeu_ps(y + i + 8, rb);
-        }
-    }
-    for (; i < n; i += 8) {
-        size_t m = n - i < 8 ? n - i : 8;
-        float buf[8] = {0};
-        memcpy(buf, x + i, m * sizeof(float));
-        V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, off(a) ? slow(a) : body(a, pairs));
-        memcpy(y + i, buf, m * sizeof(float));
-    }
-    leave(csr);
-}
-
+/* softplus, whose body branches on its u > 16 lanes, gained nothing from
+   unary_pairs and keeps one vector an iteration. */
 static void softplus_v_avx2(const float *x, float *y, size_t n)
 {
     unary_paired(x, y, n, v_softplus_fast);
 }
 DN_INTERLEAVED static void ln1p_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs_ln(x, y, n, ln1p_off, ln1p_body, v_ln1p_slow);
+    float pairs[256] __attribute__((aligned(32)));
+    ln_pairs(pairs);
+    unary_pairs(x, y, n, pairs, ln1p_off, ln1p_body, v_ln1p_slow);
 }
 
 #endif /* DN_MATH_ACT_AVX2_H */
