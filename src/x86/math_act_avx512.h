@@ -13,10 +13,12 @@
  * reference's two multiplies are. The input flush and the zero and NaN
  * fixes run only in vectors with a zero, denormal or NaN input (one
  * compare per vector: tiny_or_nan). The recip seed is a division
- * (recip_split_s). Tried and not kept (same process, builds alternated):
- * two vectors per loop iteration, 1.00-1.02x the time (the kernels are
- * bound by their operation count, not by latency), and with GCC's first
- * scheduling pass on it to interleave them, 1.03-1.05x.
+ * (recip_split_s). The array loops take two vectors an iteration
+ * (unary_pairs), each through a body without branches when neither has an
+ * odd lane, with GCC's first scheduling pass and register-pressure
+ * scheduling on (DN_INTERLEAVED): 0.74-0.91x the time (docs/math.md,
+ * "Branch-free bodies"). The whole masked sequence two vectors at a time,
+ * its branches included, had gained nothing (1.00-1.05x).
  */
 #ifndef DN_MATH_ACT_AVX512_H
 #define DN_MATH_ACT_AVX512_H
@@ -40,29 +42,50 @@ INLINE V zero_nan_fix(V r, V xf)
     return nan_where(isnan_(xf), r);
 }
 
-INLINE V v_tanh(V x)
+INLINE V tanh_small(V x)
 {
-    M odd = tiny_or_nan(x);
-    V xf = odd ? flush(x) : x;
-    V a = _mm512_abs_ps(xf);
-    /* tanh_small(x) */
-    V x2 = MUL(xf, xf);
+    V x2 = MUL(x, x);
     V p = ADD(F(A.tanh_p[3]), MUL(x2, F(A.tanh_p[4])));
     p = ADD(F(A.tanh_p[2]), MUL(x2, p));
     p = ADD(F(A.tanh_p[1]), MUL(x2, p));
     p = ADD(F(A.tanh_p[0]), MUL(x2, p));
-    V r = ADD(xf, MUL(MUL(xf, x2), p));
+    return ADD(x, MUL(MUL(x, x2), p));
+}
+
+/* tanh where no lane is zero, denormal or NaN: v_tanh's sequence, a vector
+   whose lanes are all below 9/16 leaving after the polynomial
+   (all_small_exits), and the array loop's fast path, which runs both parts
+   for every vector so that two vectors' chains interleave. */
+INLINE V tanh_seq(V x, int all_small_exits)
+{
+    V a = _mm512_abs_ps(x);
+    V r = tanh_small(x);
     M small = lt(a, F(0x1.2p-1f));
-    if (small != 0xFFFF) {
-        /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
-        vsig_parts sg = sig_of_exp_s(exp_split(MUL(F(2.0f), _mm512_min_ps(a, F(10.0f))), 1), 1);
-        V s = scale(sg.y.y1, SUB(F(1.0f), sg.e));
-        V h = SUB(F(1.0f), s);
-        V err = SUB(SUB(F(1.0f), h), s);
-        V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
-        r = _mm512_mask_blend_ps(small, _mm512_or_ps(big, sign_of(xf)), r);
-    }
+    if (all_small_exits && small == 0xFFFF) return r;
+    /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
+    vsig_parts sg = sig_of_exp_s(exp_split(MUL(F(2.0f), _mm512_min_ps(a, F(10.0f))), 1), 1);
+    V s = scale(sg.y.y1, SUB(F(1.0f), sg.e));
+    V h = SUB(F(1.0f), s);
+    V err = SUB(SUB(F(1.0f), h), s);
+    V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
     /* results of normal inputs are normal: |tanh x| >= |x| (1 - x^2/3) */
+    return _mm512_mask_blend_ps(small, _mm512_or_ps(big, sign_of(x)), r);
+}
+
+/* The vectors that leave the array loop's fast path: a lane zero, denormal
+   or NaN, or every lane below 9/16 (the polynomial alone, tanh_rare). */
+INLINE int tanh_off(V x)
+{
+    return tiny_or_nan(x) != 0 || lt(_mm512_abs_ps(x), F(0x1.2p-1f)) == 0xFFFF;
+}
+
+INLINE V tanh_body(V x) { return tanh_seq(x, 0); }
+
+INLINE V v_tanh(V x)
+{
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V r = tanh_seq(xf, 1);
     return odd ? zero_nan_fix(r, xf) : r;
 }
 
@@ -102,18 +125,33 @@ INLINE vtwo gelu_tanh_arg_t(V x, int fused)
     return z;
 }
 
-INLINE V v_gelu_tanh(V x)
+/* gelu_tanh where no lane is zero, denormal or NaN; fused where every
+   lane has |x| >= 2^-30 (gelu_tanh_arg_t). */
+INLINE V gelu_tanh_core(V xf, int fused)
 {
-    M odd = tiny_or_nan(x);
-    V xf = odd ? flush(x) : x;
     V xm = _mm512_max_ps(F(-12.0f), _mm512_min_ps(xf, F(10.0f)));
-    M small = _mm512_cmp_ps_mask(_mm512_abs_ps(xm), F(0x1p-30f), _CMP_NGE_UQ);
-    vtwo z = small ? gelu_tanh_arg_t(xm, 0) : gelu_tanh_arg_t(xm, 1);
+    vtwo z = gelu_tanh_arg_t(xm, fused);
     V zc = _mm512_min_ps(F(80.0f), _mm512_max_ps(F(-95.0f), z.hi));
     /* sigmoid2_core(zc, zc == z.hi ? z.lo : 0) */
     vexp_parts e = exp_split(neg(zc), 1);
     e.lo = SUB(e.lo, MUL(e.hi, _mm512_maskz_mov_ps(eq(zc, z.hi), z.lo)));
-    V r = put(flush(times_sigmoid(xm, sig_of_exp_s(e, 1))), gt(xf, F(10.0f)), xf);
+    return put(flush(times_sigmoid(xm, sig_of_exp_s(e, 1))), gt(xf, F(10.0f)), xf);
+}
+
+/* The lanes that leave the array loop's fast path (gelu_tanh_body,
+   gelu_body): |x| < 2^-30, NaN included. */
+INLINE int gelu_off(V x)
+{
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-30f), _CMP_NGE_UQ) != 0;
+}
+
+INLINE V gelu_tanh_body(V x) { return gelu_tanh_core(x, 1); }
+
+INLINE V v_gelu_tanh(V x)
+{
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V r = gelu_off(xf) ? gelu_tanh_core(xf, 0) : gelu_tanh_core(xf, 1);
     return odd ? zero_nan_fix(r, xf) : r;
 }
 
@@ -159,17 +197,15 @@ INLINE vexp_parts gelu_q(V a, int fused)
     return r;
 }
 
-INLINE V v_gelu(V x)
+/* gelu where no lane is zero, denormal or NaN; the Dekker products fused
+   where every lane has |x| >= 2^-30 (X h: h >= 1/2 in the lanes that take
+   it). */
+INLINE V gelu_core(V xf, int fused)
 {
-    M odd = tiny_or_nan(x);
-    V xf = odd ? flush(x) : x;
     V xm = _mm512_max_ps(F(-13.5f), _mm512_min_ps(xf, F(6.0f)));
     V Ex = expo(xm);
     V X = smant(xm);
-    /* the Dekker products fused where every lane has |x| >= 2^-30 (X h: h
-       >= 1/2 in the lanes that take it) */
-    int fused = !_mm512_cmp_ps_mask(_mm512_abs_ps(xm), F(0x1p-30f), _CMP_NGE_UQ);
-    vexp_parts q = fused ? gelu_q(_mm512_abs_ps(xm), 1) : gelu_q(_mm512_abs_ps(xm), 0);
+    vexp_parts q = gelu_q(_mm512_abs_ps(xm), fused);
     V k = kf(q);
     /* gelu_core(): x < 0 */
     vtwo p = mul2_t(X, q.hi, fused);
@@ -181,16 +217,18 @@ INLINE V v_gelu(V x)
     p = mul2_t(X, h, fused);
     V rp = scale(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
     V r = flush(_mm512_mask_blend_ps(lt(xm, _mm512_setzero_ps()), rp, rn));
-    r = put(r, gt(xf, F(6.0f)), xf);
-    return odd ? zero_nan_fix(r, xf) : r;
+    return put(r, gt(xf, F(6.0f)), xf);
 }
 
-static void tanh_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_tanh); }
-static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
+INLINE V gelu_body(V x) { return gelu_core(x, 1); }
+
+INLINE V v_gelu(V x)
 {
-    unary_avx512(x, y, n, v_gelu_tanh);
+    M odd = tiny_or_nan(x);
+    V xf = odd ? flush(x) : x;
+    V r = gelu_off(xf) ? gelu_core(xf, 0) : gelu_core(xf, 1);
+    return odd ? zero_nan_fix(r, xf) : r;
 }
-static void gelu_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_gelu); }
 
 /* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
 
@@ -302,27 +340,39 @@ INLINE V ln1p_fast(V t_hi, V t_lo)
 }
 
 /* ln1p for t in (-1, 2^125) with |t| >= 2^-126: math_act_avx2.h's. */
-INLINE V v_ln1p_fast(V t)
+INLINE int ln1p_off(V t)
 {
     V a = _mm512_abs_ps(t);
     M bad = _mm512_cmp_ps_mask(a, F(0x1p-126f), _CMP_NGE_UQ);
     bad |= _mm512_cmp_ps_mask(a, F(0x1p125f), _CMP_GE_OQ);
     bad |= _mm512_cmp_ps_mask(t, F(-1.0f), _CMP_LE_OQ);
-    if (bad) return v_ln1p_slow(t);
-    return ln1p_fast(t, _mm512_setzero_ps());
+    return bad != 0;
 }
 
-/* softplus for |u| <= 86 (no NaN): math_act_avx2.h's v_softplus_fast. */
-INLINE V v_softplus_fast(V u)
+INLINE V ln1p_body(V t) { return ln1p_fast(t, _mm512_setzero_ps()); }
+
+/* softplus for |u| <= 86 (no NaN): math_act_avx2.h's softplus_off,
+   softplus_body and softplus_rare. */
+INLINE int softplus_off(V u)
 {
-    if (_mm512_cmp_ps_mask(_mm512_abs_ps(u), F(86.0f), _CMP_NLE_UQ)) return v_softplus_slow(u);
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(u), F(86.0f), _CMP_NLE_UQ) != 0 ||
+           gt(u, F(16.0f)) == 0xFFFF;
+}
+
+INLINE V softplus_body(V u)
+{
     M big = gt(u, F(16.0f));
     vexp_parts p = exp_split(_mm512_mask_blend_ps(big, u, neg(u)), 1);
     V eh = AS_F(_mm512_add_epi32(AS_I(p.hi), _mm512_slli_epi32(p.k, 23)));
     V r = ADD(u, eh);
-    if (big == 0xFFFF) return r;
     V p2k = AS_F(_mm512_slli_epi32(_mm512_add_epi32(p.k, I(127)), 23));
     return _mm512_mask_blend_ps(big, ln1p_fast(eh, MUL(p.lo, p2k)), r);
+}
+
+INLINE V softplus_rare(V u)
+{
+    if (_mm512_cmp_ps_mask(u, F(86.0f), _CMP_NLE_UQ) == 0 && gt(u, F(16.0f)) == 0xFFFF) return u;
+    return v_softplus_slow(u);
 }
 
 /* math_act_avx2.h's unary_pairs: two vectors an iteration, interleaved. */
@@ -350,6 +400,31 @@ INLINE void unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*b
     leave(csr);
 }
 
+static __attribute__((noinline)) V v_tanh_slow(V x) { return v_tanh(x); }
+static __attribute__((noinline)) V v_gelu_tanh_slow(V x) { return v_gelu_tanh(x); }
+static __attribute__((noinline)) V v_gelu_slow(V x) { return v_gelu(x); }
+
+/* The vectors tanh_off sends out of the fast path: those whose lanes are
+   all below 9/16, none zero, denormal or NaN, by the polynomial in line;
+   the others by the whole sequence out of line. */
+INLINE V tanh_rare(V x)
+{
+    if (tiny_or_nan(x) == 0 && lt(_mm512_abs_ps(x), F(0x1.2p-1f)) == 0xFFFF) return tanh_small(x);
+    return v_tanh_slow(x);
+}
+
+DN_INTERLEAVED static void tanh_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, tanh_off, tanh_body, tanh_rare);
+}
+DN_INTERLEAVED static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+}
+DN_INTERLEAVED static void gelu_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, gelu_off, gelu_body, v_gelu_slow);
+}
 DN_INTERLEAVED static void sigmoid_v_avx512(const float *x, float *y, size_t n)
 {
     unary_pairs(x, y, n, sigmoid_off, sigmoid_body, v_sigmoid_slow);
@@ -358,13 +433,13 @@ DN_INTERLEAVED static void silu_v_avx512(const float *x, float *y, size_t n)
 {
     unary_pairs(x, y, n, silu_off, silu_body, v_silu_slow);
 }
-static void softplus_v_avx512(const float *x, float *y, size_t n)
+DN_INTERLEAVED static void softplus_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_avx512(x, y, n, v_softplus_fast);
+    unary_pairs(x, y, n, softplus_off, softplus_body, softplus_rare);
 }
-static void ln1p_v_avx512(const float *x, float *y, size_t n)
+DN_INTERLEAVED static void ln1p_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_avx512(x, y, n, v_ln1p_fast);
+    unary_pairs(x, y, n, ln1p_off, ln1p_body, v_ln1p_slow);
 }
 
 #undef A
