@@ -630,100 +630,23 @@ AI dn_status mv_packed8_q4k2(const dn_mv_ctx *c, size_t r0, size_t r1, float *ou
     return dn_q4k8_rows(c, r0, r1, out, bad, batch8_q4k2);
 }
 
+/* mat_vec_rows_act: mv_rows once per format, the format a constant. */
+#include "../dot_format_rows.h"
+
 #define NOINLINE __attribute__((noinline))
-
-static NOINLINE dn_status mv_q4_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q4_0, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q4_1(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q4_1, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q5_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q5_0, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q5_1(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q5_1, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q8_0, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q2_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q2_K, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q3_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q3_K, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q4_K, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q5_K, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1, float *out, size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_Q6_K, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
-                                    size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_IQ4_NL, r0, r1, out, bad);
-}
-static NOINLINE dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1, float *out,
-                                    size_t *bad)
-{
-    return mv_rows(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
-}
-
-/* The table's entries: the format's row loop, the reference where the
-   activation side is not usable; mat_vec_rows prepares that side for its
-   call alone. */
-static dn_status mat_vec_rows_act_avx2(dn_type type, const uint8_t *w, size_t rows, size_t n,
-                                       const dn_act_row *act, dn_act_scaling scaling,
-                                       const dn_dot_act *a, size_t r0, size_t r1, float *out,
-                                       size_t *bad)
-{
-    if (!a->usable) return dn_ref_rows_pieces(type, w, rows, n, act, scaling, r0, r1, out, bad);
-    const dn_mv_ctx c = dn_mv_ctx_of(type, w, rows, n, act, scaling, a);
-    switch (type) {
-    case DN_TYPE_Q4_0: return mv_q4_0(&c, r0, r1, out, bad);
-    case DN_TYPE_Q4_1: return mv_q4_1(&c, r0, r1, out, bad);
-    case DN_TYPE_Q5_0: return mv_q5_0(&c, r0, r1, out, bad);
-    case DN_TYPE_Q5_1: return mv_q5_1(&c, r0, r1, out, bad);
-    case DN_TYPE_Q8_0: return mv_q8_0(&c, r0, r1, out, bad);
-    case DN_TYPE_Q2_K: return mv_q2_k(&c, r0, r1, out, bad);
-    case DN_TYPE_Q3_K: return mv_q3_k(&c, r0, r1, out, bad);
-    case DN_TYPE_Q4_K: return mv_q4_k(&c, r0, r1, out, bad);
-    case DN_TYPE_Q5_K: return mv_q5_k(&c, r0, r1, out, bad);
-    case DN_TYPE_Q6_K: return mv_q6_k(&c, r0, r1, out, bad);
-    case DN_TYPE_IQ4_NL: return mv_iq4_nl(&c, r0, r1, out, bad);
-    case DN_TYPE_IQ4_XS: return mv_iq4_xs(&c, r0, r1, out, bad);
-    default: return dn_ref_rows_pieces(type, w, rows, n, act, scaling, r0, r1, out, bad);
-    }
-}
 
 static dn_status mat_vec_rows_avx2(dn_type type, const uint8_t *w, size_t rows, size_t n,
                                    const dn_act_row *act, dn_act_scaling scaling, size_t r0,
                                    size_t r1, float *out, size_t *bad)
 {
-    return dn_dot_rows_own_act(mat_vec_rows_act_avx2, type, w, rows, n, act, scaling, r0, r1, out,
-                               bad);
+    return dn_dot_rows_own_act(mat_vec_rows_act, type, w, rows, n, act, scaling, r0, r1, out, bad);
 }
 
 static dn_status mat_mul_rows_avx2(const dn_act *x, size_t c0, size_t c1, dn_type type,
                                    const uint8_t *w, size_t rows, size_t r0, size_t r1, float *out,
                                    size_t ldo, size_t *bad)
 {
-    return dn_dot_mm_lanes_avx2(mat_vec_rows_act_avx2, x, c0, c1, type, w, rows, r0, r1, out, ldo,
-                                bad);
+    return dn_dot_mm_lanes_avx2(mat_vec_rows_act, x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
 }
 
 /* The repacked row loops: the formats decode engines meet (Q4_K_M files:
@@ -777,7 +700,7 @@ static dn_status packed_rows_act_avx2(dn_type type, const uint8_t *w, size_t row
 
 const dn_dot_kernels dn_dot_avx2 = {
     .mat_vec_rows = mat_vec_rows_avx2,
-    .mat_vec_rows_act = mat_vec_rows_act_avx2,
+    .mat_vec_rows_act = mat_vec_rows_act,
     .mat_mul_rows = mat_mul_rows_avx2,
     .packed_rows_act = packed_rows_act_avx2,
 };
