@@ -15,62 +15,62 @@
    registers together and Q8_0's product took 2 % more instructions
    (callgrind, 1024 x 4096, Sub32, one word). */
 static __attribute__((noinline)) dn_status mv_q4_0(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q4_0, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q4_1(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q4_1, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q5_0(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q5_0, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q5_1(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q5_1, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q8_0(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q8_0, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q2_k(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q2_K, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q3_k(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q3_K, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q4_k(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q4_K, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q5_k(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q5_K, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_q6_k(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                   float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_Q6_K, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_iq4_nl(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                     float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_NL, r0, r1, out, bad);
 }
 static __attribute__((noinline)) dn_status mv_iq4_xs(const dn_mv_ctx *c, size_t r0, size_t r1,
-                                                float *out, size_t *bad)
+                                                     float *out, size_t *bad)
 {
     return mv_rows(c, DN_TYPE_IQ4_XS, r0, r1, out, bad);
 }

@@ -43,6 +43,16 @@ static inline VI trig_window_product(VI p0, VI M, VI w1, VI w2)
    every b from 119 to 150. A vector with a lane at 2^24 or above (or inf,
    NaN) reads the table with gathers: on the AMD host of docs/math.md the
    three gathers were most of the reduction's time. */
+static inline void trig_windows_shift(VI ua, VI *w0, VI *w1, VI *w2)
+{
+    const uint32_t *k = dn_trig_invpi[150 - 64];
+    VI s = _mm256_sub_epi32(I(150), _mm256_srli_epi32(ua, 23));
+    VI t = _mm256_sub_epi32(I(32), s);
+    *w0 = _mm256_srlv_epi32(I(k[0]), s);
+    *w1 = _mm256_or_si256(_mm256_srlv_epi32(I(k[1]), s), _mm256_sllv_epi32(I(k[0]), t));
+    *w2 = _mm256_or_si256(_mm256_srlv_epi32(I(k[2]), s), _mm256_sllv_epi32(I(k[1]), t));
+}
+
 static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
 {
     VI big = _mm256_cmpgt_epi32(ua, I(0x4B7FFFFF)); /* |x| >= 2^24 or inf/NaN */
@@ -56,21 +66,14 @@ static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
         *w2 = _mm256_i32gather_epi32(tab + 2, i3, 4);
         return;
     }
-    const uint32_t *k = dn_trig_invpi[150 - 64];
-    VI s = _mm256_sub_epi32(I(150), _mm256_srli_epi32(ua, 23));
-    VI t = _mm256_sub_epi32(I(32), s);
-    *w0 = _mm256_srlv_epi32(I(k[0]), s);
-    *w1 = _mm256_or_si256(_mm256_srlv_epi32(I(k[1]), s), _mm256_sllv_epi32(I(k[0]), t));
-    *w2 = _mm256_or_si256(_mm256_srlv_epi32(I(k[2]), s), _mm256_sllv_epi32(I(k[1]), t));
+    trig_windows_shift(ua, w0, w1, w2);
 }
 
 /* math.c's trig_reduce() of a = |x| (finite lanes; other lanes give values
    that are replaced later). */
-static inline vtrig_arg trig_reduce(V a)
+static inline vtrig_arg trig_reduce_w(V a, VI w0, VI w1, VI w2)
 {
     VI ua = AS_I(a);
-    VI w0, w1, w2;
-    trig_windows(ua, &w0, &w1, &w2);
     VI M = _mm256_or_si256(_mm256_and_si256(ua, I(DN_FRAC_BITS)), I(0x800000));
     VI P0 = _mm256_mullo_epi32(M, w0);
     VI ge = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
@@ -100,13 +103,23 @@ static inline vtrig_arg trig_reduce(V a)
     V m = MUL(s_hi, F(T.pi32_hi));
     V h = hi12(m);
     V lo = ADD(SUB(m, h), ADD(MUL(s_hi, F(T.pi32_lo)), MUL(t_lo, F(T.pi32))));
+    vtrig_arg r = {h, lo, j};
+    return r;
+}
+
+static inline vtrig_arg trig_reduce(V a)
+{
+    VI ua = AS_I(a);
+    VI w0, w1, w2;
+    trig_windows(ua, &w0, &w1, &w2);
+    vtrig_arg g = trig_reduce_w(a, w0, w1, w2);
     /* |x| < 2^-5: j = 0, r = a */
     V small = AS_F(_mm256_cmpgt_epi32(I(0x3D000000), ua));
     V ah = hi12(a);
     vtrig_arg r;
-    r.hi = sel(small, ah, h);
-    r.lo = sel(small, SUB(a, ah), lo);
-    r.j = _mm256_andnot_si256(AS_I(small), j);
+    r.hi = sel(small, ah, g.hi);
+    r.lo = sel(small, SUB(a, ah), g.lo);
+    r.j = _mm256_andnot_si256(AS_I(small), g.j);
     return r;
 }
 
@@ -205,8 +218,53 @@ static inline V v_cos(V x)
                     t.special);
 }
 
-static void sin_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_sin); }
-static void cos_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_cos); }
+/* The fast path of the array loops: a vector whose lanes all lie in
+   [2^-5, 2^24) has normal inputs and results (|sin x|, |cos x| of such
+   binary32 x stay far above 2^-126), no NaN or infinity and no small
+   argument, so it skips the flushes, the fixes and the small-argument
+   select, and takes the shifted windows without the test for gathers;
+   two vectors an iteration, interleaved (unary_pairs). Any other vector
+   takes the whole sequence, out of line. */
+static inline int trig_off(V x)
+{
+    VI ua = _mm256_and_si256(AS_I(x), I(0x7FFFFFFF));
+    VI out = _mm256_or_si256(_mm256_cmpgt_epi32(I(0x3D000000), ua),
+                             _mm256_cmpgt_epi32(ua, I(0x4B7FFFFF)));
+    return _mm256_movemask_ps(AS_F(out));
+}
+
+static inline vtrig_arg trig_reduce_fast(V a)
+{
+    VI w0, w1, w2;
+    trig_windows_shift(AS_I(a), &w0, &w1, &w2);
+    return trig_reduce_w(a, w0, w1, w2);
+}
+
+static inline V sin_body(V x, const float *unused)
+{
+    (void)unused;
+    vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
+    return _mm256_xor_ps(trig_eval(a, a.j), _mm256_and_ps(x, F(-0.0f)));
+}
+
+static inline V cos_body(V x, const float *unused)
+{
+    (void)unused;
+    vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
+    return trig_eval(a, _mm256_and_si256(_mm256_add_epi32(a.j, I(16)), I(63)));
+}
+
+static __attribute__((noinline)) V v_sin_slow(V x) { return v_sin(x); }
+static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
+
+DN_INTERLEAVED static void sin_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, NULL, trig_off, sin_body, v_sin_slow);
+}
+DN_INTERLEAVED static void cos_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, NULL, trig_off, cos_body, v_cos_slow);
+}
 
 static inline void sincos8(const float *x, float *s, float *c)
 {
@@ -218,17 +276,41 @@ static inline void sincos8(const float *x, float *s, float *c)
     _mm256_storeu_ps(c, vc);
 }
 
-static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
+static __attribute__((noinline)) void sincos8_slow(const float *x, float *s, float *c)
+{
+    sincos8(x, s, c);
+}
+
+/* sin_body and cos_body on one reduction */
+static inline void sincos8_fast(V x, float *s, float *c)
+{
+    vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
+    _mm256_storeu_ps(s, _mm256_xor_ps(trig_eval(a, a.j), _mm256_and_ps(x, F(-0.0f))));
+    _mm256_storeu_ps(c, trig_eval(a, _mm256_and_si256(_mm256_add_epi32(a.j, I(16)), I(63))));
+}
+
+/* As unary_pairs, with two outputs. */
+DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
 {
     unsigned csr = enter();
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) sincos8(x + i, s + i, c + i);
-    if (i < n) {
+    for (; i + 16 <= n; i += 16) {
+        V a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        if (trig_off(a) | trig_off(b)) {
+            sincos8_slow(x + i, s + i, c + i);
+            sincos8_slow(x + i + 8, s + i + 8, c + i + 8);
+        } else {
+            sincos8_fast(a, s + i, c + i);
+            sincos8_fast(b, s + i + 8, c + i + 8);
+        }
+    }
+    for (; i < n; i += 8) {
+        size_t m = n - i < 8 ? n - i : 8;
         float bx[8] = {0}, bs[8], bc[8];
-        memcpy(bx, x + i, (n - i) * sizeof(float));
+        memcpy(bx, x + i, m * sizeof(float));
         sincos8(bx, bs, bc);
-        memcpy(s + i, bs, (n - i) * sizeof(float));
-        memcpy(c + i, bc, (n - i) * sizeof(float));
+        memcpy(s + i, bs, m * sizeof(float));
+        memcpy(c + i, bc, m * sizeof(float));
     }
     leave(csr);
 }

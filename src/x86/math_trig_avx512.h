@@ -256,8 +256,47 @@ INLINE V v_cos(V x)
     return trig_cos_of(&t, x);
 }
 
-static void sin_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_sin); }
-static void cos_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_cos); }
+/* The array loops two vectors an iteration (unary_pairs, interleaved):
+   through the bodies below when neither vector has a rare lane, else each
+   through the whole sequence, out of line. */
+INLINE int trig_off(V x)
+{
+    VI ua = AS_I(_mm512_abs_ps(x));
+    return _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ua, I(0x3D000000)), I(0x0E800000)) != 0;
+}
+
+INLINE vtrig_arg trig_reduce_fast(V x)
+{
+    V a = _mm512_abs_ps(x);
+    VI w0, w1, w2;
+    trig_windows_small(AS_I(a), &w0, &w1, &w2);
+    return trig_reduce(a, w0, w1, w2);
+}
+
+INLINE V sin_body(V x)
+{
+    vtrig_arg a = trig_reduce_fast(x);
+    return trig_eval(a, a.j, _mm512_xor_si512(_mm512_slli_epi32(a.j, 26), AS_I(x)));
+}
+
+INLINE V cos_body(V x)
+{
+    vtrig_arg a = trig_reduce_fast(x);
+    VI i = _mm512_add_epi32(a.j, I(16));
+    return trig_eval(a, i, _mm512_slli_epi32(i, 26));
+}
+
+static __attribute__((noinline)) V v_sin_slow(V x) { return v_sin(x); }
+static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
+
+DN_INTERLEAVED static void sin_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, trig_off, sin_body, v_sin_slow);
+}
+DN_INTERLEAVED static void cos_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_pairs(x, y, n, trig_off, cos_body, v_cos_slow);
+}
 
 /* One reduction for both; the last n mod 16 under a mask (the masked-off
    lanes reduce zeros and are not stored). Both results are computed before
@@ -271,10 +310,36 @@ INLINE void sincos16(const float *x, float *s, float *c, M m)
     _mm512_mask_storeu_ps(c, m, vc);
 }
 
-static void sincos_v_avx512(const float *x, float *s, float *c, size_t n)
+static __attribute__((noinline)) void sincos16_slow(const float *x, float *s, float *c)
+{
+    sincos16(x, s, c, (M)0xFFFF);
+}
+
+/* sin_body and cos_body on one reduction */
+INLINE void sincos16_fast(V x, float *s, float *c)
+{
+    vtrig_arg a = trig_reduce_fast(x);
+    VI i = _mm512_add_epi32(a.j, I(16));
+    _mm512_storeu_ps(s, trig_eval(a, a.j, _mm512_xor_si512(_mm512_slli_epi32(a.j, 26), AS_I(x))));
+    _mm512_storeu_ps(c, trig_eval(a, i, _mm512_slli_epi32(i, 26)));
+}
+
+/* As unary_pairs, with two outputs; every vector is loaded before its
+   results are stored, so s or c may be x. */
+DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, size_t n)
 {
     unsigned csr = dn_avx2_enter();
     size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        V a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        if (trig_off(a) | trig_off(b)) {
+            sincos16_slow(x + i, s + i, c + i);
+            sincos16_slow(x + i + 16, s + i + 16, c + i + 16);
+        } else {
+            sincos16_fast(a, s + i, c + i);
+            sincos16_fast(b, s + i + 16, c + i + 16);
+        }
+    }
     for (; i + 16 <= n; i += 16) sincos16(x + i, s + i, c + i, (M)0xFFFF);
     if (i < n) sincos16(x + i, s + i, c + i, (M)((1u << (n - i)) - 1u));
     leave(csr);
