@@ -3,7 +3,10 @@
  * math_trig_avx2.h: the AVX2 kernels of sin, cos and sincos, bit for bit
  * dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v (src/math_trig.c). Included
  * once, by math_avx2.c, after its vector helpers and before its table:
- * the trigonometry is its own file only to keep each file readable.
+ * the trigonometry is its own file only to keep each file readable. The
+ * array loops take two vectors an iteration through a branch-free body
+ * when every lane lies in [2^-5, 2^24) (trig_off; docs/math.md, "Two
+ * chains").
  */
 #ifndef DN_MATH_TRIG_AVX2_H
 #define DN_MATH_TRIG_AVX2_H

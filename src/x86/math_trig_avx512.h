@@ -21,7 +21,8 @@
  *   takes bit 5 of j (the AVX2 kernels: four vpermps, three blends and a
  *   sign flip per table).
  * - Vectors with every lane in [2^-5, 2^24) skip the small-argument, flush
- *   and NaN fixes (trig_in).
+ *   and NaN fixes (trig_in); the array loops run two such vectors an
+ *   iteration through branch-free bodies (trig_off), as the AVX2 ones do.
  * - The 2^57 the reference adds to F is added to the top word's 32-bit
  *   product before it is shifted into place (one add for sixteen lanes,
  *   not two 64-bit adds), and the high and low words of the even and odd
