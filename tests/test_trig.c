@@ -112,7 +112,8 @@ static void trig_arrays(void **state)
    b = 150 shifted right by 150 - b (computed there by word shifts, as
    here), for every b from 119 to 150; and each sin(j*pi/32) table has
    entry 32 + k = -(entry k) except where entry k is +0 (then +0), with its
-   zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo). And what
+   zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo), and entry
+   32 - k = entry k for k = 1..15, bit for bit. And what
    the AVX-512 kernels assume (src/x86/math_trig_avx512.h): every window,
    b = 64..254, is bits 254 - b .. 349 - b of P = floor(2^199/pi), whose
    eight words they take from the entries for b = 254, 222, 190, 158, 126
@@ -156,6 +157,7 @@ static void trig_kernel_tables(void **state)
                 assert_true(t[j] != 0.0f);
                 assert_same_float(t[j + 32], -t[j]);
             }
+            if (j >= 1 && j <= 15) assert_same_float(t[32 - j], t[j]);
         }
     }
 }

@@ -128,14 +128,16 @@ static inline vtrig_arg trig_reduce(V a)
 
 /* Entry j (0..63) of a 64-entry sin(j*pi/32) table from registers, not
    gathers: entries 32..63 are entries 0..31 negated except where those are
-   zero (+0 in both halves), so entry j is entry k = j mod 32 (four
-   vpermps on bits 0..2, two levels of blends on bits 3 and 4) with its sign
-   flipped where j >= 32 and entry k is not zero. Entry k is zero at k = 0
-   in s24 and s12 and at k = 0, 16 in s24_lo and s12_lo (tests/test_trig.c
-   checks both properties on the tables). */
+   zero (+0 in both halves), and entry 32 - k is entry k (sin's symmetry
+   about pi/2, bit for bit in every table), so entry j is entry
+   m = min(k, 32 - k) of 0..16, k = j mod 32 (two vpermps on bits 0..2, a
+   blend on bit 3, one for m = 16), with its sign flipped where j >= 32 and
+   entry k is not zero. Entry k is zero at k = 0 in s24 and s12 and at
+   k = 0, 16 in s24_lo and s12_lo (tests/test_trig.c checks the three
+   properties on the tables). */
 typedef struct {
-    VI j;
-    V b3, b4;       /* bit 3, bit 4 of j in the sign bit (blendv's mask) */
+    VI m;
+    V b3, at16;     /* bit 3 of m in the sign bit (blendv's mask); m == 16 */
     V flip, flip16; /* the sign to flip: j >= 32 and k != 0 (and k != 16) */
 } vtrig_idx;
 
@@ -145,21 +147,20 @@ static inline vtrig_idx trig_idx(VI j)
     VI k = _mm256_and_si256(j, I(31));
     VI f = _mm256_and_si256(_mm256_slli_epi32(j, 26), I(DN_SIGN_BIT));
     VI fa = _mm256_andnot_si256(_mm256_cmpeq_epi32(k, _mm256_setzero_si256()), f);
-    t.j = j;
-    t.b3 = AS_F(_mm256_slli_epi32(j, 28));
-    t.b4 = AS_F(_mm256_slli_epi32(j, 27));
+    VI at16 = _mm256_cmpeq_epi32(k, I(16));
+    t.m = _mm256_min_epu32(k, _mm256_sub_epi32(I(32), k));
+    t.b3 = AS_F(_mm256_slli_epi32(t.m, 28));
+    t.at16 = AS_F(at16);
     t.flip = AS_F(fa);
-    t.flip16 = AS_F(_mm256_andnot_si256(_mm256_cmpeq_epi32(k, I(16)), fa));
+    t.flip16 = AS_F(_mm256_andnot_si256(at16, fa));
     return t;
 }
 
 static inline V trig_lookup(const float *tab, const vtrig_idx *t, V flip)
 {
-    V q0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), t->j);
-    V q1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), t->j);
-    V q2 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 16), t->j);
-    V q3 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 24), t->j);
-    V v = sel(t->b4, sel(t->b3, q3, q2), sel(t->b3, q1, q0));
+    V q0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), t->m);
+    V q1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), t->m);
+    V v = sel(t->at16, _mm256_broadcast_ss(tab + 16), sel(t->b3, q1, q0));
     return _mm256_xor_ps(v, flip);
 }
 

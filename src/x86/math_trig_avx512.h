@@ -18,7 +18,7 @@
  *   thread CPU time, builds alternated twice; |x| <= 10 is 0.77 ns).
  * - One evaluation serves j and j + 32 (trig_eval): each sin(j*pi/32)
  *   table is one vpermt2ps (32 entries) on j mod 32 and the result's sign
- *   takes bit 5 of j (the AVX2 kernels: four vpermps, three blends and a
+ *   takes bit 5 of j (the AVX2 kernels: two vpermps, two blends and a
  *   sign flip per table).
  * - Vectors with every lane in [2^-5, 2^24) skip the small-argument, flush
  *   and NaN fixes (trig_in); the array loops run two such vectors an
