@@ -290,11 +290,16 @@ static __attribute__((noinline)) V v_gelu_slow(V x) { return v_gelu(x); }
    result's steps are normal. The body runs both parts for every vector, so
    that two vectors' chains interleave; the vectors whose lanes are all
    below 9/16 leave it (tanh_off) for the polynomial alone (tanh_rare). */
+static inline int tanh_tiny(V a)
+{
+    return _mm256_movemask_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ));
+}
+static inline int tanh_all_small(V a) { return _mm256_movemask_ps(lt(a, F(0x1.2p-1f))) == 0xFF; }
+
 static inline int tanh_off(V x)
 {
     V a = _mm256_andnot_ps(F(-0.0f), x);
-    return _mm256_movemask_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ)) |
-           (_mm256_movemask_ps(lt(a, F(0x1.2p-1f))) == 0xFF);
+    return tanh_tiny(a) | tanh_all_small(a);
 }
 
 /* The vectors tanh_off sends out of the fast path: those whose lanes are
@@ -305,9 +310,7 @@ static inline int tanh_off(V x)
 static inline V tanh_rare(V x)
 {
     V a = _mm256_andnot_ps(F(-0.0f), x);
-    if (_mm256_movemask_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ)) == 0 &&
-        _mm256_movemask_ps(lt(a, F(0x1.2p-1f))) == 0xFF)
-        return tanh_small(x);
+    if (!tanh_tiny(a) && tanh_all_small(a)) return tanh_small(x);
     return v_tanh_slow(x);
 }
 
@@ -535,12 +538,13 @@ static inline V ln1p_body(V t, const float *pairs)
    runs ln1p for every vector, so that two vectors' chains interleave; the
    vectors whose lanes are all past 16 leave it (softplus_off) for
    softplus_rare. */
-static inline int softplus_off(V u)
+static inline int softplus_wide(V u)
 {
-    V a = _mm256_andnot_ps(F(-0.0f), u);
-    return _mm256_movemask_ps(_mm256_cmp_ps(a, F(86.0f), _CMP_NLE_UQ)) |
-           (_mm256_movemask_ps(gt(u, F(16.0f))) == 0xFF);
+    return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(F(-0.0f), u), F(86.0f), _CMP_NLE_UQ));
 }
+static inline int softplus_all_big(V u) { return _mm256_movemask_ps(gt(u, F(16.0f))) == 0xFF; }
+
+static inline int softplus_off(V u) { return softplus_wide(u) | softplus_all_big(u); }
 
 static inline V softplus_body(V u, const float *pairs)
 {
@@ -557,9 +561,7 @@ static inline V softplus_body(V u, const float *pairs)
    out of line. */
 static inline V softplus_rare(V u)
 {
-    if (_mm256_movemask_ps(_mm256_cmp_ps(u, F(86.0f), _CMP_NLE_UQ)) == 0 &&
-        _mm256_movemask_ps(gt(u, F(16.0f))) == 0xFF)
-        return u;
+    if (!softplus_wide(u) && softplus_all_big(u)) return u;
     return v_softplus_slow(u);
 }
 

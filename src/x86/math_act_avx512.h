@@ -74,10 +74,9 @@ INLINE V tanh_seq(V x, int all_small_exits)
 
 /* The vectors that leave the array loop's fast path: a lane zero, denormal
    or NaN, or every lane below 9/16 (the polynomial alone, tanh_rare). */
-INLINE int tanh_off(V x)
-{
-    return tiny_or_nan(x) != 0 || lt(_mm512_abs_ps(x), F(0x1.2p-1f)) == 0xFFFF;
-}
+INLINE int tanh_all_small(V x) { return lt(_mm512_abs_ps(x), F(0x1.2p-1f)) == 0xFFFF; }
+
+INLINE int tanh_off(V x) { return tiny_or_nan(x) != 0 || tanh_all_small(x); }
 
 INLINE V tanh_body(V x) { return tanh_seq(x, 0); }
 
@@ -353,11 +352,13 @@ INLINE V ln1p_body(V t) { return ln1p_fast(t, _mm512_setzero_ps()); }
 
 /* softplus for |u| <= 86 (no NaN): math_act_avx2.h's softplus_off,
    softplus_body and softplus_rare. */
-INLINE int softplus_off(V u)
+INLINE int softplus_wide(V u)
 {
-    return _mm512_cmp_ps_mask(_mm512_abs_ps(u), F(86.0f), _CMP_NLE_UQ) != 0 ||
-           gt(u, F(16.0f)) == 0xFFFF;
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(u), F(86.0f), _CMP_NLE_UQ) != 0;
 }
+INLINE int softplus_all_big(V u) { return gt(u, F(16.0f)) == 0xFFFF; }
+
+INLINE int softplus_off(V u) { return softplus_wide(u) || softplus_all_big(u); }
 
 INLINE V softplus_body(V u)
 {
@@ -371,7 +372,7 @@ INLINE V softplus_body(V u)
 
 INLINE V softplus_rare(V u)
 {
-    if (_mm512_cmp_ps_mask(u, F(86.0f), _CMP_NLE_UQ) == 0 && gt(u, F(16.0f)) == 0xFFFF) return u;
+    if (!softplus_wide(u) && softplus_all_big(u)) return u;
     return v_softplus_slow(u);
 }
 
@@ -409,7 +410,7 @@ static __attribute__((noinline)) V v_gelu_slow(V x) { return v_gelu(x); }
    the others by the whole sequence out of line. */
 INLINE V tanh_rare(V x)
 {
-    if (tiny_or_nan(x) == 0 && lt(_mm512_abs_ps(x), F(0x1.2p-1f)) == 0xFFFF) return tanh_small(x);
+    if (tiny_or_nan(x) == 0 && tanh_all_small(x)) return tanh_small(x);
     return v_tanh_slow(x);
 }
 

@@ -185,6 +185,15 @@ static inline V trig_eval(vtrig_arg a, VI j)
     return ADD(s1, low);
 }
 
+/* sin and cos of the reduced argument: sin with x's sign (sign: x's sign
+   bit), cos at index j + 16 */
+static inline V trig_sin_val(vtrig_arg a, V sign) { return _mm256_xor_ps(trig_eval(a, a.j), sign); }
+
+static inline V trig_cos_val(vtrig_arg a)
+{
+    return trig_eval(a, _mm256_and_si256(_mm256_add_epi32(a.j, I(16)), I(63)));
+}
+
 /* x flushed; its sign; |x|; NaN/inf lanes */
 typedef struct {
     V x, sign, special, tiny;
@@ -212,14 +221,13 @@ static inline V trig_out(V v, V special)
 static inline V v_sin(V x)
 {
     vtrig_in t = trig_in(x);
-    return trig_out(sel(t.tiny, t.x, _mm256_xor_ps(trig_eval(t.a, t.a.j), t.sign)), t.special);
+    return trig_out(sel(t.tiny, t.x, trig_sin_val(t.a, t.sign)), t.special);
 }
 
 static inline V v_cos(V x)
 {
     vtrig_in t = trig_in(x);
-    return trig_out(trig_eval(t.a, _mm256_and_si256(_mm256_add_epi32(t.a.j, I(16)), I(63))),
-                    t.special);
+    return trig_out(trig_cos_val(t.a), t.special);
 }
 
 /* The fast path of the array loops: a vector whose lanes all lie in
@@ -248,14 +256,14 @@ static inline V sin_body(V x, const float *unused)
 {
     (void)unused;
     vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
-    return _mm256_xor_ps(trig_eval(a, a.j), _mm256_and_ps(x, F(-0.0f)));
+    return trig_sin_val(a, _mm256_and_ps(x, F(-0.0f)));
 }
 
 static inline V cos_body(V x, const float *unused)
 {
     (void)unused;
     vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
-    return trig_eval(a, _mm256_and_si256(_mm256_add_epi32(a.j, I(16)), I(63)));
+    return trig_cos_val(a);
 }
 
 static __attribute__((noinline)) V v_sin_slow(V x) { return v_sin(x); }
@@ -273,9 +281,8 @@ DN_INTERLEAVED static void cos_v_avx2(const float *x, float *y, size_t n)
 static inline void sincos8(const float *x, float *s, float *c)
 {
     vtrig_in t = trig_in(_mm256_loadu_ps(x));
-    V vs = trig_out(sel(t.tiny, t.x, _mm256_xor_ps(trig_eval(t.a, t.a.j), t.sign)), t.special);
-    V vc = trig_out(trig_eval(t.a, _mm256_and_si256(_mm256_add_epi32(t.a.j, I(16)), I(63))),
-                    t.special);
+    V vs = trig_out(sel(t.tiny, t.x, trig_sin_val(t.a, t.sign)), t.special);
+    V vc = trig_out(trig_cos_val(t.a), t.special);
     _mm256_storeu_ps(s, vs);
     _mm256_storeu_ps(c, vc);
 }
@@ -289,8 +296,8 @@ static __attribute__((noinline)) void sincos8_slow(const float *x, float *s, flo
 static inline void sincos8_fast(V x, float *s, float *c)
 {
     vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
-    _mm256_storeu_ps(s, _mm256_xor_ps(trig_eval(a, a.j), _mm256_and_ps(x, F(-0.0f))));
-    _mm256_storeu_ps(c, trig_eval(a, _mm256_and_si256(_mm256_add_epi32(a.j, I(16)), I(63))));
+    _mm256_storeu_ps(s, trig_sin_val(a, _mm256_and_ps(x, F(-0.0f))));
+    _mm256_storeu_ps(c, trig_cos_val(a));
 }
 
 /* As unary_pairs, with two outputs. */

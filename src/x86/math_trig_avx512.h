@@ -229,19 +229,28 @@ INLINE V trig_fix(V v, V x, int is_sin)
     return nan_where(_mm512_cmpge_epu32_mask(ua, I(DN_EXP_BITS)), flush(v));
 }
 
-/* sin: the value with x's sign too (the sign bits xor-ed before the one
-   vpternlogd of trig_eval) */
+/* sin of the reduced argument with x's sign too (the sign bits xor-ed
+   before the one vpternlogd of trig_eval); cos at index j + 16 */
+INLINE V trig_sin_val(vtrig_arg a, V x)
+{
+    return trig_eval(a, a.j, _mm512_xor_si512(_mm512_slli_epi32(a.j, 26), AS_I(x)));
+}
+
+INLINE V trig_cos_val(vtrig_arg a)
+{
+    VI i = _mm512_add_epi32(a.j, I(16));
+    return trig_eval(a, i, _mm512_slli_epi32(i, 26));
+}
+
 INLINE V trig_sin_of(const vtrig_in *t, V x)
 {
-    VI sgn = _mm512_xor_si512(_mm512_slli_epi32(t->a.j, 26), AS_I(x));
-    V v = trig_eval(t->a, t->a.j, sgn);
+    V v = trig_sin_val(t->a, x);
     return __builtin_expect(t->rare != 0, 0) ? trig_fix(v, x, 1) : v;
 }
 
 INLINE V trig_cos_of(const vtrig_in *t, V x)
 {
-    VI i = _mm512_add_epi32(t->a.j, I(16));
-    V v = trig_eval(t->a, i, _mm512_slli_epi32(i, 26));
+    V v = trig_cos_val(t->a);
     return __builtin_expect(t->rare != 0, 0) ? trig_fix(v, x, 0) : v;
 }
 
@@ -274,18 +283,9 @@ INLINE vtrig_arg trig_reduce_fast(V x)
     return trig_reduce(a, w0, w1, w2);
 }
 
-INLINE V sin_body(V x)
-{
-    vtrig_arg a = trig_reduce_fast(x);
-    return trig_eval(a, a.j, _mm512_xor_si512(_mm512_slli_epi32(a.j, 26), AS_I(x)));
-}
+INLINE V sin_body(V x) { return trig_sin_val(trig_reduce_fast(x), x); }
 
-INLINE V cos_body(V x)
-{
-    vtrig_arg a = trig_reduce_fast(x);
-    VI i = _mm512_add_epi32(a.j, I(16));
-    return trig_eval(a, i, _mm512_slli_epi32(i, 26));
-}
+INLINE V cos_body(V x) { return trig_cos_val(trig_reduce_fast(x)); }
 
 static __attribute__((noinline)) V v_sin_slow(V x) { return v_sin(x); }
 static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
@@ -320,9 +320,8 @@ static __attribute__((noinline)) void sincos16_slow(const float *x, float *s, fl
 INLINE void sincos16_fast(V x, float *s, float *c)
 {
     vtrig_arg a = trig_reduce_fast(x);
-    VI i = _mm512_add_epi32(a.j, I(16));
-    _mm512_storeu_ps(s, trig_eval(a, a.j, _mm512_xor_si512(_mm512_slli_epi32(a.j, 26), AS_I(x))));
-    _mm512_storeu_ps(c, trig_eval(a, i, _mm512_slli_epi32(i, 26)));
+    _mm512_storeu_ps(s, trig_sin_val(a, x));
+    _mm512_storeu_ps(c, trig_cos_val(a));
 }
 
 /* As unary_pairs, with two outputs; every vector is loaded before its
