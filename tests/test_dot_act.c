@@ -11,9 +11,8 @@
  *    pools of 0 to 3 threads and random row and column splits; one prepared
  *    activation serves every format at once (32- and 256-element blocks).
  *  - Columns whose blocks' exponents spread far (the kernels' exact paths
- *    refused), all-zero columns, odd memory addresses; a Q8_0 piece that
- *    a double sum would round wrong and a Q6_K piece that a double
- *    product would, through whole row tiles.
+ *    refused), all-zero columns, odd memory addresses (pieces next to an
+ *    f32 tie: test_dot_ties.c).
  *  - Unreadable blocks named as dn_mat_vec names them; every argument error.
  *  - dn_act_prepare_for: each named format's products (plain and repacked)
  *    with those bits, every other format refused by every product form with
@@ -435,116 +434,6 @@ static void blocked_edges_change_no_bit(void **state)
     free(x), free(out), free(v), free(w);
 }
 
-/* Q8_0 under Sub32 through whole row tiles (20 rows, three columns): a
-   group whose exact piece is an f32 tie plus a term far below the tie's
-   last double place. Column c: block 0 holds 1016, 1016, 8 (scale 8, codes
-   127, 127, 1), block 1 holds sigma_c 2^-17 (sigma_c = -1 for column 1),
-   the rest 0. Row r: block 0 d = 1346 / 1024 and digits 127, 69, 37 times
-   s0, block 1 d = 2^-24 and digit s1, the others d = 1 and digits 0. Block
-   0's term is s0 (1346 / 1024) 24929 * 8 = s0 (2^18 + 2^-6), halfway
-   between two floats; block 1's is s1 sigma_c 2^-24 * code * scale, near
-   2^-41, which no double sum beside 2^18 keeps (the exponents span 27: the
-   exact sum is the reference's). The piece rounds away from the tie when
-   the two terms agree in sign (s0 (2^18 + 2^-5)), else toward it (s0 2^18);
-   the row's value is its one piece. */
-static void q8_0_tie_in_tiles(void **state)
-{
-    (void)state;
-    enum { n = 256, rows = 20, cols = 3, bb = 34 };
-    float x[cols * n] = {0}, out[cols * rows];
-    uint8_t w[rows * (n / 32) * bb] = {0};
-    for (size_t c = 0; c < cols; c++) {
-        x[c * n] = x[c * n + 1] = 1016.0f;
-        x[c * n + 2] = 8.0f;
-        x[c * n + 32] = c == 1 ? -0x1p-17f : 0x1p-17f;
-    }
-    for (size_t r = 0; r < rows; r++) {
-        uint8_t *row = w + r * (n / 32) * bb;
-        const int s0 = r & 2 ? -1 : 1, s1 = r & 1 ? -1 : 1;
-        for (size_t k = 2; k < n / 32; k++) row[k * bb + 1] = 0x3C; /* d = 1 */
-        row[0] = 0x42, row[1] = 0x3D;                               /* 0x3D42: 1346 / 1024 */
-        row[2] = (uint8_t)(int8_t)(127 * s0), row[3] = (uint8_t)(int8_t)(69 * s0);
-        row[4] = (uint8_t)(int8_t)(37 * s0);
-        row[bb] = 0x01; /* 0x0001: 2^-24 */
-        row[bb + 2] = (uint8_t)(int8_t)s1;
-    }
-    dn_act *act = NULL;
-    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    /* one range of rows (dn_act_mat_mul splits 20 rows below a tile) */
-    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, w, rows, 0, rows, out, NULL),
-                     DN_OK);
-    for (size_t c = 0; c < cols; c++)
-        for (size_t r = 0; r < rows; r++) {
-            const int s0 = r & 2 ? -1 : 1, s1 = (r & 1 ? -1 : 1) * (c == 1 ? -1 : 1);
-            const float want = (float)s0 * (s1 == s0 ? 0x1p18f + 0x1p-5f : 0x1p18f);
-            assert_true(out[c * rows + r] == want);
-        }
-    dn_act_destroy(act);
-}
-
-/* Q6_K digit q (0..63) of element e into its block (blocks.c's read_q6_k). */
-static void put_q6_digit(uint8_t *blk, int e, int q)
-{
-    const int h = e / 128, k = (e % 128) / 32, l = e % 32;
-    uint8_t *lo = blk + 64 * h + 32 * (k & 1) + l, *hi = blk + 128 + 32 * h + l;
-    *lo = (uint8_t)((*lo & ~(15 << 4 * (k >> 1))) | (q & 15) << 4 * (k >> 1));
-    *hi = (uint8_t)((*hi & ~(3 << 2 * k)) | (q >> 4) << 2 * k);
-}
-
-/* Q6_K under Sub32 through a whole row tile (17 rows, two columns): a
-   piece whose double product d·A rounds onto an f32 tie that the exact
-   product lies just above, so it must come from the reference (|A| >=
-   glim), not from d·A. Column c's blocks 0, 3 and 5 hold 32 times
-   sigma_c 1016 2^e (codes sigma_c 127, S = 8 2^e) with e = -10, 2, 14,
-   the rest 0; each row's block (d = 1025 / 1024) weights chunk k by
-   sub-block sums W (sum of q - 32) with scales s_r 127 and s_r 1, so
-   chunk k's C_k = 127 s_r sigma_c (127 W_2k + W_2k+1) = 127 s_r sigma_c D_k
-   and d A = s_r sigma_c N 2^-17 with N = 127 1025 (D_0 + D_3 2^12 + D_5
-   2^24) = (2T + 1) 2^31 + 1, T = 8612306 even: RN64 drops the 1 and the
-   tie goes to even, the exact value rounds up. The group is gok (spread
-   24, 32 4096 127 8 (2^24 + 2^12 + 1) < 2^52). */
-static void q6_k_glim_in_tiles(void **state)
-{
-    (void)state;
-    enum { n = 256, rows = 17, cols = 2, bb = 210 };
-    static const int chunk[3] = {0, 3, 5}, e[3] = {-10, 2, 14};
-    static const int W[3][2] = {{7, 6}, {-6, 22}, {133, 46}}; /* D = 895, -740, 16937 */
-    float x[cols * n] = {0}, out[cols * rows];
-    uint8_t w[rows * bb];
-    for (size_t c = 0; c < cols; c++)
-        for (int j = 0; j < 3; j++)
-            for (int i = 0; i < 32; i++)
-                x[c * n + 32 * (size_t)chunk[j] + (size_t)i] =
-                    (c ? -1016.0f : 1016.0f) * ldexpf(1.0f, e[j]);
-    for (size_t r = 0; r < rows; r++) {
-        uint8_t *b = w + r * bb;
-        memset(b, 0, bb);
-        for (int i = 0; i < n; i++) put_q6_digit(b, i, 32);
-        for (int j = 0; j < 3; j++)
-            for (int s = 0; s < 2; s++) {
-                const int sb = 2 * chunk[j] + s, v = W[j][s];
-                b[192 + sb] = (uint8_t)(int8_t)((r & 1 ? -1 : 1) * (s ? 1 : 127));
-                const int q0 = v >= 0 ? v / 16 : -((15 - v) / 16), rem = v - 16 * q0;
-                for (int i = 0; i < 16; i++) /* v over the sub-block's 16 digits */
-                    put_q6_digit(b, 16 * sb + i, 32 + q0 + (i < rem));
-            }
-        put16(b + 208, 0x3C01);
-    }
-    const int64_t N = 127 * 1025 * (int64_t)(895 - 740 * 4096 + 16937 * 16777216LL);
-    assert_true(N == (2 * INT64_C(8612306) + 1) * (INT64_C(1) << 31) + 1);
-    assert_true((float)N != (float)(double)N); /* the double rounding differs */
-    dn_act *act = NULL;
-    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q6_K, w, rows, 0, rows, out, NULL),
-                     DN_OK);
-    for (size_t c = 0; c < cols; c++)
-        for (size_t r = 0; r < rows; r++) {
-            const float want = ldexpf((float)N, -17) * ((r & 1) != (c == 1) ? -1.0f : 1.0f);
-            assert_true(out[c * rows + r] == want);
-        }
-    dn_act_destroy(act);
-}
-
 /* Every product form of format t refuses act (not prepared for t) with
    DN_ERR_INVALID_ARGUMENT and writes nothing, on the plain matrix w and the
    repacked one pw; a grouped product refuses it even after a served
@@ -752,8 +641,6 @@ int main(void)
         cmocka_unit_test(every_form_equals_mat_vec),
         cmocka_unit_test(column_blocks_change_no_bit),
         cmocka_unit_test(blocked_edges_change_no_bit),
-        cmocka_unit_test(q8_0_tie_in_tiles),
-        cmocka_unit_test(q6_k_glim_in_tiles),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(prepared_for_equals_prepare),

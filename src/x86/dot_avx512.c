@@ -406,7 +406,7 @@ q4k8_unfactored(const dn_mv_ctx *c, const uint8_t *grp, size_t g)
     const __m512d lim = _mm512_set1_pd(a->glim[g / DN_GROUP]);
     const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_abs_pd(A), lim, _CMP_LT_OQ) &
                         _mm512_cmp_pd_mask(_mm512_abs_pd(Bn), lim, _CMP_LT_OQ);
-    const __m256 p = round_sum8(_mm512_mul_pd(d, A), _mm512_mul_pd(dm, Bn));
+    const __m256 p = round_madd8(d, A, _mm512_mul_pd(dm, Bn));
     if (ok == 0xFF) return p;
     float v[8];
     _mm256_storeu_ps(v, p);
@@ -450,8 +450,7 @@ AIV int batch8_q4k(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
                 _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))),
                 s);
             /* big_group_factored's pieces: no limit test (pending_pieces says why) */
-            p = round_sum8(_mm512_mul_pd(A, ds),
-                           _mm512_mul_pd(Bn, _mm512_sub_pd(_mm512_setzero_pd(), dms)));
+            p = round_madd8(A, ds, _mm512_mul_pd(Bn, _mm512_sub_pd(_mm512_setzero_pd(), dms)));
         } else if (a->gok[gi]) {
             p = q4k8_unfactored(c, grp, g);
         } else {

@@ -167,30 +167,17 @@ AIV __m256d rows_total_512(const __m256i C[4])
 
 /* big_sub32_AB (dot_avx2_pieces.h) for two columns at once, column j in
    the low four lanes and j + 1 in the high: the same checks, products and
-   one rounding per lane (round_sum's round-to-odd where a lane's sum is
-   inexact; dn_dot_sum_odd of an exact sum is that sum). */
+   one rounding per lane (round_madd8). */
 AIV void big_sub32_AB2(__m512d A, __m512d B, double glim0, double glim1, __m256d d, __m256d dm,
                        __m128 p[2], int need[2])
 {
     const __m512d lim = _mm512_insertf64x4(_mm512_set1_pd(glim0), _mm256_set1_pd(glim1), 1);
     const __m512d d2 = _mm512_insertf64x4(_mm512_castpd256_pd512(d), d, 1);
     const __m512d dm2 = _mm512_insertf64x4(_mm512_castpd256_pd512(dm), dm, 1);
-    const __m512d sign = _mm512_set1_pd(-0.0), z = _mm512_setzero_pd();
+    const __m512d sign = _mm512_set1_pd(-0.0);
     const __mmask8 ok = _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, A), lim, _CMP_LT_OQ) &
                         _mm512_cmp_pd_mask(_mm512_andnot_pd(sign, B), lim, _CMP_LT_OQ);
-    const __m512d pa = _mm512_mul_pd(d2, A), pb = _mm512_mul_pd(dm2, B);
-    __m512d s = _mm512_add_pd(pa, pb);
-    const __m512d bb = _mm512_sub_pd(s, pa);
-    const __m512d err =
-        _mm512_add_pd(_mm512_sub_pd(pa, _mm512_sub_pd(s, bb)), _mm512_sub_pd(pb, bb));
-    if (_mm512_cmp_pd_mask(err, z, _CMP_NEQ_UQ)) { /* rare: round to odd */
-        double a8[8], b8[8];
-        _mm512_storeu_pd(a8, pa);
-        _mm512_storeu_pd(b8, pb);
-        for (int k = 0; k < 8; k++) a8[k] = dn_dot_sum_odd(a8[k], b8[k]);
-        s = _mm512_loadu_pd(a8);
-    }
-    const __m256 f = _mm512_cvtpd_ps(_mm512_add_pd(s, z)); /* + 0: an exact 0 is +0 */
+    const __m256 f = round_madd8(d2, A, _mm512_mul_pd(dm2, B));
     p[0] = _mm256_castps256_ps128(f);
     p[1] = _mm256_extractf128_ps(f, 1);
     need[0] = ~ok & 15;

@@ -232,8 +232,8 @@ AIV void ln_quad(const ln_tile *T, const dn_dot_act *const a[4], size_t g, int w
             const __m256i Bh =
                 h ? _mm512_extracti64x4_epi64(Bn[j], 1) : _mm512_castsi512_si256(Bn[j]);
             const __m512d Av = wide ? Ad[j][h] : _mm512_cvtepi32_pd(Ah);
-            f[h] = round_sum8(_mm512_mul_pd(Av, _mm512_mul_pd(T->d[h], s)),
-                              _mm512_mul_pd(_mm512_cvtepi32_pd(Bh), _mm512_mul_pd(T->ndm[h], s)));
+            f[h] = round_madd8(Av, _mm512_mul_pd(T->d[h], s),
+                               _mm512_mul_pd(_mm512_cvtepi32_pd(Bh), _mm512_mul_pd(T->ndm[h], s)));
         }
         p[j] = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
     }
