@@ -41,7 +41,7 @@
 #define LA_QBYTES 144 /* bytes of a Q4_K block */
 /* Columns per pass over a chunk's digits: one column 1.03-1.14x two and
    1.28-1.43x four (which spill: AVX2 has 16 vector registers), Q4_K 4096 x
-   4096, n = 8 and 64, one thread (docs/dot.md, load 12). */
+   4096, n = 8 and 64, one thread (docs/log/dot.md, "The AVX2 lanes prefill"). */
 #define LA_NQ 1
 #define LA_BOUND 35227 /* floor(2^31 / (32 * 15 * 127)): see la_cols */
 

@@ -21,7 +21,7 @@
 #define DN_DOT_MM_LANES_AVX2_Q6_H
 
 #define LA6_BYTES 210 /* bytes of a Q6_K block: ql[128], qh[64], scales[16], d */
-/* The fewest columns (as the AVX-512 kernel's L6_MIN_COLS; docs/dot.md). */
+/* The fewest columns (as the AVX-512 kernel's L6_MIN_COLS; docs/dot.md, "Design notes"). */
 #define LA6_MIN_COLS 2
 
 /* One tile: 8 rows' group of 256 in the lanes. */

@@ -33,7 +33,7 @@
 
 #define LA8_BYTES 34 /* bytes of a Q8_0 block */
 /* Columns per pass over a block's digits: four 1.09-1.10x two and
-   1.01-1.02x eight (n = 64, the bench of docs/dot.md), the digit loop
+   1.01-1.02x eight (n = 64, docs/log/dot.md, "The AVX2 Q8_0 lanes prefill"), the digit loop
    unrolled twice (1.02-1.04x the rolled loop; unrolled eight times 0.96x,
    and with the double sums in the same loop GCC spilled the four chains'
    partial sums: 1.03-1.06x slower). */

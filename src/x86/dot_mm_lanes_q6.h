@@ -23,7 +23,8 @@
 #define L6_BYTES 210 /* bytes of a Q6_K block: ql[128], qh[64], scales[16], d */
 /* Two columns: in cache 1.5x the blocked kernel's speed; 4096^2 from
    memory, two to four columns are bound by the weights' reads (the two
-   kernels within the host's noise), eight 1.4x (docs/dot.md). */
+   kernels within the host's noise), eight 1.4x (docs/log/dot.md, "Q6_K with the rows in the
+   lanes (AVX-512)"). */
 #define L6_MIN_COLS 2
 
 /* One tile: 16 rows' group of 256 in the lanes. */
