@@ -27,7 +27,7 @@
 
 /* Rows up to this long run one at a time as one contiguous stream fetched
    DN_F16_PREFETCH_ONE_ROW ahead (k = 2048 shapes 1.15-1.22x the blocks
-   from memory, docs/f16.md); longer rows in blocks of three, unless
+   from memory, docs/log/f16.md); longer rows in blocks of three, unless
    row_dot_h takes them. No effect on bits. */
 #define DN_F16_ONE_ROW_MAX_K 4096
 #define DN_F16_PREFETCH_ONE_ROW 4096

@@ -45,7 +45,7 @@
 /* Rows up to this long run one at a time as one contiguous stream fetched
    DN_F16_PREFETCH_ONE_ROW ahead; longer rows run in the blocks of eight.
    Measured from memory (AMD EPYC Zen 5 guest, 2026-12-03, idle, alternated
-   rounds; see docs/f16.md): with the kernel tables called directly, k =
+   rounds; docs/log/f16.md): with the kernel tables called directly, k =
    2048 shapes 36-39 GB/s against 27-31 for the blocks; through the API,
    4096^2 1.12-1.17x on one thread and 1.2-1.3x on two, 2048 x 5632 on two
    threads 38-56 GB/s against 30-35 (one thread level), 8192^2 on two
@@ -236,8 +236,8 @@ DN_INLINE float row_dot_h(const uint16_t *w, size_t k, const float *x, const uin
    stream); longer ones in blocks of eight rows (sixteen registers of
    chains), then four, three, two, one. Measured on 8192^2 and TinyLlama's
    shapes (2048 x 2048, 5632 x 2048, 2048 x 5632, 32000 x 2048) from
-   memory, one thread, alternated with the four-row form: see docs/f16.md,
-   "AVX-512 kernels". */
+   memory, one thread, alternated with the four-row form: see
+   docs/log/f16.md, "Profile of mat_vec from memory". */
 DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
                               size_t r0, size_t r1, float *out, int bf)
 {
