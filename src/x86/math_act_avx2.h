@@ -33,7 +33,8 @@
    - the exp table is read by register permutes (lut64);
    - the flushes, clamps and NaN selects of the inputs and results.
    Measured on the AMD EPYC host of docs/math.md (thread CPU time, the
-   builds alternated in one process): see docs/math.md, efficiency. */
+   builds alternated in one process): see docs/log/math.md, "The
+   activations' fast paths". */
 
 #define A dn_act_c
 

@@ -101,11 +101,11 @@ typedef struct {
 /* Entry i (0..63) of a 64-word table from registers: eight vpermd on bits
    0..2 and three levels of blends on bits 3, 4, 5 (15 operations). The
    same word as a gather; on the AMD host of docs/math.md an 8-lane gather
-   costs about as much as 30 simple operations (docs/math.md, efficiency),
-   so tanh's kernel reads the exp table this way: tanh_v took 0.92x its time
-   with the gather (builds alternated on that host, thread CPU time); so do
-   the GELUs' fast paths (math_act_avx2.h). The other kernels keep the
-   gather. */
+   costs about as much as 30 simple operations (docs/log/math.md, "The
+   activations' fast paths"), so tanh's kernel reads the exp table this
+   way: tanh_v took 0.92x its time with the gather (builds alternated on
+   that host, thread CPU time); so do the GELUs' fast paths
+   (math_act_avx2.h). The other kernels keep the gather. */
 static inline VI lut64(const uint32_t *tab, VI i)
 {
     V b3 = AS_F(_mm256_slli_epi32(i, 28)), b4 = AS_F(_mm256_slli_epi32(i, 27));
