@@ -7,7 +7,7 @@
  */
 #include "ops.h"
 
-#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,45 +145,17 @@ int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
     return st == DN_OK ? 0 : dd_fail(s, "silu", st);
 }
 
-/* sin and cos of a >= 0 (a < 2^20 * pi/2) in binary64, in a fixed order of
-   operations: a reduced by k * pi/2 in two parts (Cody-Waite; k * PIO2_HI is
-   exact for k < 2^20), Taylor polynomials to degree 17 and 16, nested as
-   r (1 - r^2/6 (1 - r^2/20 (1 - ...))), on |r| <=
-   pi/4 (truncation < 1e-19), the quadrant, each rounded once to binary32.
-   The same bits on every IEEE binary64 machine built without contraction
-   (the project builds with -ffp-contract=off); the trigonometric tables
-   of the math module will replace it. */
-static void sincos_fixed(double a, float *sn, float *cs)
-{
-    static const double PIO2_HI = 1.57079632673412561417e+00; /* 33 bits */
-    static const double PIO2_LO = 6.07710050650619224932e-11;
-    static const double TWO_OVER_PI = 6.36619772367581382433e-01;
-    if (!isfinite(a) || a < 0.0) { /* a file's non-finite theta: no quadrant to take */
-        *sn = *cs = NAN;
-        return;
-    }
-    double k = floor(a * TWO_OVER_PI + 0.5);
-    double r = (a - k * PIO2_HI) - k * PIO2_LO, r2 = r * r;
-    double ps = 0.0, pc = 0.0;
-    for (int i = 17; i >= 3; i -= 2) ps = (1.0 - ps) * r2 / (double)(i * (i - 1));
-    for (int i = 16; i >= 2; i -= 2) pc = (1.0 - pc) * r2 / (double)(i * (i - 1));
-    double sv = r - r * ps, cv = 1.0 - pc;
-    long q = (long)fmod(k, 4.0);
-    double s4[4] = {sv, cv, -sv, -cv}, c4[4] = {cv, -sv, -cv, sv};
-    *sn = (float)s4[q];
-    *cs = (float)c4[q];
-}
-
-/* This position's rotary table: angle_i = pos * freq_i with freq_i =
+/* This position's rotary table: cos and sin of pos * freq_i, freq_i =
    theta^(-2i/n_rot) = dn_exp(dn_fmul(dn_ln(theta), -2i/n_rot)) (made once
-   at init); the product pos * freq_i is exact in binary64. */
+   at init, as dn_rope_freqs makes it), by dn_rope_table: the exact product
+   pos * freq_i reduced exactly, the same bits on every ISA. */
 int op_rope_table(dd_state *s, size_t pos)
 {
     double t0 = dd_now();
-    for (size_t i = 0; i < s->m->n_rot / 2; i++)
-        sincos_fixed((double)pos * (double)s->freq[i], &s->sin[i], &s->cos[i]);
+    const int32_t p = pos > INT32_MAX ? INT32_MAX : (int32_t)pos; /* past 2^24: refused */
+    dn_status st = dn_rope_table(&p, 1, s->freq, s->m->n_rot / 2, s->cos, s->sin);
     s->bucket[DD_T_ROPE] += dd_now() - t0;
-    return 0;
+    return st == DN_OK ? 0 : dd_fail(s, "rope table", st);
 }
 
 int op_rope(dd_state *s, float *x, size_t heads)
