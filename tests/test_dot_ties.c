@@ -16,6 +16,20 @@
 #include "decodenum.h"
 #include "testutil.h"
 
+/* The columns x (cols of n) prepared under Sub32, one word, and the
+   product of the rows x n matrix w of type t with them into out (cols x
+   rows), in one range of rows (dn_act_mat_mul would split a few rows
+   below a whole tile); the prepared columns for the caller to destroy. */
+static dn_act *tie_product(dn_type t, const float *x, size_t n, size_t cols, const uint8_t *w,
+                           size_t rows, float *out)
+{
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    memset(out, 0xFF, cols * rows * sizeof *out);
+    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, t, w, rows, 0, rows, out, NULL), DN_OK);
+    return act;
+}
+
 /* Q8_0 under Sub32 through whole row tiles (20 rows, three columns): a
    group whose exact piece is an f32 tie plus a term far below the tie's
    last double place. Column c: block 0 holds 1016, 1016, 8 (scale 8, codes
@@ -49,11 +63,7 @@ static void q8_0_tie_in_tiles(void **state)
         row[bb] = 0x01; /* 0x0001: 2^-24 */
         row[bb + 2] = (uint8_t)(int8_t)s1;
     }
-    dn_act *act = NULL;
-    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    /* one range of rows (dn_act_mat_mul splits 20 rows below a tile) */
-    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q8_0, w, rows, 0, rows, out, NULL),
-                     DN_OK);
+    dn_act *act = tie_product(DN_TYPE_Q8_0, x, n, cols, w, rows, out);
     for (size_t c = 0; c < cols; c++)
         for (size_t r = 0; r < rows; r++) {
             const int s0 = r & 2 ? -1 : 1, s1 = (r & 1 ? -1 : 1) * (c == 1 ? -1 : 1);
@@ -114,10 +124,7 @@ static void q6_k_glim_in_tiles(void **state)
     const int64_t N = 127 * 1025 * (int64_t)(895 - 740 * 4096 + 16937 * 16777216LL);
     assert_true(N == (2 * INT64_C(8612306) + 1) * (INT64_C(1) << 31) + 1);
     assert_true((float)N != (float)(double)N); /* the double rounding differs */
-    dn_act *act = NULL;
-    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q6_K, w, rows, 0, rows, out, NULL),
-                     DN_OK);
+    dn_act *act = tie_product(DN_TYPE_Q6_K, x, n, cols, w, rows, out);
     for (size_t c = 0; c < cols; c++)
         for (size_t r = 0; r < rows; r++) {
             const float want = ldexpf((float)N, -17) * ((r & 1) != (c == 1) ? -1.0f : 1.0f);
@@ -197,11 +204,7 @@ static void q4_k_tie(int e6)
             const float sr = r & 1 ? -1.0f : 1.0f, sigma = c == 1 ? -1.0f : 1.0f;
             want[c * rows + r] = sr * (sr == sigma ? 0x1p19f + 0x1p-4f : 0x1p19f);
         }
-    dn_act *act = NULL;
-    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
-    memset(out, 0xFF, sizeof out);
-    assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, DN_TYPE_Q4_K, w, rows, 0, rows, out, NULL),
-                     DN_OK);
+    dn_act *act = tie_product(DN_TYPE_Q4_K, x, n, cols, w, rows, out);
     for (size_t i = 0; i < cols * rows; i++) assert_same_float(out[i], want[i]);
     size_t bytes = 0;
     assert_int_equal(dn_repack_size(DN_TYPE_Q4_K, rows, n, &bytes), DN_OK);

@@ -145,9 +145,8 @@ int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
     return st == DN_OK ? 0 : dd_fail(s, "silu", st);
 }
 
-/* This position's rotary table: cos and sin of pos * freq_i, freq_i =
-   theta^(-2i/n_rot) = dn_exp(dn_fmul(dn_ln(theta), -2i/n_rot)) (made once
-   at init, as dn_rope_freqs makes it), by dn_rope_table: the exact product
+/* This position's rotary table: cos and sin of pos * freq_i (freq from
+   dn_rope_freqs once at init), by dn_rope_table: the exact product
    pos * freq_i reduced exactly, the same bits on every ISA. */
 int op_rope_table(dd_state *s, size_t pos)
 {

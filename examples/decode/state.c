@@ -67,14 +67,6 @@ static int attn_work(dd_state *s)
     return s->attn_work ? 0 : -1;
 }
 
-/* theta^(-2i/n_rot) for each pair, as the library computes exp and ln. */
-static void frequencies(dd_state *s)
-{
-    float lt = dn_ln(s->m->theta);
-    for (size_t i = 0; i < s->m->n_rot / 2; i++)
-        s->freq[i] = dn_exp(dn_fmul(lt, -(float)(2 * i) / (float)s->m->n_rot));
-}
-
 int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, int kv_int8)
 {
     char *err = s->err;
@@ -100,7 +92,13 @@ int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, 
         dd_state_free(s);
         return -1;
     }
-    frequencies(s);
+    /* theta^(-2i/n_rot) for each pair; the model checked theta and n_rot */
+    dn_status st = s->m->n_rot ? dn_rope_freqs(s->m->theta, s->m->n_rot, 1.0f, s->freq) : DN_OK;
+    if (st != DN_OK) {
+        snprintf(err, err_bytes, "rotary frequencies: %s", dn_status_str(st));
+        dd_state_free(s);
+        return -1;
+    }
     s->pool = dn_pool_create(threads);
     if (!s->pool) {
         dd_state_free(s);
