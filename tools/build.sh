@@ -83,12 +83,7 @@ aarch64)
     apt_install $base $testing gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64 libgmp-dev:arm64 libmpfr-dev:arm64
     cmake --preset aarch64
     cmake --build --preset aarch64 -j "$jobs"
-    # kernels_neon (label long) takes over 25 minutes emulated: run it with
-    # `ctest --test-dir build/aarch64 -L long` when the NEON kernels change.
-    # Not `--preset aarch64 -LE long`: with ctest 3.25 the preset's and the
-    # command line's exclusions do not combine (-N listed kernels_neon and
-    # the exhaustive sweeps).
-    ctest --test-dir build/aarch64 --output-on-failure -j "$jobs" -LE 'long|exhaustive'
+    ctest --preset aarch64 -j "$jobs"
     ;;
 cross)
     # The library built as a porter builds it (Release, no flags of one's own:
