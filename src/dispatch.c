@@ -29,6 +29,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
                        .dot = &dn_dot_avx512,
                        .attention = &dn_attention_avx512,
                        .gdn = &dn_gdn_avx512,
+                       .vec = &dn_vec_avx512,
                        .fp8 = &dn_fp8_avx512},
 #endif
 #if defined(DN_HAVE_NEON)

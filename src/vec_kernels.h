@@ -5,7 +5,7 @@
  * One table per ISA, registered in src/dispatch.c. dn_vec_scalar holds the
  * references (src/vec.c, the definitions); dn_vec_avx2 (src/x86/vec_avx2.c)
  * and dn_vec_neon (src/neon/vec_neon.c) hold kernels that reproduce them bit
- * for bit. An entry an ISA leaves NULL runs the ISA below it. n = 0 is valid
+ * for bit; dn_vec_avx512 (src/x86/vec_avx512.c) only the gates. An entry an ISA leaves NULL runs the ISA below it. n = 0 is valid
  * for every entry; arguments (pointers, overlaps) are already checked by the
  * public functions (src/vec_api.c). Every output may be the same array as
  * the inputs the public function allows; each kernel reads an element's
@@ -53,6 +53,13 @@ void dn_ref_vec_scale_mul(const float *x, float a, const float *w, float *y, siz
 extern const dn_vec_kernels dn_vec_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_vec_kernels dn_vec_avx2;
+/* y = f(g) * u by pieces of DN_VEC_GATE_PIECE: the gate function f of any
+   x86 ISA's math table, the product on AVX2 (src/x86/vec_avx2.c). */
+void dn_vec_gate_mul_avx2(void (*f)(const float *x, float *y, size_t n), const float *g,
+                          const float *u, float *y, size_t n);
+#endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_vec_kernels dn_vec_avx512;
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_vec_kernels dn_vec_neon;

@@ -99,13 +99,12 @@ static void axpy_avx2(float a, const float *x, float *y, size_t n)
 
 /* ---- the gates -------------------------------------------------------------- */
 
-/* y = f(g) * u a piece at a time: f(g) by the math module's AVX2 kernel
-   into a stack buffer (stored results: flushed, canonical), then the
+/* y = f(g) * u a piece at a time: f(g) by a math module's kernel (AVX2's
+   here, AVX-512's for that table: src/x86/vec_avx512.c) into a stack buffer (stored results: flushed, canonical), then the
    multiply with u read through FTZ (dn_avx2_flush: no MXCSR change needed
    for one product of a stored result and a flushed operand). The piece of
    g is read before the piece of y is written, so y may be g or u. */
-static inline __attribute__((always_inline)) void gate_mul(dn_unary_kernel f, const float *g,
-                                                           const float *u, float *y, size_t n)
+void dn_vec_gate_mul_avx2(dn_unary_kernel f, const float *g, const float *u, float *y, size_t n)
 {
     float t[DN_VEC_GATE_PIECE];
     for (size_t p = 0; p < n; p += DN_VEC_GATE_PIECE) {
@@ -126,11 +125,11 @@ static inline __attribute__((always_inline)) void gate_mul(dn_unary_kernel f, co
 
 static void silu_mul_avx2(const float *g, const float *u, float *y, size_t n)
 {
-    gate_mul(dn_math_avx2.silu_v, g, u, y, n);
+    dn_vec_gate_mul_avx2(dn_math_avx2.silu_v, g, u, y, n);
 }
 static void sigmoid_mul_avx2(const float *g, const float *u, float *y, size_t n)
 {
-    gate_mul(dn_math_avx2.sigmoid_v, g, u, y, n);
+    dn_vec_gate_mul_avx2(dn_math_avx2.sigmoid_v, g, u, y, n);
 }
 
 /* ---- the residual add and RMSNorm ----------------------------------------------- */
