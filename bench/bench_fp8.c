@@ -20,7 +20,7 @@
  *    which the load of other processes does not inflate.
  *  - the active ISA's FP8 and F16 mat_vec_rows kernels on 64 x 8192 weights
  *    (in L2), best of many calls by CPU time: the decode's cost.
- *  - dn_fp8_mat_mul of 4096 x 4096 times 8 columns, 1 and 2 threads.
+ *  - dn_fp8_mat_mul of 4096 x 8192 times 8 columns, 1 and 2 threads.
  *  - per ISA, single thread, dn_kernels_for(isa)->fp8->mat_vec_rows on
  *    2048 x 2048, bits checked equal to the scalar reference's.
  * Outputs of 1 and 2 threads are checked bit-identical.
