@@ -2,8 +2,9 @@
 /*
  * decodenum-bench-attention-kernels: the attention module's four kernels on
  * one group (4 query heads of 128 sharing a KV head), called through each
- * ISA's table, over key and value rows 1 KiB apart (8 KV heads of 128 in
- * one position's row, llama.cpp's layout), with the rows starting on a cache
+ * ISA's table, over key and value rows 1024 elements apart (8 KV heads of
+ * 128 in one position's row, llama.cpp's layout: 2 KiB for binary16 rows,
+ * 1 KiB for int8 ones), with the rows starting on a cache
  * line and 16 bytes past one (where malloc puts a large block). Time is the
  * thread's own CPU time (a thread the scheduler parks is not charged),
  * median of the samples, the ISAs alternated sample by sample; every ISA's
