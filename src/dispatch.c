@@ -26,6 +26,7 @@ static const dn_kernels registered[DN_ISA_COUNT] = {
     [DN_ISA_AVX512] = {.fp32 = &dn_fp32_avx512,
                        .math = &dn_math_avx512,
                        .f16 = &dn_f16_avx512,
+                       .quant = &dn_quant_avx512,
                        .dot = &dn_dot_avx512,
                        .attention = &dn_attention_avx512,
                        .gdn = &dn_gdn_avx512,

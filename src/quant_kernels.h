@@ -34,6 +34,9 @@ extern const dn_quant_kernels dn_quant_scalar;
 #if defined(DN_HAVE_AVX2)
 extern const dn_quant_kernels dn_quant_avx2;
 #endif
+#if defined(DN_HAVE_AVX512)
+extern const dn_quant_kernels dn_quant_avx512;
+#endif
 #if defined(DN_HAVE_NEON)
 extern const dn_quant_kernels dn_quant_neon;
 #endif

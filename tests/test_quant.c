@@ -152,12 +152,52 @@ static void zero_blocks_and_bad_inputs(void **state)
     assert_int_equal(dn_quantize(NULL, 0, DN_WORDS_ONE, NULL, NULL), DN_ERR_INVALID_ARGUMENT);
 }
 
+/* Element j of a block whose scale is s = 9 * 2^E (its largest magnitude
+   127 * s: 8 * 2^E falls short), a value at or next to the half-integer
+   multiple (k + 1/2) s, and the code the contract gives it, derived from
+   which side of the half-integer the value lies (ties to even). */
+static float near_tie(int k, int side, int E, int16_t *code)
+{
+    float tie = ldexpf((float)(2 * k + 1) * 9.0f, E - 1);
+    float x = side < 0 ? nextafterf(tie, 0.0f) : side > 0 ? nextafterf(tie, 2.0f * tie) : tie;
+    *code = (int16_t)(side < 0 ? k : side > 0 ? k + 1 : k + (k & 1));
+    return x;
+}
+
+/* Codes at and beside every half-integer multiple of a scale that is not a
+   power of two (so no kernel can divide by it exactly through a
+   reciprocal), over many heights, through the active ISA's kernel. */
+static void codes_at_ties_of_a_scale_of_nine(void **state)
+{
+    (void)state;
+    float x[32];
+    int16_t codes[32], want[32];
+    dn_act_scale sc[1];
+    dn_act_row row = {codes, sc, 32, 0, DN_WORDS_ONE};
+    for (int E = -110; E <= 100; E += 7)
+        for (int k0 = 0; k0 < 127; k0 += 31)
+            for (int side = -1; side <= 1; side++) {
+                x[0] = ldexpf(127.0f * 9.0f, E);
+                want[0] = 127;
+                for (int j = 1; j < 32; j++) {
+                    int k = (k0 + j) % 126, sign = j & 1 ? -1 : 1;
+                    x[j] = (float)sign * near_tie(k, side, E, &want[j]);
+                    want[j] = (int16_t)(sign * want[j]);
+                }
+                assert_int_equal(dn_quantize(x, 32, DN_WORDS_ONE, &row, NULL), DN_OK);
+                assert_int_equal(sc[0].m, 9);
+                assert_int_equal(sc[0].e, E);
+                for (int j = 0; j < 32; j++) assert_int_equal(codes[j], want[j]);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(block_scale_by_hand),
         cmocka_unit_test(scales_are_least_on_their_grid),
         cmocka_unit_test(codes_are_nearest_integers),
+        cmocka_unit_test(codes_at_ties_of_a_scale_of_nine),
         cmocka_unit_test(zero_blocks_and_bad_inputs),
     };
     return cmocka_run_group_tests_name("quant", tests, NULL, NULL);
