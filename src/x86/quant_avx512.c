@@ -37,16 +37,17 @@ static size_t first_non_finite(const float *x, size_t n)
    |Q - T| >= 2^-22 / m >= 2^-30. */
 AI __m256i codes16(__m512 x, __m512d md)
 {
-    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
     __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
-    __m256i q0 = _mm512_cvtpd_epi32(_mm512_roundscale_pd(_mm512_div_pd(lo, md), rne));
-    __m256i q1 = _mm512_cvtpd_epi32(_mm512_roundscale_pd(_mm512_div_pd(hi, md), rne));
+    __m256i q0 = _mm512_cvtpd_epi32(
+        _mm512_roundscale_pd(_mm512_div_pd(lo, md), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    __m256i q1 = _mm512_cvtpd_epi32(
+        _mm512_roundscale_pd(_mm512_div_pd(hi, md), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     return _mm512_cvtsepi32_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(q0), q1, 1));
 }
 
-static dn_status quantize_avx512(const float *x, size_t n, size_t block, int32_t lo,
-                                 dn_words words, dn_act_row *row, size_t *bad)
+static dn_status quantize_avx512(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
+                                 dn_act_row *row, size_t *bad)
 {
     dn_status st = dn_quant_start(first_non_finite(x, n), n, block, words, row, bad);
     if (st != DN_OK) return st;
