@@ -113,6 +113,34 @@ static void codes_are_nearest_integers(void **state)
     for (int i = 8; i < 32; i++) assert_int_equal(codes[i], 0);
 }
 
+/* A block whose largest magnitude is FLT_MIN has a scale far below 2^-126,
+   so a denormal beside it would be a large code if it were read as it is:
+   FTZ reads it as zero, code 0, and the block quantizes as the same block
+   with zeros in its place. The normal element's code is dn_rne_div's. */
+static void denormals_beside_a_tiny_amax_are_zeros(void **state)
+{
+    (void)state;
+    float x[32] = {0x1p-126f, tf(0x00400000), tf(0x807FFFFF), 0.0f, tf(0x00000001)};
+    float z[32] = {0x1p-126f};
+    for (int words = 1; words <= 2; words++) {
+        int16_t codes[32], zcodes[32];
+        dn_act_scale sc[1], zsc[1];
+        dn_act_row row = {codes, sc, 32, 0, DN_WORDS_ONE};
+        dn_act_row zrow = {zcodes, zsc, 32, 0, DN_WORDS_ONE};
+        assert_int_equal(dn_quantize(x, 32, (dn_words)words, &row, NULL), DN_OK);
+        assert_int_equal(dn_quantize(z, 32, (dn_words)words, &zrow, NULL), DN_OK);
+        dn_act_scale want;
+        assert_int_equal(dn_block_scale(0x1p-126f, (dn_words)words, &want), DN_OK);
+        assert_int_equal(sc[0].m, want.m);
+        assert_int_equal(sc[0].e, want.e);
+        int64_t q0;
+        assert_int_equal(dn_rne_div(0x1p-126f, (uint32_t)want.m, want.e, &q0), DN_OK);
+        assert_int_equal(codes[0], q0);
+        for (int i = 1; i < 32; i++) assert_int_equal(codes[i], 0);
+        for (int i = 0; i < 32; i++) assert_int_equal(codes[i], zcodes[i]);
+    }
+}
+
 static void zero_blocks_and_bad_inputs(void **state)
 {
     (void)state;
@@ -198,6 +226,7 @@ int main(void)
         cmocka_unit_test(scales_are_least_on_their_grid),
         cmocka_unit_test(codes_are_nearest_integers),
         cmocka_unit_test(codes_at_ties_of_a_scale_of_nine),
+        cmocka_unit_test(denormals_beside_a_tiny_amax_are_zeros),
         cmocka_unit_test(zero_blocks_and_bad_inputs),
     };
     return cmocka_run_group_tests_name("quant", tests, NULL, NULL);
