@@ -76,8 +76,8 @@ static void decoder_all_256_codes(void **state)
 /* One row of one block: codes and activations zero but for the listed. */
 static float one_row(const uint8_t *w, const float *x, size_t k, const float *scales, float t)
 {
-    float out[2] = {0, 0};
-    assert_int_equal(dn_fp8_mat_vec(w, 1, k, scales, t, x, out, NULL), DN_OK);
+    float vec = 0.0f, out[2] = {0, 0};
+    assert_int_equal(dn_fp8_mat_vec(w, 1, k, scales, t, x, &vec, NULL), DN_OK);
     /* mat_mul's kernels (two identical columns) give the same bits */
     float *act2 = malloc(2 * k * sizeof *act2 + 1);
     assert_non_null(act2);
@@ -86,7 +86,8 @@ static float one_row(const uint8_t *w, const float *x, size_t k, const float *sc
     assert_int_equal(dn_fp8_mat_mul(w, 1, k, scales, t, act2, 2, out, NULL), DN_OK);
     free(act2);
     assert_same_float(out[0], out[1]);
-    return out[0];
+    assert_same_float(vec, out[0]);
+    return vec;
 }
 
 /* Elements i and i+16 share a lane and its fused multiply-add; i and i+8
@@ -168,6 +169,26 @@ static void activation_inf_and_nan(void **state)
     assert_bits(one_row(w, x, K1, NULL, 1.0f), 0x7FC00000u);
     w[5] = 0xB8; /* -1 */
     assert_same_float(one_row(w, x, K1, NULL, 2.0f), -INFINITY);
+}
+
+/* The largest activations: a single term w * x is exact, so the row is
+   that product, whatever the kernels scale to keep it exact (x * 2^8
+   overflows from |x| = 2^120 on). Each value is tried at several columns
+   (the vector steps, the scalar tail of a partial block). */
+static void largest_activations_are_exact(void **state)
+{
+    (void)state;
+    const float xs[] = {0x1p120f, -0x1p120f, 0x1.fffffep119f, 0x1.8p120f, FLT_MAX, -FLT_MAX};
+    const size_t at[] = {0, 5, 17, 127, 130};
+    for (size_t v = 0; v < sizeof xs / sizeof xs[0]; v++)
+        for (size_t p = 0; p < sizeof at / sizeof at[0]; p++) {
+            uint8_t w[2 * K1] = {0};
+            float x[2 * K1] = {0};
+            w[at[p]] = 0x30; /* 0.5 */
+            x[at[p]] = xs[v];
+            size_t k = at[p] < K1 ? K1 : K1 + 5; /* 130 in the scalar tail */
+            assert_same_float(one_row(w, x, k, NULL, 1.0f), xs[v] * 0.5f);
+        }
 }
 
 /* ---- scales and partial blocks ---------------------------------------------------- */
@@ -369,6 +390,31 @@ static void pools_ranges_columns_agree(void **state)
     drop(&m);
 }
 
+/* Row ranges of every start around the row group boundary at 128, each a
+   few rows long, so that the kernels' groups of rows (4 or 8 at a time from
+   the range's start) straddle it at every offset: rows before 128 take the
+   first group's block scales, the rest the second's. The bits of mat_vec
+   over all the rows (its groups start at multiples of 8: they never
+   straddle). */
+static void row_groups_straddled_at_every_offset(void **state)
+{
+    (void)state;
+    const size_t R = 272, K = 256;
+    mat m = make(R, K, 1);
+    float *ref = malloc(R * sizeof *ref);
+    assert_non_null(ref);
+    assert_int_equal(dn_fp8_mat_vec(m.w, R, K, m.scales, 1.0f, m.act, ref, NULL), DN_OK);
+    for (size_t len = 2; len <= 16; len += 7)
+        for (size_t r0 = 128 - len; r0 < 128; r0++) {
+            memset(m.alt, 0, R * sizeof *m.alt);
+            assert_int_equal(
+                dn_fp8_mat_vec_rows(m.w, R, K, m.scales, 1.0f, m.act, r0, r0 + len, m.alt), DN_OK);
+            same_bits(m.alt + r0, ref + r0, len);
+        }
+    free(ref);
+    drop(&m);
+}
+
 /* ---- the error against the exact product ------------------------------------------------ */
 
 /* The rows' error |out - exact| over sum |terms|, in units of 2^-24, where
@@ -434,10 +480,12 @@ int main(void)
         cmocka_unit_test(block_scales_are_fused),
         cmocka_unit_test(gradual_inside_flushed_outside),
         cmocka_unit_test(activation_inf_and_nan),
+        cmocka_unit_test(largest_activations_are_exact),
         cmocka_unit_test(scale_layout_and_partial_blocks),
         cmocka_unit_test(nan_codes),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(pools_ranges_columns_agree),
+        cmocka_unit_test(row_groups_straddled_at_every_offset),
         cmocka_unit_test(error_against_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
