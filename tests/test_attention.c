@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "decodenum.h"
+#include "dispatch.h"
 #include "testutil.h"
 
 #define F16_ONE 0x3C00
@@ -247,6 +248,43 @@ static void int8_score_rounds_once(void **state)
     float s;
     assert_int_equal(dn_int8_score(&row, F16_ONE, key, 96, &s), DN_OK);
     assert_same_float(s, 0x1p24f + 2.0f);
+}
+
+/* The int8 score kernel's last step is fmul(score, scale), a result like
+   any other: a product below 2^-126 is the zero of its sign, and inf * 0
+   is the one NaN 0x7FC00000 (x86's own default NaN is 0xFFC00000). The
+   public forms hide both (softmax reads a denormal score as zero, and
+   every output of a NaN score is NaN), so the active kernel is held to
+   dn_ref_attn_scores_int8 on such rows directly: five key rows, so the
+   kernels' four-row steps and a row after them each meet them. */
+static void int8_score_kernel_result_rule(void **state)
+{
+    (void)state;
+    enum { D = 32, N = 5 };
+    /* a tiny score (about 100 * 2^-100) under scale 2^-40: 2^-133.4, denormal;
+       a score past FLT_MAX (about 2^143) under scale 0: inf * 0 */
+    const float qv[2] = {0x1p-100f, 0x1p120f}, scale[2] = {0x1p-40f, 0.0f};
+    const int8_t kc[2] = {100, 127};
+    const uint16_t kscale[2] = {F16_ONE, 0x7BFF};
+    const uint32_t want[2] = {0x00000000u, 0x7FC00000u};
+    const dn_attention_kernels *kern = dn_kernels_active()->attention;
+    for (int c = 0; c < 2; c++) {
+        float q[D] = {qv[c]};
+        int16_t codes[D];
+        dn_act_scale sc[1];
+        dn_act_row row = {codes, sc, 0, 0, DN_WORDS_ONE};
+        assert_int_equal(dn_quantize_head(q, D, DN_ACT_SUB32, DN_WORDS_ONE, &row, NULL), DN_OK);
+        int8_t k[N * D] = {0};
+        uint16_t ks[N];
+        for (int j = 0; j < N; j++) k[j * D] = kc[c], ks[j] = kscale[c];
+        float got[N], ref[N];
+        kern->scores_int8(&row, 1, D, k, D, ks, 1, N, scale[c], got);
+        dn_ref_attn_scores_int8(&row, 1, D, k, D, ks, 1, N, scale[c], ref);
+        for (int j = 0; j < N; j++) {
+            assert_bits(ref[j], want[c]);
+            assert_bits(got[j], want[c]);
+        }
+    }
 }
 
 /* ---- weighted_int8 ------------------------------------------------------------------------ */
@@ -717,6 +755,7 @@ int main(void)
         cmocka_unit_test(quantize_head_definition),
         cmocka_unit_test(int8_score_by_hand),
         cmocka_unit_test(int8_score_rounds_once),
+        cmocka_unit_test(int8_score_kernel_result_rule),
         cmocka_unit_test(weighted_int8_by_hand),
         cmocka_unit_test(weighted_int8_saturated),
         cmocka_unit_test(attend_vector_equal_scores),
