@@ -255,34 +255,50 @@ static void int8_score_rounds_once(void **state)
    is the one NaN 0x7FC00000 (x86's own default NaN is 0xFFC00000). The
    public forms hide both (softmax reads a denormal score as zero, and
    every output of a NaN score is NaN), so the active kernel is held to
-   dn_ref_attn_scores_int8 on such rows directly: five key rows, so the
-   kernels' four-row steps and a row after them each meet them. */
+   dn_ref_attn_scores_int8 on such rows directly: five key rows (the
+   kernels' four-row steps and a row after them), a query of one block
+   (int32 chunk factors) or of two blocks 2^20 apart (factors past int32,
+   the kernels' other finish). */
+typedef struct score_rule_case {
+    float q0, q32, scale;
+    int8_t key;
+    uint16_t key_scale;
+    uint32_t want;
+} score_rule_case;
+
 static void int8_score_kernel_result_rule(void **state)
 {
     (void)state;
-    enum { D = 32, N = 5 };
-    /* a tiny score (about 100 * 2^-100) under scale 2^-40: 2^-133.4, denormal;
-       a score past FLT_MAX (about 2^143) under scale 0: inf * 0 */
-    const float qv[2] = {0x1p-100f, 0x1p120f}, scale[2] = {0x1p-40f, 0.0f};
-    const int8_t kc[2] = {100, 127};
-    const uint16_t kscale[2] = {F16_ONE, 0x7BFF};
-    const uint32_t want[2] = {0x00000000u, 0x7FC00000u};
+    enum { D = 64, N = 5 };
+    static const score_rule_case cases[] = {
+        /* about 100 * 2^-100 times 2^-40: 2^-133.4, denormal */
+        {0x1p-100f, 0.0f, 0x1p-40f, 100, F16_ONE, 0x00000000u},
+        {0x1p-100f, 0x1p-120f, 0x1p-40f, 100, F16_ONE, 0x00000000u},
+        /* about 0.5 times FLT_MIN: 2^-127, denormal */
+        {0.5f, 0.0f, 0x1p-126f, 1, F16_ONE, 0x00000000u},
+        {0.5f, 0x1p-21f, 0x1p-126f, 1, F16_ONE, 0x00000000u},
+        /* about 2^120 * 127 * 65504 = 2^143: inf, times 0 */
+        {0x1p120f, 0.0f, 0.0f, 127, 0x7BFF, 0x7FC00000u},
+        {0x1p120f, 0x1p100f, 0.0f, 127, 0x7BFF, 0x7FC00000u},
+    };
     const dn_attention_kernels *kern = dn_kernels_active()->attention;
-    for (int c = 0; c < 2; c++) {
-        float q[D] = {qv[c]};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const score_rule_case *rc = &cases[c];
+        float q[D] = {rc->q0};
+        q[32] = rc->q32;
         int16_t codes[D];
-        dn_act_scale sc[1];
+        dn_act_scale sc[2];
         dn_act_row row = {codes, sc, 0, 0, DN_WORDS_ONE};
         assert_int_equal(dn_quantize_head(q, D, DN_ACT_SUB32, DN_WORDS_ONE, &row, NULL), DN_OK);
         int8_t k[N * D] = {0};
         uint16_t ks[N];
-        for (int j = 0; j < N; j++) k[j * D] = kc[c], ks[j] = kscale[c];
+        for (int j = 0; j < N; j++) k[j * D] = rc->key, ks[j] = rc->key_scale;
         float got[N], ref[N];
-        kern->scores_int8(&row, 1, D, k, D, ks, 1, N, scale[c], got);
-        dn_ref_attn_scores_int8(&row, 1, D, k, D, ks, 1, N, scale[c], ref);
+        kern->scores_int8(&row, 1, D, k, D, ks, 1, N, rc->scale, got);
+        dn_ref_attn_scores_int8(&row, 1, D, k, D, ks, 1, N, rc->scale, ref);
         for (int j = 0; j < N; j++) {
-            assert_bits(ref[j], want[c]);
-            assert_bits(got[j], want[c]);
+            assert_bits(ref[j], rc->want);
+            assert_bits(got[j], rc->want);
         }
     }
 }
