@@ -178,7 +178,12 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     size_t sstride = 1 + (size_t)dn_rng_below(r, 2);
     fill_rows(r, &s, b->rows);
     for (size_t j = 0; j < n * sstride; j++) b->scales[j] = int8_scale(r);
-    float scale = dn_rng_below(r, 4) ? 0.125f : 1e30f;
+    /* the scale: 1/8 mostly; 1e30 takes scores past exp's range; 2^-126
+       and 2^-118 make most or some scores times it denormal (flushed by the
+       result rule); 0 turns an infinite score into the one NaN */
+    static const float scales[8] = {0.125f, 0.125f,    0.125f,    0.125f,
+                                    1e30f,  0x1p-126f, 0x1p-118f, 0.0f};
+    float scale = scales[dn_rng_below(r, 8)];
     memset(b->ref, 0, MAX_G * MAX_N * sizeof(float));
     memset(b->got, 0xEE, MAX_G * MAX_N * sizeof(float));
     switch (which) {
