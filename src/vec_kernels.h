@@ -5,7 +5,8 @@
  * One table per ISA, registered in src/dispatch.c. dn_vec_scalar holds the
  * references (src/vec.c, the definitions); dn_vec_avx2 (src/x86/vec_avx2.c)
  * and dn_vec_neon (src/neon/vec_neon.c) hold kernels that reproduce them bit
- * for bit; dn_vec_avx512 (src/x86/vec_avx512.c) only the gates. An entry an ISA leaves NULL runs the ISA below it. n = 0 is valid
+ * for bit; dn_vec_avx512 (src/x86/vec_avx512.c) only the gates. An entry an
+ * ISA leaves NULL runs the ISA below it. n = 0 is valid
  * for every entry; arguments (pointers, overlaps) are already checked by the
  * public functions (src/vec_api.c). Every output may be the same array as
  * the inputs the public function allows; each kernel reads an element's
