@@ -120,6 +120,7 @@ static void resolve_f16(dn_f16_kernels *k, const dn_f16_kernels *b)
 static void resolve_quant(dn_quant_kernels *k, const dn_quant_kernels *b)
 {
     if (!k->quantize) k->quantize = b->quantize;
+    if (!k->code_sums) k->code_sums = b->code_sums;
 }
 
 static void resolve_dot(dn_dot_kernels *k, const dn_dot_kernels *b)

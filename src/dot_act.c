@@ -32,11 +32,10 @@
  * The rest (the weight side) is checked per row by the kernels.
  */
 #include "block_format.h"
-#include "dot_kernels.h"
 #include "bits.h"
+#include "dispatch.h"
 #include "pool.h"
 #include "sizes.h"
-#include "wide128.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -115,28 +114,14 @@ static void carve(dn_dot_act *a, const act_sizes *z, uint8_t *mem, int32_t **ama
     *amax16 = (int32_t *)p;
 }
 
-/* One pass over the codes: int8 copies, sums and magnitudes per 16, the
-   sums per 32; a->narrow. */
+/* One pass over the codes (the active ISA's code_sums): int8 copies, sums
+   and magnitudes per 16, the sums per 32; a->narrow. */
 static void code_sums(dn_dot_act *a, const dn_act_row *act, int32_t *amax16)
 {
-    const size_t n = a->n;
-    int narrow = 1;
-    for (size_t u = 0; u < n / 16; u++) {
-        const int16_t *c = act->codes + 16 * u;
-        int32_t sum = 0, mx = 0;
-        for (int i = 0; i < 16; i++) {
-            int32_t v = c[i], av = v < 0 ? -v : v;
-            sum += v;
-            mx = av > mx ? av : mx;
-            a->c8[16 * u + i] = (int8_t)v; /* meaningful when narrow */
-        }
-        a->bs16[u] = sum;
-        a->bs16n[u] = (int16_t)sum; /* |sum| <= 16 * 127 when narrow */
-        amax16[u] = mx;
-        narrow &= mx <= 127;
-    }
-    a->narrow = narrow;
-    for (size_t u = 0; u < n / 32; u++) a->bs32[u] = a->bs16[2 * u] + a->bs16[2 * u + 1];
+    const dn_quant_kernels *k = dn_kernels_active()->quant;
+    a->narrow = k->code_sums(act->codes, a->n, a->c8, a->bs16, a->bs32, amax16);
+    for (size_t u = 0; u < a->n / 16; u++)
+        a->bs16n[u] = (int16_t)a->bs16[u]; /* |sum| <= 16 * 127 when narrow */
 }
 
 /* Wide codes as two byte planes, code = 256 hi + lo, with their sums. */
@@ -176,7 +161,7 @@ static void block_scales(dn_dot_act *a, const dn_act_row *act, const int32_t *am
             if (amax != 0 && (sc.e < -600 || sc.e > 600))
                 a->usable = 0;
             else if (amax != 0)
-                a->S[k] = ldexp((double)sc.m, sc.e);
+                a->S[k] = (double)sc.m * dn_pow2d(sc.e); /* exact: |e| <= 600, m < 2^8 */
         }
         a->Sinf[k] = a->S[k] != 0.0 ? a->S[k] : INFINITY;
         a->P[k] = a->block == 32 && k < a->nblk ? (double)a->bs32[k] * a->S[k] : 0.0;
@@ -184,22 +169,24 @@ static void block_scales(dn_dot_act *a, const dn_act_row *act, const int32_t *am
 }
 
 /* 2. for the group's blocks [k0, k1) of a 256-element format, whose
-   exponents start at emin: A and B are exact in double. */
+   exponents start at emin and span at most 30: A and B are exact in double.
+   U = sum_k amax_k m_k 2^(e_k - emin) fits 64 bits: each term is below
+   2^15 2^8 2^30 = 2^53 (|code| <= 2^15, m <= 255), the 8 below 2^56; and
+   c U < 2^52 exactly when U <= (2^52 - 1) / c for a positive integer c. */
 static int group_sums_exact(const dn_dot_act *a, const dn_act_row *act, dn_type type,
                             const int32_t *amax16, size_t k0, size_t k1, int32_t emin)
 {
-    const dn_u128 cm = dn_u128_of(32 * (uint64_t)dn_block_formats[type].coef_max);
-    const dn_u128 om = dn_u128_of(32 * (uint64_t)dn_block_formats[type].offs_max);
-    dn_u128 U = dn_u128_of(0); /* sum amax_k m_k 2^(e_k - emin) < 8 * 2^53 */
+    const uint64_t cm = 32 * (uint64_t)dn_block_formats[type].coef_max;
+    const uint64_t om = 32 * (uint64_t)dn_block_formats[type].offs_max;
+    uint64_t U = 0;
     for (size_t k = k0; k < k1; k++) {
         if (a->S[k] == 0.0) continue;
         int32_t amax = amax16[2 * k] > amax16[2 * k + 1] ? amax16[2 * k] : amax16[2 * k + 1];
         if (!a->narrow && amax < 256) amax = 256; /* a byte plane's codes reach 255 */
-        dn_u128 t = dn_u128_mul(dn_u128_of((uint64_t)amax), dn_u128_of((unsigned)act->scales[k].m));
-        U = dn_u128_add(U, dn_u128_shl(t, (unsigned)(act->scales[k].e - emin)));
+        U += ((uint64_t)amax * (uint64_t)act->scales[k].m) << (act->scales[k].e - emin);
     }
-    const dn_u128 lim = dn_u128_of(UINT64_C(1) << 52);
-    return dn_u128_lt(dn_u128_mul(cm, U), lim) && dn_u128_lt(dn_u128_mul(om, U), lim);
+    const uint64_t lim = (UINT64_C(1) << 52) - 1;
+    return (cm == 0 || U <= lim / cm) && (om == 0 || U <= lim / om);
 }
 
 /* 3. the group's integer factors f_k (S_k = f_k 2^emin exactly), fok and g2e. */
@@ -218,7 +205,7 @@ static void group_factors(dn_dot_act *a, const dn_act_row *act, dn_type type, si
         a->fbs[k] = a->f16[k] * a->bs32[k];
     }
     a->fok[g] = (uint8_t)fok;
-    a->g2e[g] = fok ? ldexp(1.0, emin) : 0.0;
+    a->g2e[g] = fok ? dn_pow2d(emin) : 0.0;
 }
 
 /* Sub32 group g: the spread (1.), the static exactness of A and B for the
@@ -241,11 +228,11 @@ static void group_facts(dn_dot_act *a, const dn_act_row *act, dn_type type, cons
     if (ok && dn_type_block_elements(type) == 256)
         ok = group_sums_exact(a, act, type, amax16, k0, k1, emin);
     a->gok[g] = (uint8_t)ok;
-    a->glim[g] = ok ? ldexp(1.0, emin + 42) : 0.0;
+    a->glim[g] = ok ? dn_pow2d(emin + 42) : 0.0;
     group_factors(a, act, type, g, k0, k1, emin, ok);
     int mbits = 0;
     while ((1 << mbits) <= mmax) mbits++;
-    a->gfac[g] = ldexp(1.0, 52 - 11 - mbits);
+    a->gfac[g] = dn_pow2d(52 - 11 - mbits);
 }
 
 dn_status dn_dot_act_init(dn_dot_act *a, const dn_act_row *act, dn_type type,

@@ -104,6 +104,28 @@ dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn
     return DN_OK;
 }
 
+/* The codes' facts for a product's activation side, 16 codes at a time as
+   the kernels take them (quant_kernels.h). */
+int dn_ref_code_sums(const int16_t *codes, size_t n, int8_t *low8, int32_t *sum16, int32_t *sum32,
+                     int32_t *amax16)
+{
+    int32_t all = 0; /* the magnitudes' bits, or-ed: narrow when none is above 127 */
+    for (size_t u = 0; u < n / 16; u++) {
+        int32_t sum = 0, mx = 0;
+        for (size_t i = 16 * u; i < 16 * u + 16; i++) {
+            const int32_t v = codes[i], av = v < 0 ? -v : v;
+            sum += v;
+            mx = av > mx ? av : mx;
+            low8[i] = (int8_t)(uint8_t)(v & 0xFF); /* two's complement: the low byte */
+        }
+        sum16[u] = sum;
+        amax16[u] = mx;
+        all |= mx;
+    }
+    for (size_t v = 0; v < n / 32; v++) sum32[v] = sum16[2 * v] + sum16[2 * v + 1];
+    return (all & ~127) == 0;
+}
+
 /* ---- what the kernels share ------------------------------------------------ */
 
 void dn_quant_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s)
@@ -125,4 +147,5 @@ void dn_quant_fast_scale(float amax, int32_t lo, dn_words words, dn_act_scale *s
 
 const dn_quant_kernels dn_quant_scalar = {
     .quantize = dn_ref_quantize,
+    .code_sums = dn_ref_code_sums,
 };

@@ -13,6 +13,7 @@
 #define DN_QUANT_KERNELS_H
 
 #include "decodenum/quant.h"
+#include "bits.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,11 +25,22 @@ typedef struct dn_quant_kernels {
        valid (row->n == n, buffers present when n > 0). */
     dn_status (*quantize)(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
                           dn_act_row *row, size_t *bad);
+    /* The facts of a row's codes a product's activation side is built from
+       (src/dot_act.c), for codes[0 .. n), n a multiple of 32: per 16 codes
+       u, sum16[u] their sum and amax16[u] their largest magnitude (|-32768|
+       is 32768); per 32 codes v, sum32[v] = sum16[2 v] + sum16[2 v + 1];
+       low8[i] the low byte of codes[i] as int8 (the code itself when
+       |code| <= 127). Returns 1 when every |code| <= 127, else 0. The
+       reference is dn_ref_code_sums. */
+    int (*code_sums)(const int16_t *codes, size_t n, int8_t *low8, int32_t *sum16, int32_t *sum32,
+                     int32_t *amax16);
 } dn_quant_kernels;
 
 /* The reference (src/quant.c). */
 dn_status dn_ref_quantize(const float *x, size_t n, size_t block, int32_t lo, dn_words words,
                           dn_act_row *row, size_t *bad);
+int dn_ref_code_sums(const int16_t *codes, size_t n, int8_t *low8, int32_t *sum16, int32_t *sum32,
+                     int32_t *amax16);
 
 extern const dn_quant_kernels dn_quant_scalar;
 #if defined(DN_HAVE_AVX2)
@@ -81,7 +93,7 @@ static inline int dn_quant_block_scale(float amax, int32_t lo, dn_words words, s
         return 0;
     }
     dn_quant_fast_scale(amax, lo, words, sc);
-    *md = ldexp((double)sc->m, sc->e);
+    *md = (double)sc->m * dn_pow2d(sc->e); /* e within -148..121 */
     return 1;
 }
 

@@ -223,6 +223,63 @@ out:
     free(s_k);
 }
 
+/* Codes for code_sums: narrow (within +-127), wide, the edges (0, +-127,
+   +-128, 32767, -32768), or narrow with one wide code. */
+static void fill_codes(dn_rng *r, int16_t *c, size_t n, int mode)
+{
+    static const int16_t edges[] = {0, 127, -127, 128, -128, 255, -256, 32767, -32768, 1, -1};
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t z = dn_rng_next(r);
+        if (mode == 0 || mode == 3)
+            c[i] = (int16_t)((int)(z % 255) - 127);
+        else if (mode == 1)
+            c[i] = (int16_t)(uint16_t)z;
+        else
+            c[i] = edges[z % (sizeof edges / sizeof edges[0])];
+    }
+    if (mode == 3 && n) c[dn_rng_below(r, n)] = (int16_t)(dn_rng_below(r, 2) ? 128 : -32768);
+}
+
+static void check_code_sums(const dn_quant_kernels *kern, const dn_check_plan *plan, size_t cases,
+                            dn_check_result *res)
+{
+    enum { MAXN = 64 * 256, P = MAXN / 16 }; /* each side: sum16, sum32, amax16 at 0, P, 2 P */
+    int16_t *c = malloc(MAXN * sizeof *c);
+    int8_t *l_ref = malloc(2 * MAXN), *l_k = l_ref + MAXN;
+    int32_t *i_ref = malloc(6 * P * sizeof *i_ref), *i_k = i_ref + 3 * P;
+    if (!c || !l_ref || !i_ref) dn_check_mismatch(res, "out of memory");
+    dn_rng r = {plan->seed ^ UINT64_C(0xC0DE5)};
+    for (size_t t = 0; c && l_ref && i_ref && t < cases; t++) {
+        const size_t n =
+            32 * (t % 40 == 39 ? dn_rng_below(&r, MAXN / 32 + 1) : dn_rng_below(&r, 17));
+        fill_codes(&r, c, n, (int)(t % 4));
+        memset(l_ref, 0x5A, 2 * MAXN);
+        for (size_t i = 0; i < 6 * P; i++) i_ref[i] = 0x5A5A5A5A;
+        const int nr = dn_ref_code_sums(c, n, l_ref, i_ref, i_ref + P, i_ref + 2 * P);
+        const int nk = kern->code_sums(c, n, l_k, i_k, i_k + P, i_k + 2 * P);
+        res->compared++;
+        if (nr != nk) dn_check_mismatch(res, "code_sums n=%zu: narrow %d/%d", n, nr, nk);
+        for (size_t i = 0; i < MAXN; i++) {
+            res->compared++;
+            if (l_ref[i] != l_k[i])
+                dn_check_mismatch(res, "code_sums n=%zu: low byte %zu of %d: %d/%d", n, i,
+                                  i < n ? c[i] : 0, l_ref[i], l_k[i]);
+        }
+        for (size_t i = 0; i < 3 * P; i++) {
+            res->compared++;
+            if (i_ref[i] != i_k[i])
+                dn_check_mismatch(res, "code_sums n=%zu: %s %zu: %d/%d", n,
+                                  i < P       ? "sum16"
+                                  : i < 2 * P ? "sum32"
+                                              : "amax16",
+                                  i % P, (int)i_ref[i], (int)i_k[i]);
+        }
+    }
+    free(c);
+    free(l_ref);
+    free(i_ref);
+}
+
 /* ---- mat_vec ---------------------------------------------------------------------- */
 
 /* A binary16 scale of the given kind. In the integers mode the scale of
@@ -612,6 +669,11 @@ int dn_check_dot(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
     check_quantize(ks->quant, plan, same ? 20 : plan->every_length_to >= 300 ? 3000 : 600, &q);
     if (q.mismatched) failed++;
     if (sink) sink(&q, ctx);
+
+    dn_check_result cs = {"dot", "code_sums", isa, 0, 0, ""};
+    check_code_sums(ks->quant, plan, ks->quant->code_sums == dn_ref_code_sums ? 4 : 400, &cs);
+    if (cs.mismatched) failed++;
+    if (sink) sink(&cs, ctx);
 
     mv_bufs b;
     const size_t maxn = 16 * 256, maxrows = 17;

@@ -71,6 +71,26 @@ static dn_status quantize_neon(const float *x, size_t n, size_t block, int32_t l
     return DN_OK;
 }
 
+/* dn_ref_code_sums 16 codes at a time: vabsq_s16 leaves -32768 as 0x8000,
+   which the unsigned maximum reads as 32768; vmovn keeps the low bytes. */
+static int code_sums_neon(const int16_t *codes, size_t n, int8_t *low8, int32_t *sum16,
+                          int32_t *sum32, int32_t *amax16)
+{
+    uint16_t all = 0;
+    for (size_t u = 0; u < n / 16; u++) {
+        const int16x8_t v0 = vld1q_s16(codes + 16 * u), v1 = vld1q_s16(codes + 16 * u + 8);
+        vst1q_s8(low8 + 16 * u, vcombine_s8(vmovn_s16(v0), vmovn_s16(v1)));
+        sum16[u] = vaddlvq_s16(v0) + vaddlvq_s16(v1);
+        const uint16_t m = vmaxvq_u16(
+            vmaxq_u16(vreinterpretq_u16_s16(vabsq_s16(v0)), vreinterpretq_u16_s16(vabsq_s16(v1))));
+        amax16[u] = m;
+        all |= m;
+    }
+    for (size_t v = 0; v < n / 32; v++) sum32[v] = sum16[2 * v] + sum16[2 * v + 1];
+    return (all & ~127) == 0;
+}
+
 const dn_quant_kernels dn_quant_neon = {
     .quantize = quantize_neon,
+    .code_sums = code_sums_neon,
 };

@@ -89,6 +89,42 @@ static dn_status quantize_avx2(const float *x, size_t n, size_t block, int32_t l
     return DN_OK;
 }
 
+/* The largest magnitude of 16 codes: vpabsw leaves -32768 as 0x8000, which
+   the unsigned maxima read as 32768; phminposuw finds the least complement. */
+AI int32_t amax16_of(__m256i v)
+{
+    const __m256i a = _mm256_abs_epi16(v);
+    const __m128i m = _mm_max_epu16(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    const __m128i c = _mm_minpos_epu16(_mm_xor_si128(m, _mm_set1_epi16(-1)));
+    return 0xFFFF - (_mm_cvtsi128_si32(c) & 0xFFFF);
+}
+
+/* dn_ref_code_sums 32 codes at a time: the low bytes by a mask and an
+   unsigned pack (which then cannot saturate), the sums by vpmaddwd against
+   ones and two horizontal adds. */
+static int code_sums_avx2(const int16_t *codes, size_t n, int8_t *low8, int32_t *sum16,
+                          int32_t *sum32, int32_t *amax16)
+{
+    const __m256i ones = _mm256_set1_epi16(1), byte = _mm256_set1_epi16(0xFF);
+    int32_t all = 0;
+    for (size_t u = 0; u < n / 16; u += 2) {
+        const __m256i v0 = _mm256_loadu_si256((const __m256i *)(codes + 16 * u));
+        const __m256i v1 = _mm256_loadu_si256((const __m256i *)(codes + 16 * u + 16));
+        __m256i b = _mm256_packus_epi16(_mm256_and_si256(v0, byte), _mm256_and_si256(v1, byte));
+        _mm256_storeu_si256((__m256i *)(low8 + 16 * u), _mm256_permute4x64_epi64(b, 0xD8));
+        __m256i h = _mm256_hadd_epi32(_mm256_madd_epi16(v0, ones), _mm256_madd_epi16(v1, ones));
+        h = _mm256_hadd_epi32(h, h); /* per lane: the halves' sums of v0, v1, v0, v1 */
+        const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        _mm_storel_epi64((__m128i *)(sum16 + u), s);
+        sum32[u / 2] = _mm_cvtsi128_si32(_mm_hadd_epi32(s, s));
+        amax16[u] = amax16_of(v0);
+        amax16[u + 1] = amax16_of(v1);
+        all |= amax16[u] | amax16[u + 1];
+    }
+    return (all & ~127) == 0;
+}
+
 const dn_quant_kernels dn_quant_avx2 = {
     .quantize = quantize_avx2,
+    .code_sums = code_sums_avx2,
 };
