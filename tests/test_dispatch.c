@@ -51,8 +51,8 @@ static void every_slot_filled(void **state)
                         types[t]->vec_dot && types[t]->sgemm_dot && types[t]->mat_vec_rows &&
                         types[t]->sgemm_rows);
         assert_true(h->mad && h->scale);
-        assert_true(k->quant->quantize && k->dot->mat_vec_rows && k->dot->mat_mul_rows &&
-                    k->dot->packed_rows_act);
+        assert_true(k->quant->quantize && k->quant->code_sums && k->dot->mat_vec_rows &&
+                    k->dot->mat_mul_rows && k->dot->packed_rows_act);
         const dn_attention_kernels *a = k->attention;
         assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
         const dn_gdn_kernels *g = k->gdn;
@@ -133,6 +133,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.vec->silu_mul, below->vec->silu_mul);
     assert_ptr_equal(out.kernels.fp8->decode, below->fp8->decode);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
+    assert_ptr_equal(out.kernels.quant->code_sums, below->quant->code_sums);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows, below->dot->mat_vec_rows);
     assert_ptr_equal(out.kernels.dot->mat_vec_rows_act, below->dot->mat_vec_rows_act);
     assert_ptr_equal(out.kernels.dot->packed_rows_act, below->dot->packed_rows_act);
