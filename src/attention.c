@@ -247,6 +247,7 @@ const dn_attention_kernels dn_attention_scalar = {
     .weighted = dn_ref_attn_weighted,
     .scores_int8 = dn_ref_attn_scores_int8,
     .weighted_int8 = dn_ref_attn_weighted_int8,
+    .cache_row = dn_ref_cache_row,
 };
 
 /* ---- the int8 cache ------------------------------------------------------------------ */
@@ -273,9 +274,6 @@ int dn_ref_cache_row(const float *x, size_t n, uint16_t *scale, int8_t *codes)
 {
     int bad = 0;
     for (size_t i = 0; i < n; i++) bad |= (dn_bits(x[i]) & DN_EXP_BITS) == DN_EXP_BITS;
-    float amax = dn_ref_absmax(x, n);
-    uint16_t h = dn_f32_to_f16(dn_fmul(amax, dn_from_bits(DN_INV_127_BITS)));
-    *scale = h;
-    dn_ref_int8_codes(x, n, dn_recip(dn_f16_to_f32(h)), codes);
+    dn_ref_int8_codes(x, n, dn_cache_row_scale(dn_ref_absmax(x, n), scale), codes);
     return bad;
 }

@@ -223,7 +223,8 @@ dn_status dn_int8_codes(const float *x, size_t n, float inv, int8_t *codes)
 dn_status dn_cache_row(const float *x, size_t n, uint16_t *scale, int8_t *codes)
 {
     if (!scale || (n && (!x || !codes))) return DN_ERR_INVALID_ARGUMENT;
-    return dn_ref_cache_row(x, n, scale, codes) ? DN_ERR_NON_FINITE : DN_OK;
+    return dn_kernels_active()->attention->cache_row(x, n, scale, codes) ? DN_ERR_NON_FINITE
+                                                                         : DN_OK;
 }
 
 dn_status dn_cache_rows(const float *x, size_t rows, size_t n, uint16_t *scales,
@@ -235,9 +236,10 @@ dn_status dn_cache_rows(const float *x, size_t rows, size_t n, uint16_t *scales,
     if (!dn_size_mul(rows, n, &t) || !extent_fits(rows - 1, code_stride, 0, 0, n, 1) ||
         !extent_fits(rows - 1, scale_stride, 0, 0, 1, sizeof(uint16_t)))
         return DN_ERR_INVALID_ARGUMENT;
+    const dn_attention_kernels *k = dn_kernels_active()->attention;
     int bad = 0;
     for (size_t r = 0; r < rows; r++)
-        bad |= dn_ref_cache_row(x + r * n, n, scales + r * scale_stride, codes + r * code_stride);
+        bad |= k->cache_row(x + r * n, n, scales + r * scale_stride, codes + r * code_stride);
     return bad ? DN_ERR_NON_FINITE : DN_OK;
 }
 
@@ -283,7 +285,7 @@ static int store_row(uint32_t type, const float *x, size_t d, void *row, uint16_
 {
     const dn_fp32_kernels *f = dn_kernels_active()->fp32;
     switch (type) {
-    case DN_KV_INT8: return dn_ref_cache_row(x, d, scale, row);
+    case DN_KV_INT8: return dn_kernels_active()->attention->cache_row(x, d, scale, row);
     case DN_KV_F16: f->f32_to_f16_v(x, row, d); break;
     case DN_KV_BF16: f->f32_to_bf16_v(x, row, d); break;
     default: memcpy(row, x, d * sizeof(float));

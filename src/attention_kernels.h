@@ -14,6 +14,9 @@
 #define DN_ATTENTION_KERNELS_H
 
 #include "decodenum/attention.h"
+#include "decodenum/fp32.h"
+#include "decodenum/math.h"
+#include "bits.h"
 
 typedef struct dn_attention_kernels {
     /* s[g*n + j] = fmul(fdot(q + g*d, key row j widened), scale) */
@@ -31,6 +34,9 @@ typedef struct dn_attention_kernels {
        when a block held a non-finite weight */
     int (*weighted_int8)(const float *p, size_t heads, size_t n, const int8_t *v, size_t stride,
                          const uint16_t *vs, size_t scale_stride, size_t d, float *out);
+    /* dn_ref_cache_row: one int8 cache row (n >= 0, x, scale and codes
+       present); returns 1 when x holds an infinity or a NaN. */
+    int (*cache_row)(const float *x, size_t n, uint16_t *scale, int8_t *codes);
 } dn_attention_kernels;
 
 /* The references. */
@@ -45,10 +51,20 @@ int dn_ref_attn_weighted_int8(const float *p, size_t heads, size_t n, const int8
                               size_t stride, const uint16_t *vs, size_t scale_stride, size_t d,
                               float *out);
 
-/* dn_int8_codes and dn_cache_row (which returns 1 when x holds an infinity
-   or a NaN), reference only: a row per token and head. */
+/* dn_int8_codes, and dn_cache_row (which returns 1 when x holds an infinity
+   or a NaN): a row per token and head. */
 void dn_ref_int8_codes(const float *x, size_t n, float inv, int8_t *codes);
 int dn_ref_cache_row(const float *x, size_t n, uint16_t *scale, int8_t *codes);
+
+/* A cache row's scale from its largest magnitude, as dn_cache_row takes it:
+   the binary16 of fmul(amax, DN_INV_127) into *scale; returns the
+   reciprocal its codes are made under (dn_recip of the scale widened). */
+static inline float dn_cache_row_scale(float amax, uint16_t *scale)
+{
+    const uint16_t h = dn_f32_to_f16(dn_fmul(amax, dn_from_bits(DN_INV_127_BITS)));
+    *scale = h;
+    return dn_recip(dn_f16_to_f32(h));
+}
 
 /* ---- what the kernels share ---------------------------------------------------- */
 

@@ -139,6 +139,7 @@ static void resolve_attention(dn_attention_kernels *k, const dn_attention_kernel
     if (!k->weighted) k->weighted = b->weighted;
     if (!k->scores_int8) k->scores_int8 = b->scores_int8;
     if (!k->weighted_int8) k->weighted_int8 = b->weighted_int8;
+    if (!k->cache_row) k->cache_row = b->cache_row;
 }
 
 static void resolve_gdn(dn_gdn_kernels *k, const dn_gdn_kernels *b)

@@ -342,6 +342,59 @@ static void run_saturated(const dn_attention_kernels *kern, int which, bufs *b, 
             }
 }
 
+/* A row for cache_row: every regime of dn_fill_f32, or (mode
+   DN_REGIME_COUNT) products on half-integers: x_i = (k_i + 1/2) s for the
+   scale s that the row's largest magnitude, |x_0|, makes. Its exponents
+   reach down to binary16's subnormal scales (amax below 127 2^-14), whose
+   rounding leaves products past +-127 to clamp. */
+static void fill_cache_row(dn_rng *r, float *x, size_t n, int mode)
+{
+    if (mode < DN_REGIME_COUNT) {
+        dn_fill_f32(r, (dn_regime)mode, x, n);
+        return;
+    }
+    uint16_t h;
+    const float amax =
+        ldexpf(1.0f + (float)dn_rng_below(r, 1024) / 1024.0f, (int)dn_rng_below(r, 48) - 28);
+    (void)dn_cache_row_scale(amax, &h);
+    const float sc = dn_f16_to_f32(h);
+    for (size_t i = 0; i < n; i++)
+        x[i] = i % 4 == 1 ? -amax * (float)(1000 - dn_rng_below(r, 100)) / 1000.0f
+                          : ((float)dn_rng_below(r, 254) - 126.5f) * sc;
+    if (n) x[0] = dn_rng_below(r, 2) ? amax : -amax;
+}
+
+/* cache_row against the reference on rows of the plan's lengths (at most
+   MAX_N), scale, codes and status. */
+static void check_cache_rows(const dn_attention_kernels *kern, const size_t *lengths, size_t count,
+                             uint64_t seed, bufs *b, dn_check_result *res)
+{
+    dn_rng r = {seed * 41 + 7};
+    int8_t *c_ref = (int8_t *)b->rows, *c_got = c_ref + MAX_N;
+    for (size_t i = 0; i < count; i++) {
+        const size_t n = lengths[i] > MAX_N ? MAX_N - (size_t)dn_rng_below(&r, 1000) : lengths[i];
+        const int mode = (int)(i % (DN_REGIME_COUNT + 1));
+        fill_cache_row(&r, b->p, n, mode);
+        uint16_t h_ref = 0x5A5A, h_got = 0xA5A5;
+        memset(c_ref, 0x5A, MAX_N);
+        memset(c_got, 0x5A, MAX_N);
+        const int bad_ref = dn_ref_cache_row(b->p, n, &h_ref, c_ref);
+        const int bad_got = kern->cache_row(b->p, n, &h_got, c_got);
+        res->compared += 2 + n;
+        if (bad_ref != bad_got || h_ref != h_got)
+            dn_check_mismatch(res, "cache_row n=%zu mode %d: status %d/%d, scale 0x%04x/0x%04x", n,
+                              mode, bad_ref, bad_got, h_ref, h_got);
+        for (size_t j = 0; j < MAX_N; j++)
+            if (c_ref[j] != c_got[j]) {
+                dn_check_mismatch(res,
+                                  "cache_row n=%zu mode %d: code %zu of x=0x%08" PRIx32
+                                  " reference %d, kernel %d",
+                                  n, mode, j, j < n ? dn_bits(b->p[j]) : 0, c_ref[j], c_got[j]);
+                break;
+            }
+    }
+}
+
 int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void *ctx)
 {
     const dn_kernels *ks = dn_kernels_for(isa);
@@ -380,6 +433,10 @@ int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink
             if (res.mismatched) failed++;
             if (sink) sink(&res, ctx);
         }
+    dn_check_result cr = {"attention", "cache_row", isa, 0, 0, ""};
+    check_cache_rows(ks->attention, lengths, count, plan->seed, &b, &cr);
+    if (cr.mismatched) failed++;
+    if (sink) sink(&cr, ctx);
 out:
     free(lengths);
     free(b.rows);

@@ -18,6 +18,7 @@
  */
 #include "../attention_kernels.h"
 #include "../bits.h"
+#include "../fp32_kernels.h"
 #include "decodenum/fp32.h"
 #include "neon_common.h"
 
@@ -279,9 +280,47 @@ static int weighted_int8_neon(const float *p, size_t heads, size_t n, const int8
     return bad;
 }
 
+/* ---- the int8 cache's rows ----------------------------------------------------------- */
+
+/* Four codes of dn_ref_int8_codes (the argument of attention_avx2.c's
+   cache_codes8): the product, clamped to +-127, converted to the nearest
+   integer, ties to even; a NaN product 0. */
+static inline int32x4_t cache_codes4(float32x4_t x, float32x4_t inv)
+{
+    const float32x4_t p = vmulq_f32(x, inv);
+    const float32x4_t c = vminq_f32(vmaxq_f32(p, vdupq_n_f32(-127.0f)), vdupq_n_f32(127.0f));
+    return vandq_s32(vcvtnq_s32_f32(c), vreinterpretq_s32_u32(vceqq_f32(p, p)));
+}
+
+/* dn_ref_cache_row as cache_row_avx2, 16 codes a step. */
+static int cache_row_neon(const float *x, size_t n, uint16_t *scale, int8_t *codes)
+{
+    const float inv = dn_cache_row_scale(dn_fp32_neon.absmax(x, n), scale);
+    const int zero = (dn_bits(inv) & 0x7FFFFFFFu) == DN_EXP_BITS;
+    const float32x4_t vinv = vdupq_n_f32(zero ? 0.0f : inv);
+    const uint32x4_t exp = vdupq_n_u32(0x7F800000u);
+    uint32x4_t bad = vdupq_n_u32(0);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        int16x4_t h[4];
+        for (int k = 0; k < 4; k++) {
+            const float32x4_t v = vld1q_f32(x + i + 4 * k);
+            bad = vorrq_u32(bad, vceqq_u32(vandq_u32(vreinterpretq_u32_f32(v), exp), exp));
+            h[k] = vmovn_s32(cache_codes4(v, vinv));
+        }
+        vst1q_s8(codes + i, vcombine_s8(vmovn_s16(vcombine_s16(h[0], h[1])),
+                                        vmovn_s16(vcombine_s16(h[2], h[3]))));
+    }
+    int any = vmaxvq_u32(bad) != 0;
+    for (size_t j = i; j < n; j++) any |= (dn_bits(x[j]) & DN_EXP_BITS) == DN_EXP_BITS;
+    if (i < n) dn_ref_int8_codes(x + i, n - i, inv, codes + i);
+    return any;
+}
+
 const dn_attention_kernels dn_attention_neon = {
     .scores = scores_neon,
     .weighted = weighted_neon,
     .scores_int8 = scores_int8_neon,
     .weighted_int8 = weighted_int8_neon,
+    .cache_row = cache_row_neon,
 };

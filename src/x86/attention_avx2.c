@@ -19,6 +19,7 @@
  */
 #include "../attention_kernels.h"
 #include "../bits.h"
+#include "../fp32_kernels.h"
 #include "decodenum/fp32.h"
 #include "attention_int8.h"
 #include "avx2_common.h"
@@ -638,9 +639,61 @@ static int weighted_int8_avx2(const float *p, size_t heads, size_t n, const int8
                                 out);
 }
 
+/* ---- the int8 cache's rows ----------------------------------------------------------- */
+
+/* Eight codes of dn_ref_int8_codes, as int32: the product rounded once (the
+   flushes of fmul change no code: a denormal x, or a product below 2^-126,
+   is far below half a code, the reciprocal being at most 2^24), clamped to
+   +-127 (an infinity too), then the nearest integer, ties to even; a NaN
+   product (which max_ps turned into -127) masked to 0. */
+static inline __m256i cache_codes8(__m256 x, __m256 inv)
+{
+    const __m256 p = _mm256_mul_ps(x, inv);
+    const __m256 nan = _mm256_cmp_ps(p, p, _CMP_UNORD_Q);
+    const __m256 c =
+        _mm256_min_ps(_mm256_max_ps(p, _mm256_set1_ps(-127.0f)), _mm256_set1_ps(127.0f));
+    const __m256i q =
+        _mm256_cvtps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return _mm256_andnot_si256(_mm256_castps_si256(nan), q);
+}
+
+/* dn_ref_cache_row: the largest magnitude by the fp32 kernel, the scale by
+   the reference's own step, then 32 codes a step (a zero reciprocal in
+   place of an infinite one makes every product 0 or NaN: code 0, as the
+   reference's all-zero rule); the tail by the reference. */
+static int cache_row_avx2(const float *x, size_t n, uint16_t *scale, int8_t *codes)
+{
+    const float inv = dn_cache_row_scale(dn_fp32_avx2.absmax(x, n), scale);
+    const int zero = (dn_bits(inv) & 0x7FFFFFFFu) == DN_EXP_BITS;
+    const __m256 vinv = _mm256_set1_ps(zero ? 0.0f : inv);
+    const __m256i exp = _mm256_set1_epi32(0x7F800000);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i bad = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i c[4];
+        for (int k = 0; k < 4; k++) {
+            const __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+            const __m256i e = _mm256_and_si256(_mm256_castps_si256(v), exp);
+            bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(e, exp));
+            c[k] = cache_codes8(v, vinv);
+        }
+        /* the packs interleave the four vectors' halves: dwords c0a c1a c2a
+           c3a c0b c1b c2b c3b */
+        const __m256i b =
+            _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+        _mm256_storeu_si256((__m256i *)(codes + i), _mm256_permutevar8x32_epi32(b, order));
+    }
+    int any = !_mm256_testz_si256(bad, bad);
+    for (size_t j = i; j < n; j++) any |= (dn_bits(x[j]) & DN_EXP_BITS) == DN_EXP_BITS;
+    if (i < n) dn_ref_int8_codes(x + i, n - i, inv, codes + i);
+    return any;
+}
+
 const dn_attention_kernels dn_attention_avx2 = {
     .scores = scores_avx2,
     .weighted = weighted_avx2,
     .scores_int8 = scores_int8_avx2,
     .weighted_int8 = weighted_int8_avx2,
+    .cache_row = cache_row_avx2,
 };
