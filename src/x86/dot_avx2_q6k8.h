@@ -122,6 +122,9 @@ AI int batch8_q6k2(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
     for (size_t g = 0; g < c->n; g += DN_GROUP) {
         const size_t gi = g / DN_GROUP;
         const uint8_t *grp = grp0 + gi * DN_Q6K8_BYTES;
+        /* unrolled: 27 prefetches, not 27 loop turns (32 rows of 16384 in L2:
+           1.014-1.026x, two alternated sessions, load average 3.3) */
+#pragma GCC unroll 32
         for (int o = 0; o < DN_Q6K8_BYTES; o += 64)
             _mm_prefetch((const char *)grp + 4 * DN_Q6K8_BYTES + o, _MM_HINT_T0);
         const __m128i h = _mm_loadu_si128((const __m128i *)grp), e = _mm_set1_epi16(0x7C00);
