@@ -54,7 +54,7 @@ static void every_slot_filled(void **state)
         assert_true(k->quant->quantize && k->quant->code_sums && k->dot->mat_vec_rows &&
                     k->dot->mat_mul_rows && k->dot->packed_rows_act);
         const dn_attention_kernels *a = k->attention;
-        assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8);
+        assert_true(a->scores && a->weighted && a->scores_int8 && a->weighted_int8 && a->cache_row);
         const dn_gdn_kernels *g = k->gdn;
         assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
         const dn_vec_kernels *v = k->vec;
@@ -129,6 +129,7 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.fp32->fdot, below->fp32->fdot);
     assert_ptr_equal(out.kernels.math->softmax, below->math->softmax);
     assert_ptr_equal(out.kernels.attention->scores, below->attention->scores);
+    assert_ptr_equal(out.kernels.attention->cache_row, below->attention->cache_row);
     assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
     assert_ptr_equal(out.kernels.vec->silu_mul, below->vec->silu_mul);
     assert_ptr_equal(out.kernels.fp8->decode, below->fp8->decode);
