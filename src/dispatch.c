@@ -160,6 +160,8 @@ static void resolve_vec(dn_vec_kernels *k, const dn_vec_kernels *b)
     if (!k->axpy) k->axpy = b->axpy;
     if (!k->silu_mul) k->silu_mul = b->silu_mul;
     if (!k->sigmoid_mul) k->sigmoid_mul = b->sigmoid_mul;
+    if (!k->gelu_tanh_mul) k->gelu_tanh_mul = b->gelu_tanh_mul;
+    if (!k->gelu_mul) k->gelu_mul = b->gelu_mul;
     if (!k->add_sumsq) k->add_sumsq = b->add_sumsq;
     if (!k->scale_mul) k->scale_mul = b->scale_mul;
 }

@@ -7,8 +7,9 @@
  *
  * Each output element is the engine's add, subtract and multiply (binary32,
  * nearest even, FTZ on operands and results, the one NaN) and the math
- * module's dn_silu / dn_sigmoid applied to that element alone: the same
- * value the scalar public functions give element by element.
+ * module's dn_silu / dn_sigmoid / dn_gelu_tanh / dn_gelu applied to that
+ * element alone: the same value the scalar public functions give element
+ * by element.
  */
 #include "vec_kernels.h"
 #include "fp32_kernels.h"
@@ -61,6 +62,16 @@ void dn_ref_vec_sigmoid_mul(const float *g, const float *u, float *y, size_t n)
     for (size_t i = 0; i < n; i++) y[i] = mul(dn_sigmoid(g[i]), u[i]);
 }
 
+void dn_ref_vec_gelu_tanh_mul(const float *g, const float *u, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = mul(dn_gelu_tanh(g[i]), u[i]);
+}
+
+void dn_ref_vec_gelu_mul(const float *g, const float *u, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = mul(dn_gelu(g[i]), u[i]);
+}
+
 /* ---- the residual add and RMSNorm ---------------------------------------- */
 
 /* The sums stored, then dn_fdot of the stored sums with themselves: the
@@ -88,6 +99,8 @@ const dn_vec_kernels dn_vec_scalar = {
     .axpy = dn_ref_vec_axpy,
     .silu_mul = dn_ref_vec_silu_mul,
     .sigmoid_mul = dn_ref_vec_sigmoid_mul,
+    .gelu_tanh_mul = dn_ref_vec_gelu_tanh_mul,
+    .gelu_mul = dn_ref_vec_gelu_mul,
     .add_sumsq = dn_ref_vec_add_sumsq,
     .scale_mul = dn_ref_vec_scale_mul,
 };

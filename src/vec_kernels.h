@@ -28,6 +28,8 @@ typedef struct dn_vec_kernels {
     void (*axpy)(float a, const float *x, float *y, size_t n);
     /* y = silu(g) * u, sigmoid(g) * u */
     dn_vec_binary_kernel silu_mul, sigmoid_mul;
+    /* y = gelu_tanh(g) * u, gelu(g) * u */
+    dn_vec_binary_kernel gelu_tanh_mul, gelu_mul;
     /* r = r + x stored, and the lane sum of squares of the stored sums
        (dn_fdot(r, r, n) of the new r) returned */
     float (*add_sumsq)(float *r, const float *x, size_t n);
@@ -43,6 +45,8 @@ void dn_ref_vec_scale(const float *x, float a, float *y, size_t n);
 void dn_ref_vec_axpy(float a, const float *x, float *y, size_t n);
 void dn_ref_vec_silu_mul(const float *g, const float *u, float *y, size_t n);
 void dn_ref_vec_sigmoid_mul(const float *g, const float *u, float *y, size_t n);
+void dn_ref_vec_gelu_tanh_mul(const float *g, const float *u, float *y, size_t n);
+void dn_ref_vec_gelu_mul(const float *g, const float *u, float *y, size_t n);
 float dn_ref_vec_add_sumsq(float *r, const float *x, size_t n);
 void dn_ref_vec_scale_mul(const float *x, float a, const float *w, float *y, size_t n);
 

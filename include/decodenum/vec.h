@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * decodenum/vec.h: the element-wise operations between the products of a
- * layer, in the engine's arithmetic: residual adds, the SwiGLU and sigmoid
- * gates, scaling, a scaled add, and the residual add fused with the RMSNorm
- * that follows it.
+ * layer, in the engine's arithmetic: residual adds, the SwiGLU, GeGLU and
+ * sigmoid gates, scaling, a scaled add, and the residual add fused with the
+ * RMSNorm that follows it.
  *
  * Every output element is the engine's scalar operations on that element
  * alone (dn_fadd, dn_fsub, dn_fmul: binary32, round to nearest even, FTZ on
- * operands and results, every NaN DN_NAN_BITS; dn_silu, dn_sigmoid of
- * decodenum/math.h), in the order each function gives, with no fused
- * multiply-add. So dn_vec_add(a, b, y, n, pool) gives y[i] = dn_fadd(a[i],
- * b[i]) bit for bit, on every ISA, for every n, every alignment and every
- * pool; dn_vec_add_rmsnorm's output is dn_rmsnorm's of the sum, bit for bit.
+ * operands and results, every NaN DN_NAN_BITS; dn_silu, dn_sigmoid,
+ * dn_gelu_tanh, dn_gelu of decodenum/math.h), in the order each function
+ * gives, with no fused multiply-add. So dn_vec_add(a, b, y, n, pool) gives
+ * y[i] = dn_fadd(a[i], b[i]) bit for bit, on every ISA, for every n, every
+ * alignment and every pool; dn_vec_add_rmsnorm's output is dn_rmsnorm's of the sum, bit for bit.
  * NaN and infinite inputs are not errors: they give the element what the
  * scalar operation gives (docs/numerics.md, section 15).
  *
@@ -32,7 +32,8 @@
  *  - pool: NULL computes on the calling thread. With a pool of 2 or more
  *    threads, a long array (from 2^20 elements for add, sub, mul, scale
  *    and axpy, which are bound by memory bandwidth; from 2^16 for the
- *    gates, bound by the dn_silu / dn_sigmoid sequence) is cut into pieces
+ *    gates, bound by the dn_silu / dn_sigmoid / dn_gelu_tanh / dn_gelu
+ *    sequence) is cut into pieces
  *    run on the pool's threads; shorter arrays do not wake it. The bits
  *    never depend on the pool (each element is computed alone). On a
  *    loaded machine a second thread may not pay at all: docs/vec.md has
@@ -80,6 +81,29 @@ DN_API dn_status dn_vec_silu_mul(const float *g, const float *u, float *y, size_
    or u. Errors as above. */
 DN_API dn_status dn_vec_sigmoid_mul(const float *g, const float *u, float *y, size_t n,
                                     dn_pool *pool);
+
+/* The GeGLU gate with the tanh approximation (Gemma's FFN, ggml's geglu):
+   y[i] = dn_fmul(dn_gelu_tanh(g[i]), u[i]), g the gate projection and u
+   the up projection. dn_gelu_tanh (decodenum/math.h) is
+   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) within 2 ULP: exactly x
+   past 10, -0 below -12, and for negative x between -0.17005 (its least
+   value, at x = -0.7524) and -0; then one rounded, flushed product. Any
+   binary32 values: the product is dn_fmul's (a zero gate times an
+   infinite u[i], an infinite gate times a zero, and every NaN give
+   DN_NAN_BITS). y may be g or u. Errors as above. Cost: one dn_gelu_tanh
+   per element, about 1.3x dn_silu's time (docs/math.md, docs/vec.md). */
+DN_API dn_status dn_vec_gelu_tanh_mul(const float *g, const float *u, float *y, size_t n,
+                                      dn_pool *pool);
+
+/* The GeGLU gate with the erf form of GELU (PyTorch's gelu(approximate=
+   "none"), ggml's geglu_erf): y[i] = dn_fmul(dn_gelu(g[i]), u[i]). dn_gelu
+   (decodenum/math.h) is x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)) within
+   2 ULP: exactly x past 6, -0 below -13.5, and for negative x between
+   -0.16998 (its least value, at x = -0.7517) and -0; then one rounded,
+   flushed product. Special values, aliasing (y may be g or u), errors,
+   memory and the pool split as dn_vec_gelu_tanh_mul. Cost: one dn_gelu
+   per element, about 2.5x dn_silu's time (docs/math.md). */
+DN_API dn_status dn_vec_gelu_mul(const float *g, const float *u, float *y, size_t n, dn_pool *pool);
 
 /* The residual add and the RMSNorm after it, in one pass over the sum:
      r[i] = dn_fadd(r[i], x[i])             (the sum written back to r)

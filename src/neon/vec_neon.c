@@ -126,6 +126,14 @@ static void sigmoid_mul_neon(const float *g, const float *u, float *y, size_t n)
 {
     gate_mul(dn_math_neon.sigmoid_v, g, u, y, n);
 }
+static void gelu_tanh_mul_neon(const float *g, const float *u, float *y, size_t n)
+{
+    gate_mul(dn_math_neon.gelu_tanh_v, g, u, y, n);
+}
+static void gelu_mul_neon(const float *g, const float *u, float *y, size_t n)
+{
+    gate_mul(dn_math_neon.gelu_v, g, u, y, n);
+}
 
 /* ---- the residual add and RMSNorm ----------------------------------------------- */
 
@@ -180,6 +188,8 @@ const dn_vec_kernels dn_vec_neon = {
     .axpy = axpy_neon,
     .silu_mul = silu_mul_neon,
     .sigmoid_mul = sigmoid_mul_neon,
+    .gelu_tanh_mul = gelu_tanh_mul_neon,
+    .gelu_mul = gelu_mul_neon,
     .add_sumsq = add_sumsq_neon,
     .scale_mul = scale_mul_neon,
 };

@@ -131,6 +131,14 @@ static void sigmoid_mul_avx2(const float *g, const float *u, float *y, size_t n)
 {
     dn_vec_gate_mul_avx2(dn_math_avx2.sigmoid_v, g, u, y, n);
 }
+static void gelu_tanh_mul_avx2(const float *g, const float *u, float *y, size_t n)
+{
+    dn_vec_gate_mul_avx2(dn_math_avx2.gelu_tanh_v, g, u, y, n);
+}
+static void gelu_mul_avx2(const float *g, const float *u, float *y, size_t n)
+{
+    dn_vec_gate_mul_avx2(dn_math_avx2.gelu_v, g, u, y, n);
+}
 
 /* ---- the residual add and RMSNorm ----------------------------------------------- */
 
@@ -214,6 +222,8 @@ const dn_vec_kernels dn_vec_avx2 = {
     .axpy = axpy_avx2,
     .silu_mul = silu_mul_avx2,
     .sigmoid_mul = sigmoid_mul_avx2,
+    .gelu_tanh_mul = gelu_tanh_mul_avx2,
+    .gelu_mul = gelu_mul_avx2,
     .add_sumsq = add_sumsq_avx2,
     .scale_mul = scale_mul_avx2,
 };
