@@ -59,7 +59,8 @@ static void every_slot_filled(void **state)
         assert_true(g->conv && g->rows && g->flush_rows && g->fold && g->read_rows);
         const dn_vec_kernels *v = k->vec;
         assert_true(v->add && v->sub && v->mul && v->scale && v->axpy && v->silu_mul &&
-                    v->sigmoid_mul && v->add_sumsq && v->scale_mul);
+                    v->sigmoid_mul && v->gelu_tanh_mul && v->gelu_mul && v->add_sumsq &&
+                    v->scale_mul);
         const dn_fp8_kernels *e = k->fp8;
         assert_true(e->decode && e->mat_vec_rows && e->mat_mul_rows);
     }
@@ -77,6 +78,7 @@ static void missing_entry_runs_the_reference(void **state)
     fp32.fdot = NULL;
     dn_vec_kernels vec = *simd->vec;
     vec.add_sumsq = NULL;
+    vec.gelu_mul = NULL;
     const dn_kernels partial = {.fp32 = &fp32,
                                 .f16 = simd->f16,
                                 .quant = simd->quant,
@@ -89,6 +91,8 @@ static void missing_entry_runs_the_reference(void **state)
     dn_kernels_resolve(&partial, scalar, &out);
     assert_ptr_equal(out.kernels.vec->add_sumsq, dn_ref_vec_add_sumsq);
     assert_ptr_equal(out.kernels.vec->add, simd->vec->add);
+    assert_ptr_equal(out.kernels.vec->gelu_mul, dn_ref_vec_gelu_mul);
+    assert_ptr_equal(out.kernels.vec->gelu_tanh_mul, simd->vec->gelu_tanh_mul);
     /* no fp8 module registered: the scalar one */
     assert_ptr_equal(out.kernels.fp8->mat_vec_rows, dn_ref_fp8_mat_vec_rows);
 
@@ -132,6 +136,8 @@ static void new_isa_with_one_kernel(void **state)
     assert_ptr_equal(out.kernels.attention->cache_row, below->attention->cache_row);
     assert_ptr_equal(out.kernels.gdn->rows, below->gdn->rows);
     assert_ptr_equal(out.kernels.vec->silu_mul, below->vec->silu_mul);
+    assert_ptr_equal(out.kernels.vec->gelu_tanh_mul, below->vec->gelu_tanh_mul);
+    assert_ptr_equal(out.kernels.vec->gelu_mul, below->vec->gelu_mul);
     assert_ptr_equal(out.kernels.fp8->decode, below->fp8->decode);
     assert_ptr_equal(out.kernels.quant->quantize, below->quant->quantize);
     assert_ptr_equal(out.kernels.quant->code_sums, below->quant->code_sums);

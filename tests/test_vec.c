@@ -3,11 +3,12 @@
  * The element-wise operations against expectations derived by hand from
  * docs/numerics.md (sections 2 and 15): ties, flushes of operands and
  * results, the one NaN, the product of axpy rounded before the add, the
- * gates' special values, the fused residual add and RMSNorm; then every
- * output against the scalar public functions applied element by element
- * (lengths 0..67 and long ones, odd float offsets, every input regime),
- * the allowed in-place forms, pools of 1-3 threads, and every argument
- * error. Runs under every DECODENUM_ISA (tests/CMakeLists.txt).
+ * gates' special values (SwiGLU, sigmoid, both GeGLU forms), the fused
+ * residual add and RMSNorm; then every output against the scalar public
+ * functions applied element by element (lengths 0..67 and long ones, odd
+ * float offsets, every input regime), the allowed in-place forms, pools of
+ * 1-3 threads, and every argument error. Runs under every DECODENUM_ISA
+ * (tests/CMakeLists.txt).
  */
 #include <float.h>
 #include <math.h>
@@ -117,6 +118,38 @@ static void gates_by_hand(void **state)
     assert_bits(u[2], 0x7F800000);
 }
 
+/* Both GELU gates: gelu(±0) = ±0 (a denormal reads as -0), gelu(-inf) and
+   gelu(-20) (below -12 and -13.5) are -0, gelu(inf) = inf and gelu(20) = 20
+   (past 10 and 6); then the engine's product: 0 * inf and inf * 0 are the
+   one NaN, 20 * 3 = 60. */
+static void gelu_gates_by_hand(void **state)
+{
+    (void)state;
+    dn_status (*gates[2])(const float *, const float *, float *, size_t,
+                          dn_pool *) = {dn_vec_gelu_tanh_mul, dn_vec_gelu_mul};
+    for (int k = 0; k < 2; k++) {
+        float g[9] = {0.0f,  -INFINITY, INFINITY, tf(0xFFC00001), -20.0f,
+                      20.0f, INFINITY,  -0.0f,    tf(0x80000001)};
+        float u[9] = {INFINITY, 5.0f, 2.0f, 1.0f, 3.0f, 3.0f, 0.0f, 7.0f, 1.0f}, y[9];
+        assert_int_equal(gates[k](g, u, y, 9, NULL), DN_OK);
+        assert_bits(y[0], NAN_BITS);
+        assert_bits(y[1], 0x80000000);
+        assert_bits(y[2], 0x7F800000);
+        assert_bits(y[3], NAN_BITS);
+        assert_bits(y[4], 0x80000000);
+        assert_same_float(y[5], 60.0f);
+        assert_bits(y[6], NAN_BITS);
+        assert_bits(y[7], 0x80000000);
+        assert_bits(y[8], 0x80000000);
+        /* in place on g and on u */
+        assert_int_equal(gates[k](g, u, g, 9, NULL), DN_OK);
+        assert_memory_equal(g, y, sizeof y);
+        g[5] = 20.0f;
+        assert_int_equal(gates[k](g + 5, u + 5, u + 5, 1, NULL), DN_OK);
+        assert_same_float(u[5], 60.0f);
+    }
+}
+
 static void add_rmsnorm_by_hand(void **state)
 {
     (void)state;
@@ -182,6 +215,10 @@ static void expect_elementwise(size_t n, const float *a, const float *b, float s
     for (size_t i = 0; i < n; i++) assert_same_float(Y[i + 1], dn_fmul(dn_silu(a[i]), b[i]));
     assert_int_equal(dn_vec_sigmoid_mul(a, b, Y, n, NULL), DN_OK);
     for (size_t i = 0; i < n; i++) assert_same_float(Y[i], dn_fmul(dn_sigmoid(a[i]), b[i]));
+    assert_int_equal(dn_vec_gelu_tanh_mul(a, b, Y + 1, n, NULL), DN_OK);
+    for (size_t i = 0; i < n; i++) assert_same_float(Y[i + 1], dn_fmul(dn_gelu_tanh(a[i]), b[i]));
+    assert_int_equal(dn_vec_gelu_mul(a, b, Y, n, NULL), DN_OK);
+    for (size_t i = 0; i < n; i++) assert_same_float(Y[i], dn_fmul(dn_gelu(a[i]), b[i]));
 }
 
 /* add_rmsnorm against dn_fadd element by element, then dn_rmsnorm. */
@@ -224,7 +261,8 @@ static void in_place_forms(void **state)
     fill(A, n, &s, 1);
     fill(B, n, &s, 0);
     dn_status (*ops[])(const float *, const float *, float *, size_t, dn_pool *) = {
-        dn_vec_add, dn_vec_sub, dn_vec_mul, dn_vec_silu_mul, dn_vec_sigmoid_mul};
+        dn_vec_add,         dn_vec_sub,           dn_vec_mul,     dn_vec_silu_mul,
+        dn_vec_sigmoid_mul, dn_vec_gelu_tanh_mul, dn_vec_gelu_mul};
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
         assert_int_equal(ops[o](A, B, Y, n, NULL), DN_OK);
         memcpy(R, A, n * sizeof(float));
@@ -257,7 +295,8 @@ static void pools_at(size_t n)
         dn_pool *pool = dn_pool_create(threads);
         assert_non_null(pool);
         dn_status (*ops[])(const float *, const float *, float *, size_t, dn_pool *) = {
-            dn_vec_add, dn_vec_sub, dn_vec_mul, dn_vec_silu_mul, dn_vec_sigmoid_mul};
+            dn_vec_add,         dn_vec_sub,           dn_vec_mul,     dn_vec_silu_mul,
+            dn_vec_sigmoid_mul, dn_vec_gelu_tanh_mul, dn_vec_gelu_mul};
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
             assert_int_equal(ops[o](a, b, want, n, NULL), DN_OK);
             assert_int_equal(ops[o](a, b, got, n, pool), DN_OK);
@@ -297,6 +336,8 @@ static void bad_arguments(void **state)
     assert_int_equal(dn_vec_add(NULL, NULL, NULL, 0, NULL), DN_OK);
     assert_int_equal(dn_vec_axpy(1.0f, NULL, NULL, 0, NULL), DN_OK);
     assert_int_equal(dn_vec_add_rmsnorm(NULL, NULL, NULL, 0.0f, NULL, 0), DN_OK);
+    assert_int_equal(dn_vec_gelu_tanh_mul(NULL, NULL, NULL, 0, NULL), DN_OK);
+    assert_int_equal(dn_vec_gelu_mul(NULL, NULL, NULL, 0, NULL), DN_OK);
     /* NULL with n > 0 */
     assert_int_equal(dn_vec_add(NULL, b, y, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_sub(a, NULL, y, 4, NULL), DN_ERR_INVALID_ARGUMENT);
@@ -305,6 +346,8 @@ static void bad_arguments(void **state)
     assert_int_equal(dn_vec_axpy(2.0f, a, NULL, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_silu_mul(a, NULL, y, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_sigmoid_mul(NULL, b, y, 4, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_vec_gelu_tanh_mul(a, b, NULL, 4, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_vec_gelu_mul(NULL, b, y, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_add_rmsnorm(b, a, NULL, 0.0f, y, 4), DN_ERR_INVALID_ARGUMENT);
     /* a length no array has, and one past the top of the address space */
     assert_int_equal(dn_vec_add(a, b, y, SIZE_MAX / 2, NULL), DN_ERR_INVALID_ARGUMENT);
@@ -317,6 +360,9 @@ static void bad_arguments(void **state)
     assert_int_equal(dn_vec_scale(a, 2.0f, a + 3, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_axpy(2.0f, a + 1, a, 4, NULL), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_silu_mul(a, b + 1, b, 4, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_vec_gelu_tanh_mul(a + 1, b, a, 4, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_vec_gelu_mul(a, b, b + 3, 4, NULL), DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(dn_vec_gelu_mul(a, b, y, SIZE_MAX / 4 + 1, NULL), DN_ERR_INVALID_ARGUMENT);
     /* add_rmsnorm: r against x, w, y; y against w */
     assert_int_equal(dn_vec_add_rmsnorm(a, a, b, 0.0f, y, 4), DN_ERR_INVALID_ARGUMENT);
     assert_int_equal(dn_vec_add_rmsnorm(a, b, a + 2, 0.0f, y, 4), DN_ERR_INVALID_ARGUMENT);
@@ -337,7 +383,7 @@ static void bad_arguments(void **state)
 static void print_result(const dn_check_result *r, void *ctx)
 {
     (void)ctx;
-    printf("  %-6s %-12s %10llu outputs compared, %llu differ%s%s\n", dn_isa_name(r->isa),
+    printf("  %-6s %-13s %10llu outputs compared, %llu differ%s%s\n", dn_isa_name(r->isa),
            r->kernel, (unsigned long long)r->compared, (unsigned long long)r->mismatched,
            r->mismatched ? "; first: " : "", r->first);
 }
@@ -356,15 +402,11 @@ int main(void)
 {
     test_seed_from_env(&seed);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(arithmetic_by_hand),
-        cmocka_unit_test(scale_and_axpy_by_hand),
-        cmocka_unit_test(gates_by_hand),
-        cmocka_unit_test(add_rmsnorm_by_hand),
-        cmocka_unit_test(equals_the_scalar_functions),
-        cmocka_unit_test(in_place_forms),
-        cmocka_unit_test(pools_change_no_bit),
-        cmocka_unit_test(bad_arguments),
-        cmocka_unit_test(kernels_match_references),
+        cmocka_unit_test(arithmetic_by_hand),  cmocka_unit_test(scale_and_axpy_by_hand),
+        cmocka_unit_test(gates_by_hand),       cmocka_unit_test(gelu_gates_by_hand),
+        cmocka_unit_test(add_rmsnorm_by_hand), cmocka_unit_test(equals_the_scalar_functions),
+        cmocka_unit_test(in_place_forms),      cmocka_unit_test(pools_change_no_bit),
+        cmocka_unit_test(bad_arguments),       cmocka_unit_test(kernels_match_references),
     };
     return cmocka_run_group_tests_name("vec", tests, NULL, NULL);
 }

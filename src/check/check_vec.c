@@ -4,8 +4,9 @@
  * output's bits: each kernel at every plan length, in every input regime
  * for the short lengths (one regime, in turn, for the long ones), with its
  * arrays at an even and an odd float offset, out of place and in each
- * in-place form the public functions allow. The gates (one dn_silu or
- * dn_sigmoid per element in the reference) stop at 2^16 elements.
+ * in-place form the public functions allow. The gates (one dn_silu,
+ * dn_sigmoid, dn_gelu_tanh or dn_gelu per element in the reference) stop
+ * at 2^16 elements.
  */
 #include "check.h"
 #include "dispatch.h"
@@ -14,9 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ADD, SUB, MUL, SCALE, AXPY, SILU_MUL, SIGMOID_MUL, ADD_RMSNORM, KERNEL_COUNT };
+/* The GELU gates last: the kernels before them keep their seeds. */
+enum {
+    ADD,
+    SUB,
+    MUL,
+    SCALE,
+    AXPY,
+    SILU_MUL,
+    SIGMOID_MUL,
+    ADD_RMSNORM,
+    GELU_TANH_MUL,
+    GELU_MUL,
+    KERNEL_COUNT
+};
 static const char *const names[KERNEL_COUNT] = {
-    "add", "sub", "mul", "scale", "axpy", "silu_mul", "sigmoid_mul", "add_rmsnorm",
+    "add",      "sub",         "mul",         "scale",         "axpy",
+    "silu_mul", "sigmoid_mul", "add_rmsnorm", "gelu_tanh_mul", "gelu_mul",
 };
 
 /* The arrays of one case; each has room for max + 1 floats. */
@@ -42,6 +57,8 @@ static dn_vec_binary_kernel binary_of(const dn_vec_kernels *k, int which)
     case SUB: return k->sub;
     case MUL: return k->mul;
     case SILU_MUL: return k->silu_mul;
+    case GELU_TANH_MUL: return k->gelu_tanh_mul;
+    case GELU_MUL: return k->gelu_mul;
     default: return k->sigmoid_mul;
     }
 }
@@ -133,7 +150,9 @@ static int check_kernels(dn_isa isa, vec_case *c, const dn_check_plan *plan, con
     for (int which = 0; which < KERNEL_COUNT; which++) {
         dn_check_result res = {"vec", names[which], isa, 0, 0, ""};
         dn_rng rng = {plan->seed + 301 + (uint64_t)which};
-        const size_t cap = which == SILU_MUL || which == SIGMOID_MUL ? 65536 : SIZE_MAX;
+        const int gate = which == SILU_MUL || which == SIGMOID_MUL || which == GELU_TANH_MUL ||
+                         which == GELU_MUL;
+        const size_t cap = gate ? 65536 : SIZE_MAX;
         for (size_t li = 0; li < count; li++) {
             size_t n = lengths[li] < cap ? lengths[li] : cap;
             int regimes = lengths[li] <= plan->every_length_to ? DN_REGIME_COUNT : 1;
