@@ -9,12 +9,13 @@
  * dn_silu + dn_fmul, dn_fadd + dn_rmsnorm).
  *
  * GB/s counts the bytes a call must move: memcpy reads n and writes n
- * floats; add and silu_mul read 2n and write n; axpy reads 2n, writes n;
- * add_rmsnorm reads r, x, then r, w, and writes r and y (6n). "2t" splits
- * the array in two halves on a dn_pool of 2 threads (forced, at every
- * length, to find where it pays); "add pool2" is the public call with that
- * pool (it splits from 2^20 elements on; silu_mul pool2 from 2^16); "pool round trip" two empty tasks
- * on the pool: what waking it costs.
+ * floats; add, silu_mul and gelu_tanh_mul read 2n and write n; axpy reads
+ * 2n, writes n; add_rmsnorm reads r, x, then r, w, and writes r and y (6n).
+ * "2t" splits the array in two halves on a dn_pool of 2 threads (forced,
+ * at every length, to find where it pays); "add pool2" is the public call
+ * with that pool (it splits from 2^20 elements on; silu_mul pool2 from
+ * 2^16); "pool round trip" two empty tasks on the pool: what waking it
+ * costs. The gate inputs are uniform in [-1, 1).
  *
  *   ./bench/decodenum-bench-vec [--quick]
  */
@@ -34,7 +35,18 @@ typedef struct buffers {
     dn_pool *pool;
 } buffers;
 
-enum kind { EMPTY, MEMCPY, ADD, SILU_MUL, AXPY, ADD_RMSNORM, ADD_LOOP, SILU_LOOP, RMS_LOOP };
+enum kind {
+    EMPTY,
+    MEMCPY,
+    ADD,
+    SILU_MUL,
+    GELU_TANH_MUL,
+    AXPY,
+    ADD_RMSNORM,
+    ADD_LOOP,
+    SILU_LOOP,
+    RMS_LOOP
+};
 
 typedef struct vcase {
     buffers *B;
@@ -50,6 +62,7 @@ static void run_range(const buffers *B, enum kind kind, size_t i, size_t m)
     case MEMCPY: memcpy(B->y + i, B->a + i, m * sizeof(float)); break;
     case ADD: k->add(B->a + i, B->b + i, B->y + i, m); break;
     case SILU_MUL: k->silu_mul(B->a + i, B->b + i, B->y + i, m); break;
+    case GELU_TANH_MUL: k->gelu_tanh_mul(B->a + i, B->b + i, B->y + i, m); break;
     case AXPY: k->axpy(0.5f, B->a + i, B->y + i, m); break;
     default: break;
     }
@@ -112,6 +125,7 @@ static const struct {
     {"silu_mul 2t", SILU_MUL, 1, 12},
     {"silu_mul pool2", SILU_MUL, 2, 12},
     {"silu_mul scalar loop", SILU_LOOP, 0, 12},
+    {"gelu_tanh_mul 1t", GELU_TANH_MUL, 0, 12},
     {"axpy 1t", AXPY, 0, 12},
     {"axpy 2t", AXPY, 1, 12},
     {"add_rmsnorm 1t", ADD_RMSNORM, 0, 24},
