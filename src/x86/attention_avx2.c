@@ -16,6 +16,8 @@
  *   binary64 under the query's fast plan (exact), else the reference.
  * - weighted_int8_avx2: the block step (weights, power-of-two scale,
  *   codes), then pairs of positions by _mm256_madd_epi16 in int32.
+ * - cache_row_avx2: the int8 cache's row, 32 codes a step after the
+ *   reference's scalar scale step.
  */
 #include "../attention_kernels.h"
 #include "../bits.h"

@@ -60,8 +60,13 @@ AI __m256d q808_pd(__m256 x, int h)
 
 /* The eight rows' pieces of a group of G Q8_0 blocks (grp: its chunk); the
    rows the test could not prove in *need (small_sub32_4's test, rows 0-3
-   and 4-7 in two double vectors). */
-AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, int *need)
+   and 4-7 in two double vectors). With test 0 (a constant: a group
+   q808_bounded proved exact) the same terms in the same order without the
+   test's sums |t| and minima, which took 15% of the product (32 rows of
+   16384 in L2, one thread): with the bounds' test 1.085x (15.2 -> 14.0 us,
+   medians of six alternated runs of 400 x 10 calls, load average 2-3). */
+AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G, int test,
+                       int *need)
 {
     const double *S = a->S + g / 32, *Sinf = a->Sinf + g / 32;
     __m256d s[2], ab[2], ym[2];
@@ -77,7 +82,10 @@ AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G,
             const __m256d dk = q808_pd(d, h);
             const __m256d Ck =
                 _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(C, 1) : _mm256_castsi256_si128(C));
-            sub32_terms4(Ck, dk, Sk, Ik, &s[h], &ab[h], &ym[h]);
+            if (test)
+                sub32_terms4(Ck, dk, Sk, Ik, &s[h], &ab[h], &ym[h]);
+            else /* sub32_terms4's sum alone (ab 0, ym +inf: *need 0) */
+                s[h] = _mm256_add_pd(s[h], _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk)));
         }
     }
     return sub32_finish4x2(s, ab, ym, a->gfac[g / DN_GROUP], need);
@@ -127,31 +135,6 @@ AI int q808_bounded(const dn_dot_act *a, const uint8_t *grp, size_t g)
     return ok == 0xFF;
 }
 
-/* q808_sub32_2's pieces of a full group that q808_bounded proved exact: the
-   same terms C_k (d_k S_k) summed in the same order, without the test's
-   sums |t| and minima, which took 15 % of the product (32 rows of 16384 in
-   L2, one thread). With the bounds' test: 1.085x (15.2 -> 14.0 us, medians
-   of six alternated runs of 400 x 10 calls, load average 2-3). */
-AI __m256 q808_sum8_2(const dn_dot_act *a, const uint8_t *grp, size_t g)
-{
-    const double *S = a->S + g / 32;
-    __m256d s[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-    for (int k = 0; k < 8; k++) {
-        const __m256i C = q808_block2(grp + 128 + 256 * k, a->c8 + g + 32 * k);
-        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(grp + 16 * k)));
-        const __m256d Sk = _mm256_broadcast_sd(S + k);
-        for (int h = 0; h < 2; h++) {
-            const __m256d dk = q808_pd(d, h);
-            const __m256d Ck =
-                _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(C, 1) : _mm256_castsi256_si128(C));
-            s[h] = _mm256_add_pd(s[h], _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk)));
-        }
-    }
-    const __m256d z = _mm256_setzero_pd();
-    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_add_pd(s[1], z)),
-                           _mm256_cvtpd_ps(_mm256_add_pd(s[0], z)));
-}
-
 /* The eight rows of an interleaved Q8_0 row group (grp0: its first chunk),
    narrow Sub32 codes: the row values into v[8]. Returns -1 when a block is
    unreadable, else the mask of rows that met a tiny piece. */
@@ -179,11 +162,12 @@ AI int batch8_q8082(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         }
         if (bad) return -1;
         __m256 p;
-        if (a->gok[g / DN_GROUP] && G == 8 && q808_bounded(a, grp, g)) {
-            p = q808_sum8_2(a, grp, g);
-        } else if (a->gok[g / DN_GROUP]) {
+        if (a->gok[g / DN_GROUP]) {
             int need = 0;
-            p = q808_sub32_2(a, grp, g, G, &need);
+            if (G == 8 && q808_bounded(a, grp, g))
+                p = q808_sub32_2(a, grp, g, 8, 0, &need);
+            else
+                p = q808_sub32_2(a, grp, g, G, 1, &need);
             if (need)
                 p = _mm256_blendv_ps(
                     p, q808_ref_pieces(c, grp, g, G, need),

@@ -3,6 +3,8 @@
  * Activation quantization on AVX2: bit for bit the reference of src/quant.c
  * (dn_ref_quantize). A block's largest magnitude by vector maxima, its scale
  * by one exact double division (dn_quant_fast_scale), its codes by codes4.
+ * code_sums_avx2: the codes' per-16 facts the products' activation side
+ * reads (src/dot_act.c), 32 codes a step.
  */
 #include "../quant_kernels.h"
 #include "../bits.h"
