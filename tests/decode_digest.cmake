@@ -6,7 +6,8 @@
 # Gated-DeltaNet layers too), and the same again
 # when the model is written as a GGUF file and read back through mmap, its
 # matrices read in place and repacked (the default on x86, where the runs
-# above read repacked matrices and the scalar one reads them in place).
+# above read repacked matrices and the scalar one reads them in place), and
+# for every number of prompt positions a pass (-b).
 #   cmake -DCLI=<decodenum> -DWORK=<dir> [-DISAS=scalar;avx2] [-DEMULATOR=qemu-aarch64] -P decode_digest.cmake
 if(NOT ISAS)
   set(ISAS scalar avx2 neon)
@@ -76,6 +77,30 @@ foreach(ISA IN LISTS ISAS)
       message(FATAL_ERROR "the written file ${layout} decodes to ${from_file}, the model in memory to ${from_memory}")
     endif()
   endforeach()
+endforeach()
+
+# the prompt's batches (-b): a 40-token prompt one position a pass, seven,
+# and the default (all 40 in one), the same digest under every ISA
+set(long_prompt 1)
+foreach(i RANGE 1 39)
+  math(EXPR id "(37 * ${i} + 11) % 500 + 3")
+  string(APPEND long_prompt ",${id}")
+endforeach()
+foreach(cfg "--arch llama --type q4_k_m" "--arch qwen3 --type f16 --kv int8" "--arch qwen2 --type q8_0")
+  string(REPLACE " " ";" args "${cfg}")
+  set(ref "")
+  foreach(ISA IN LISTS ISAS)
+    foreach(b 1 7 64)
+      digest_of(d ${args} --layers 2 --ffn 256 -p ${long_prompt} -n 4 -t 2 -b ${b})
+      if(ref STREQUAL "")
+        set(ref ${d})
+      elseif(NOT d STREQUAL ref)
+        message(FATAL_ERROR "digest differs: ${args} isa ${ISA} batch ${b}: ${d}, first run ${ref}")
+      endif()
+      math(EXPR n "${n} + 1")
+    endforeach()
+  endforeach()
+  message(STATUS "${args}, 40-token prompt: ${ref} (every ISA and batch)")
 endforeach()
 
 # different models must give different digests (the digest sees the logits)

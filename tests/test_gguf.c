@@ -60,7 +60,7 @@ static void valid_file_reads_and_runs(void **state)
     assert_non_null(m.vocab);
     assert_true(gf_str_eq(m.vocab[1], "<s>"));
     uint32_t prompt[2] = {1, 5};
-    dd_run run = {prompt, 2, 3, 2, 0, NULL};
+    dd_run run = {prompt, 2, 3, 2, 0, NULL, 0};
     dd_result r;
     assert_int_equal(dd_generate(&m, &run, &r, err, sizeof err), 0);
     assert_int_equal(r.n_tokens, 3);
@@ -93,7 +93,7 @@ static void hybrid_file_reads_and_runs(void **state)
     assert_int_equal(m.gdn_vh, 8);
     assert_int_equal(m.gdn_d, 32);
     uint32_t prompt[1] = {1};
-    dd_run run = {prompt, 1, 4, 1, 0, NULL};
+    dd_run run = {prompt, 1, 4, 1, 0, NULL, 0};
     dd_result r;
     assert_int_equal(dd_generate(&m, &run, &r, err, sizeof err), 0);
     assert_int_equal(r.n_tokens, 4);
@@ -128,7 +128,7 @@ static void continuing_equals_prompting(void **state)
         assert_int_equal(dd_model_load(&f, &m, err, sizeof err), 0);
         float *la = malloc(4 * 64 * sizeof *la), *lb = malloc(3 * 64 * sizeof *lb);
         uint32_t pa[2] = {1, 9}, pb[3] = {1, 9, 0};
-        dd_run ra = {pa, 2, 4, 1, 0, la}, rb = {pb, 3, 3, 2, 0, lb};
+        dd_run ra = {pa, 2, 4, 1, 0, la, 0}, rb = {pb, 3, 3, 2, 0, lb, 0};
         dd_result a4, b3;
         assert_int_equal(dd_generate(&m, &ra, &a4, err, sizeof err), 0);
         pb[2] = a4.tokens[0];
@@ -136,6 +136,62 @@ static void continuing_equals_prompting(void **state)
         for (size_t i = 0; i < 3 * 64; i++) assert_int_equal(tbits(la[64 + i]), tbits(lb[i]));
         for (size_t i = 0; i < 3; i++) assert_int_equal(a4.tokens[i + 1], b3.tokens[i]);
         free(a4.tokens), free(b3.tokens), free(la), free(lb);
+        dd_model_free(&m);
+        gf_close(&f);
+        free(img);
+    }
+}
+
+/* One synthetic model's logits over a 13-token prompt and 3 generated
+   tokens, the prompt taken `batch` positions a pass. */
+static void logits_of(const dd_model *m, size_t batch, unsigned threads, float *logits,
+                      uint32_t tokens[3])
+{
+    uint32_t prompt[13];
+    for (size_t i = 0; i < 13; i++) prompt[i] = (uint32_t)(7 * i + 3) % 64;
+    dd_run run = {prompt, 13, 3, threads, 0, logits, batch};
+    dd_result r;
+    char err[256];
+    assert_int_equal(dd_generate(m, &run, &r, err, sizeof err), 0);
+    assert_int_equal(r.batch, batch ? batch : 13);
+    memcpy(tokens, r.tokens, 3 * sizeof *tokens);
+    free(r.tokens);
+}
+
+/* The prompt's batches (dd_run.batch) change no bit of any logit: every
+   weight type, biases (qwen2), per-head norms (qwen3), the matrices in
+   place and repacked, one and two threads; a batch past DD_BATCH_MAX is
+   refused. */
+static void prompt_batches_give_the_same_logits(void **state)
+{
+    (void)state;
+    const char *arch[] = {"llama", "qwen2", "qwen3", "mistral"};
+    const dd_wtype type[] = {DD_W_F16, DD_W_BF16, DD_W_Q8_0, DD_W_Q4_K_M, DD_W_Q5_K, DD_W_Q6_K};
+    for (size_t c = 0; c < 2 * sizeof type / sizeof type[0]; c++) {
+        dd_synth sp = {arch[c % 4], type[c % 6], 20 + c, 256, 2, 8, 2, 256, 64, c % 3 == 0};
+        uint8_t *img = NULL;
+        size_t size;
+        char err[256];
+        assert_int_equal(dd_synth_gguf(&sp, &img, &size, err, sizeof err), 0);
+        gf_file f;
+        dd_model m;
+        assert_int_equal(gf_parse(img, size, &f), 0);
+        assert_int_equal(dd_model_load(&f, &m, err, sizeof err), 0);
+        if (c >= 6) assert_int_equal(dd_model_repack(&m, err, sizeof err), 0);
+        float ref[3 * 64], got[3 * 64];
+        uint32_t tref[3], tgot[3];
+        logits_of(&m, 1, 1, ref, tref);
+        const size_t batches[] = {2, 4, 13, 0};
+        for (size_t b = 0; b < 4; b++) {
+            logits_of(&m, batches[b], 1 + (unsigned)(b % 2), got, tgot);
+            for (size_t i = 0; i < 3 * 64; i++) assert_int_equal(tbits(got[i]), tbits(ref[i]));
+            for (size_t i = 0; i < 3; i++) assert_int_equal(tgot[i], tref[i]);
+        }
+        uint32_t p = 1;
+        dd_run run = {&p, 1, 2, 1, 0, NULL, DD_BATCH_MAX + 1};
+        dd_result r;
+        assert_int_equal(dd_generate(&m, &run, &r, err, sizeof err), -1);
+        assert_non_null(strstr(err, "batch"));
         dd_model_free(&m);
         gf_close(&f);
         free(img);
@@ -377,7 +433,7 @@ static int one_mutant(const uint8_t *img, size_t size, size_t head, uint64_t *se
         out = 1;
         if (dd_model_load(&f, &md, err, sizeof err) == 0) {
             uint32_t p = 1;
-            dd_run run = {&p, 1, 2, 1, 0, NULL};
+            dd_run run = {&p, 1, 2, 1, 0, NULL, 0};
             dd_result r;
             out = dd_generate(&md, &run, &r, err, sizeof err) == 0 ? 3 : 2;
             free(r.tokens);
@@ -416,6 +472,7 @@ int main(void)
         cmocka_unit_test(valid_file_reads_and_runs),
         cmocka_unit_test(hybrid_file_reads_and_runs),
         cmocka_unit_test(continuing_equals_prompting),
+        cmocka_unit_test(prompt_batches_give_the_same_logits),
         cmocka_unit_test(every_truncation_is_refused),
         cmocka_unit_test(malformed_fields_are_refused),
         cmocka_unit_test(malformed_headers_are_refused),

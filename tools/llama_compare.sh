@@ -5,9 +5,11 @@
 # "Against llama.cpp"). `sh tools/build.sh bench-llama` builds llama.cpp and
 # calls this; to run it on builds you already have:
 #
-#   sh tools/llama_compare.sh [-r ROUNDS] [-n TOKENS] LLAMA_BUILD_DIR...
+#   sh tools/llama_compare.sh [-r ROUNDS] [-n TOKENS] [-P PROMPT] LLAMA_BUILD_DIR...
 #
-# (-r 0: the logits digests only.)
+# (-r 0: the logits digests only. -P N adds prompt processing: llama-bench
+# -p N -n 0 against `decodenum decode` of an N-token prompt, the Q4_K_M and
+# Q8_0 files; N = 0, the default, skips it.)
 #
 # Each LLAMA_BUILD_DIR holds bin/llama-bench, bin/llama-quantize and
 # llama-logits (bench/llama_logits.c built against it). The first one's
@@ -32,15 +34,16 @@
 # decodenum under DECODENUM_ISA=scalar and avx2).
 set -eu
 
-rounds=3 tokens=128
+rounds=3 tokens=128 prompt_len=0
 while [ $# -gt 0 ]; do
     case "$1" in
     -r) rounds=$2; shift 2 ;;
     -n) tokens=$2; shift 2 ;;
+    -P) prompt_len=$2; shift 2 ;;
     *) break ;;
     esac
 done
-[ $# -ge 1 ] || { echo "usage: $0 [-r ROUNDS] [-n TOKENS] LLAMA_BUILD_DIR..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [-r ROUNDS] [-n TOKENS] [-P PROMPT] LLAMA_BUILD_DIR..." >&2; exit 2; }
 dn=./build/release/decodenum
 models=build/llama-models
 mkdir -p "$models"
@@ -62,6 +65,20 @@ write_models small --layers 2 --embd 256 --heads 4 --kv-heads 2 --ffn 512 --voca
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "llama.cpp builds: $*"
 echo
+# The median per (type, threads, engine) of a log of "type threads engine
+# value" lines; the ratio is decodenum's over each build's.
+medians() {
+    sort -k1,1 -k2,2n -k3,3 -k4,4g "$1" | awk '
+        { key = $1 " " $2 " " $3; v[key, ++n[key]] = $4; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
+        END {
+            for (i = 1; i <= k; i++) { c = n[order[i]]; m[order[i]] = (c % 2) ? v[order[i], (c + 1) / 2] : (v[order[i], c / 2] + v[order[i], c / 2 + 1]) / 2 }
+            printf "%-8s %-8s %-24s %10s %10s\n", "file", "threads", "engine", "tokens/s", "decodenum/it"
+            for (i = 1; i <= k; i++) { split(order[i], p, " "); mine = m[p[1] " " p[2] " decodenum"]
+                all = ""; for (j = 1; j <= n[order[i]]; j++) all = all " " v[order[i], j]
+                printf "%-8s %-8s %-24s %10.2f %10s   (samples:%s)\n", p[1], p[2], p[3], m[order[i]], p[3] == "decodenum" ? "" : sprintf("%.2f", mine / m[order[i]]), all }
+        }'
+}
+
 if [ "$rounds" -gt 0 ]; then
     echo "tokens per second, llama-bench -p 0 -n $tokens vs decodenum decode -n $tokens, $rounds rounds"
     log=$(mktemp)
@@ -80,16 +97,28 @@ if [ "$rounds" -gt 0 ]; then
             done
         done
     done
-    # median per (type, threads, engine); the ratio is decodenum's over each build's
-    sort -k1,1 -k2,2n -k3,3 -k4,4g "$log" | awk '
-        { key = $1 " " $2 " " $3; v[key, ++n[key]] = $4; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
-        END {
-            for (i = 1; i <= k; i++) { c = n[order[i]]; m[order[i]] = (c % 2) ? v[order[i], (c + 1) / 2] : (v[order[i], c / 2] + v[order[i], c / 2 + 1]) / 2 }
-            printf "%-8s %-8s %-24s %10s %10s\n", "file", "threads", "engine", "tokens/s", "decodenum/it"
-            for (i = 1; i <= k; i++) { split(order[i], p, " "); mine = m[p[1] " " p[2] " decodenum"]
-                all = ""; for (j = 1; j <= n[order[i]]; j++) all = all " " v[order[i], j]
-                printf "%-8s %-8s %-24s %10.2f %10s   (samples:%s)\n", p[1], p[2], p[3], m[order[i]], p[3] == "decodenum" ? "" : sprintf("%.2f", mine / m[order[i]]), all }
-        }'
+    medians "$log"
+fi
+if [ "$rounds" -gt 0 ] && [ "$prompt_len" -gt 0 ]; then
+    echo
+    echo "prompt tokens per second, llama-bench -p $prompt_len -n 0 vs decodenum decode -p <$prompt_len ids> -n 1, $rounds rounds"
+    ids=$(awk -v n="$prompt_len" 'BEGIN { s = "1"; for (i = 1; i < n; i++) s = s "," ((37 * i + 11) % 31991 + 3); print s }')
+    : >"$log"
+    for _ in $(seq 1 "$rounds"); do
+        for type in q4_k_m q8_0; do
+            f="$models/tiny-$type.gguf"
+            for t in 1 2; do
+                for b in "$@"; do
+                    ts=$("$b/bin/llama-bench" -m "$f" -p "$prompt_len" -n 0 -t "$t" -r 1 -o csv 2>/dev/null |
+                        tail -1 | awk -F'","' '{print $(NF-1)}')
+                    echo "$type $t llama.cpp:$(basename "$b") $ts" >>"$log"
+                done
+                ts=$("$dn" decode "$f" -p "$ids" -n 1 -t "$t" | sed -n 's/^prompt \([0-9.]*\) tokens\/s.*/\1/p')
+                echo "$type $t decodenum $ts" >>"$log"
+            done
+        done
+    done
+    medians "$log"
 fi
 echo
 echo "logits digest, 300-token prompt + 8 tokens (small model), threads 1 / 2 / 3"

@@ -25,6 +25,8 @@ static const char usage[] =
     "  -n N             tokens to generate (16)\n"
     "  -p IDS           prompt token ids, comma-separated (1)\n"
     "  -t N             threads on one pool (1; 0 = one per CPU)\n"
+    "  -b N             prompt positions per pass through the layers (64, at most 512;\n"
+    "                   1 with Gated-DeltaNet layers); the same digest for every N\n"
     "  --kv f16|int8    the KV cache's rows (f16)\n"
     "  --quiet          print only the digest line\n"
     "  --in-place       read every matrix in place through mmap (default on x86: Q4_K,\n"
@@ -50,10 +52,11 @@ static int number(const char *s, size_t *out)
 static int sized_option(opts *o, const char *name, const char *val)
 {
     static const char *const names[] = {"-n",      "-t",         "--seed", "--layers", "--embd",
-                                        "--heads", "--kv-heads", "--ffn",  "--vocab"};
+                                        "--heads", "--kv-heads", "--ffn",  "--vocab",  "-b"};
     size_t *dst[] = {&o->run.n_predict, NULL,          NULL,
                      &o->sp.n_layer,    &o->sp.n_embd, &o->sp.n_head,
-                     &o->sp.n_head_kv,  &o->sp.n_ff,   &o->sp.n_vocab};
+                     &o->sp.n_head_kv,  &o->sp.n_ff,   &o->sp.n_vocab,
+                     &o->run.batch};
     for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
         if (strcmp(name, names[i]) != 0) continue;
         size_t v;
@@ -75,7 +78,7 @@ static int parse(int argc, char **argv, opts *o)
                 NULL,
                 "1",
                 {NULL, DD_W_Q8_0, 1, 256, 4, 8, 2, 512, 512, 0},
-                {NULL, 0, 16, 1, 0, NULL},
+                {NULL, 0, 16, 1, 0, NULL, DD_BATCH_DEFAULT},
                 0,
                 1,
                 0,
@@ -186,6 +189,9 @@ static void report(const dd_model *m, const opts *o, const dd_result *r)
            "the prompt)\n",
            o->run.n_prompt, r->n_tokens, r->seconds,
            gen && r->gen_seconds > 0 ? (double)gen / r->gen_seconds : 0.0, gen);
+    printf("prompt %.2f tokens/s (%zu position(s) in %.3f s, %zu a pass)\n",
+           r->prompt_seconds > 0 ? (double)o->run.n_prompt / r->prompt_seconds : 0.0,
+           o->run.n_prompt, r->prompt_seconds, r->batch);
     double total = 0;
     for (int i = 0; i < DD_T_COUNT; i++) total += r->bucket[i];
     printf("time by module (all steps):\n");

@@ -107,14 +107,24 @@ typedef struct dd_run {
     unsigned threads; /* on one dn_pool; 0 = one per CPU */
     int kv_int8;      /* 1: an int8 KV cache, else binary16 */
     float *logits;    /* NULL, or n_predict * n_vocab floats: each step's logits */
+    size_t batch;     /* prompt positions per pass (0: DD_BATCH_DEFAULT; at most
+                         DD_BATCH_MAX); the same logits for every value */
 } dd_run;
+
+/* The prompt runs through the layers DD_BATCH_DEFAULT positions at a time
+   (each product reads a weight once for all of them); a model with
+   Gated-DeltaNet layers runs it one position at a time. */
+#define DD_BATCH_DEFAULT 64
+#define DD_BATCH_MAX 512
 
 typedef struct dd_result {
     uint32_t *tokens; /* the n_predict generated ids (malloc'd) */
     size_t n_tokens;
-    uint64_t digest;    /* FNV-1a 64 of every computed logit's bits, step by step */
-    double seconds;     /* the whole loop */
-    double gen_seconds; /* the steps after the prompt's last */
+    uint64_t digest;       /* FNV-1a 64 of every computed logit's bits, step by step */
+    double seconds;        /* the whole loop */
+    double prompt_seconds; /* the prompt's passes, its last position's logits included */
+    double gen_seconds;    /* the steps after the prompt's last */
+    size_t batch;          /* the prompt's positions per pass */
     double bucket[DD_T_COUNT];
 } dd_result;
 

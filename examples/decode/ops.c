@@ -30,7 +30,7 @@ int dd_fail(dd_state *s, const char *what, dn_status st)
    format's weights a * coef + b * offs are each rounded once from their
    exact value (dn_row_to_f32), which is what ggml's get_rows gives whenever
    that value is an f32. */
-int op_embed(dd_state *s, uint32_t token)
+int op_embed(dd_state *s, uint32_t token, float *x)
 {
     const dd_matrix *e = &s->m->tok_embd;
     size_t n = e->cols;
@@ -39,11 +39,11 @@ int op_embed(dd_state *s, uint32_t token)
     double t0 = dd_now();
     dn_status st;
     if (e->type == DN_TYPE_F16) { /* host order (model.c), as the products take it */
-        st = dn_f16_widen((const uint16_t *)(const void *)row, s->x, n);
+        st = dn_f16_widen((const uint16_t *)(const void *)row, x, n);
     } else if (e->type == DN_TYPE_BF16) {
-        st = dn_bf16_widen((const uint16_t *)(const void *)row, s->x, n);
+        st = dn_bf16_widen((const uint16_t *)(const void *)row, x, n);
     } else {
-        st = dn_row_to_f32(e->type, row, n, s->x, NULL);
+        st = dn_row_to_f32(e->type, row, n, x, NULL);
     }
     s->bucket[DD_T_EMBED] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "embedding row", st);
@@ -57,15 +57,17 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
     return st == DN_OK ? 0 : dd_fail(s, "rmsnorm", st);
 }
 
-/* x (n floats) prepared as a dn_act (one column, Sub32 scales, one word)
-   for the `count` formats of types only (dn_act_prepare_for), in
-   s->pact_mem, grown as needed. The products with it have the bits of
-   dn_quantize then dn_mat_vec (decodenum/dot.h). */
-static int prepare_act(dd_state *s, const float *x, size_t n, const dn_type *types, size_t count)
+/* x (cols columns of n floats) prepared as a dn_act (Sub32 scales, one
+   word) for the `count` formats of types only, in s->pact_mem, grown as
+   needed; several columns are prepared on the pool (dn_act_prepare_pool,
+   the same dn_act). The products with it have the bits of dn_quantize then
+   dn_mat_vec of each column (decodenum/dot.h). */
+static int prepare_act(dd_state *s, const float *x, size_t n, size_t cols, const dn_type *types,
+                       size_t count)
 {
     double t0 = dd_now();
     size_t bytes = 0;
-    dn_status st = dn_act_size(n, 1, DN_ACT_SUB32, DN_WORDS_ONE, &bytes);
+    dn_status st = dn_act_size(n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &bytes);
     if (st == DN_OK && bytes > s->pact_bytes) {
         free(s->pact_mem);
         s->pact_bytes = 0;
@@ -73,23 +75,56 @@ static int prepare_act(dd_state *s, const float *x, size_t n, const dn_type *typ
             return dd_fail(s, "activation memory", DN_ERR_OUT_OF_MEMORY);
         s->pact_bytes = bytes;
     }
-    if (st == DN_OK)
+    if (st == DN_OK && cols == 1)
         st = dn_act_prepare_for(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, types, count, s->pact_mem,
                                 s->pact_bytes, &s->pact, NULL);
+    else if (st == DN_OK)
+        st = dn_act_prepare_pool(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, types, count, s->pact_mem,
+                                 s->pact_bytes, s->pool, &s->pact, NULL);
     s->bucket[DD_T_QUANT] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "activation preparation", st);
 }
 
+/* y = W x for the cols columns of x (n floats each) by an F16 or BF16
+   matrix: one dn_f16_mat_vec / dn_bf16_mat_vec per column, ggml's vec_dot
+   bits, the same as one column at a time. (dn_f16_mat_mul would read the
+   weights once for all columns, but with more than one column it has
+   ggml's matrix-product bits, which differ from vec_dot's.) */
+static dn_status half_columns(dd_state *s, const dd_matrix *w, const float *x, size_t cols,
+                              float *y)
+{
+    const uint16_t *h = (const uint16_t *)(const void *)w->data;
+    dn_status st = DN_OK;
+    for (size_t c = 0; st == DN_OK && c < cols; c++)
+        st = w->type == DN_TYPE_F16
+                 ? dn_f16_mat_vec(h, w->rows, w->cols, x + c * w->cols, y + c * w->rows, s->pool)
+                 : dn_bf16_mat_vec(h, w->rows, w->cols, x + c * w->cols, y + c * w->rows, s->pool);
+    return st;
+}
+
+/* y = W x for a matrix of a block format, x already prepared (s->pact). */
+static dn_status block_columns(dd_state *s, const dd_matrix *w, size_t cols, float *y)
+{
+    if (w->packed)
+        return cols == 1
+                   ? dn_repacked_mat_vec(s->pact, 0, w->type, w->packed, w->rows, y, s->pool, NULL)
+                   : dn_repacked_mat_mul(s->pact, w->type, w->packed, w->rows, y, s->pool, NULL);
+    return dn_act_mat_mul(s->pact, w->type, w->data, w->rows, y, s->pool, NULL);
+}
+
 /* y[i] = W[i] x for `count` matrices that read the same x (Q, K and V; gate
-   and up; a Gated-DeltaNet layer's six input projections). F16 and BF16
-   weights: dn_f16_mat_vec / dn_bf16_mat_vec each (ggml's vec_dot bits). Block formats: x prepared once
-   for the group's formats (prepare_act); repacked matrices
-   (dd_model_repack) by dn_repacked_mat_vec each, the ones in place
-   together by dn_act_mat_vec_multi, one pass of the pool over all their
-   rows. Every product splits its rows over the pool; the bits are each
-   matrix's own dn_mat_vec's either way. */
-int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *const *y,
-                size_t count, int bucket)
+   and up; a Gated-DeltaNet layer's six input projections), x holding cols
+   columns (a batch of the prompt's positions; y[i] then cols columns of
+   W[i]'s rows, column c at y[i] + c * rows). F16 and BF16 weights:
+   half_columns. Block formats: x prepared once for the group's formats
+   (prepare_act); repacked matrices (dd_model_repack) by
+   dn_repacked_mat_vec / dn_repacked_mat_mul each; the ones in place, one
+   column: together by dn_act_mat_vec_multi, one pass of the pool over all
+   their rows; several: dn_act_mat_mul each, a batch of rows decoded once
+   for the columns. Every product splits its rows over the pool; the bits
+   are each matrix's own dn_mat_vec's of each column either way. */
+int op_mat_muls(dd_state *s, const dd_matrix *const *w, const float *x, size_t cols,
+                float *const *y, size_t count, int bucket)
 {
     dn_act_matrix inplace[DD_GROUP_MAX];
     dn_type types[DD_GROUP_MAX];
@@ -97,19 +132,14 @@ int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *c
     if (count > DD_GROUP_MAX) return dd_fail(s, "matrix group", DN_ERR_INVALID_ARGUMENT);
     for (size_t i = 0; i < count; i++)
         if (w[i]->type != DN_TYPE_F16 && w[i]->type != DN_TYPE_BF16) types[n_types++] = w[i]->type;
-    if (n_types && prepare_act(s, x, w[0]->cols, types, n_types)) return -1;
+    if (n_types && prepare_act(s, x, w[0]->cols, cols, types, n_types)) return -1;
     dn_status st = DN_OK;
     for (size_t i = 0; st == DN_OK && i < count; i++) {
         double t0 = dd_now();
-        if (w[i]->type == DN_TYPE_F16)
-            st = dn_f16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
-                                x, y[i], s->pool);
-        else if (w[i]->type == DN_TYPE_BF16)
-            st = dn_bf16_mat_vec((const uint16_t *)(const void *)w[i]->data, w[i]->rows, w[i]->cols,
-                                 x, y[i], s->pool);
-        else if (w[i]->packed)
-            st = dn_repacked_mat_vec(s->pact, 0, w[i]->type, w[i]->packed, w[i]->rows, y[i],
-                                     s->pool, NULL);
+        if (w[i]->type == DN_TYPE_F16 || w[i]->type == DN_TYPE_BF16)
+            st = half_columns(s, w[i], x, cols, y[i]);
+        else if (w[i]->packed || cols > 1)
+            st = block_columns(s, w[i], cols, y[i]);
         else
             inplace[n_inplace++] = (dn_act_matrix){w[i]->type, w[i]->data, w[i]->rows, y[i]};
         s->bucket[bucket] += dd_now() - t0;
@@ -119,7 +149,13 @@ int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *c
         st = dn_act_mat_vec_multi(s->pact, 0, inplace, n_inplace, s->pool, NULL, NULL);
         s->bucket[bucket] += dd_now() - t0;
     }
-    return st == DN_OK ? 0 : dd_fail(s, "matrix-vector product", st);
+    return st == DN_OK ? 0 : dd_fail(s, "matrix product", st);
+}
+
+int op_mat_vecs(dd_state *s, const dd_matrix *const *w, const float *x, float *const *y,
+                size_t count, int bucket)
+{
+    return op_mat_muls(s, w, x, 1, y, count, bucket);
 }
 
 int op_mat_vec(dd_state *s, const dd_matrix *w, const float *x, float *y, int bucket)
@@ -145,25 +181,30 @@ int op_swiglu(dd_state *s, float *g, const float *u, size_t n)
     return st == DN_OK ? 0 : dd_fail(s, "silu", st);
 }
 
-/* This position's rotary table: cos and sin of pos * freq_i (freq from
-   dn_rope_freqs once at init), by dn_rope_table: the exact product
-   pos * freq_i reduced exactly, the same bits on every ISA. */
-int op_rope_table(dd_state *s, size_t pos)
+/* The rotary tables of positions pos .. pos + count - 1: cos and sin of
+   p * freq_i (freq from dn_rope_freqs once at init), by dn_rope_table: the
+   exact product p * freq_i reduced exactly, the same bits on every ISA.
+   Position pos + t's table at s->cos + t * n_rot / 2 (and s->sin). */
+int op_rope_table(dd_state *s, size_t pos, size_t count)
 {
     double t0 = dd_now();
-    const int32_t p = pos > INT32_MAX ? INT32_MAX : (int32_t)pos; /* past 2^24: refused */
-    dn_status st = dn_rope_table(&p, 1, s->freq, s->m->n_rot / 2, s->cos, s->sin);
+    int32_t p[DD_BATCH_MAX];
+    for (size_t t = 0; t < count; t++) /* past 2^24: refused */
+        p[t] = pos + t > INT32_MAX ? INT32_MAX : (int32_t)(pos + t);
+    dn_status st = dn_rope_table(p, count, s->freq, s->m->n_rot / 2, s->cos, s->sin);
     s->bucket[DD_T_ROPE] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "rope table", st);
 }
 
-int op_rope(dd_state *s, float *x, size_t heads)
+/* x's heads turned by the table of the batch's position t. */
+int op_rope(dd_state *s, float *x, size_t heads, size_t t)
 {
     double t0 = dd_now();
-    size_t hd = s->m->head_dim;
+    size_t hd = s->m->head_dim, half = s->m->n_rot / 2;
+    const float *c = s->cos + t * half, *sn = s->sin + t * half;
     dn_status st = DN_OK;
     for (size_t h = 0; h < heads && st == DN_OK; h++)
-        st = dn_rope(x + h * hd, hd, s->cos, s->sin, s->m->n_rot / 2, s->m->rope, x + h * hd);
+        st = dn_rope(x + h * hd, hd, c, sn, half, s->m->rope, x + h * hd);
     s->bucket[DD_T_ROPE] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "rope", st);
 }
@@ -177,10 +218,13 @@ int op_head_norm(dd_state *s, float *x, size_t heads, const float *w)
     return 0;
 }
 
-/* K and V of this position into the layer's cache (dn_cache_append), then
-   every query head over positions [0, pos] (dn_attend; GQA; the KV groups
-   on the pool). */
-int op_attend(dd_state *s, size_t layer, size_t pos)
+/* K and V of position pos (k, v) into the layer's cache (dn_cache_append),
+   then every head of its query q over positions [0, pos] into att
+   (dn_attend; GQA; the KV groups on the pool). A batch's positions run one
+   after another, each appended before it attends, so each sees the cache a
+   single step would. */
+int op_attend(dd_state *s, size_t layer, size_t pos, const float *q, const float *k, const float *v,
+              float *att)
 {
     const dd_model *m = s->m;
     dn_kv_cache c = {s->kc[layer],
@@ -201,13 +245,13 @@ int op_attend(dd_state *s, size_t layer, size_t pos)
         c.v_scale = s->vs[layer];
     }
     double t0 = dd_now();
-    dn_status st = dn_cache_append(&c, pos, s->k, s->v);
+    dn_status st = dn_cache_append(&c, pos, k, v);
     s->bucket[DD_T_KV] += dd_now() - t0;
     if (st != DN_OK) return dd_fail(s, "kv cache append", st);
     dn_attn_params p = {m->n_head,    0,           pos + 1, dn_rsqrt((float)m->head_dim),
                         DN_ACT_SUB32, DN_WORDS_ONE};
     t0 = dd_now();
-    st = dn_attend(&c, &p, s->q, s->att, s->attn_work, s->attn_work_bytes, s->pool);
+    st = dn_attend(&c, &p, q, att, s->attn_work, s->attn_work_bytes, s->pool);
     s->bucket[DD_T_ATTN] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "attention", st);
 }

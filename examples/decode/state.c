@@ -67,18 +67,20 @@ static int attn_work(dd_state *s)
     return s->attn_work ? 0 : -1;
 }
 
-int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, unsigned threads, int kv_int8)
+int dd_state_init(dd_state *s, const dd_model *m, size_t ctx, size_t batch, unsigned threads,
+                  int kv_int8)
 {
     char *err = s->err;
     size_t err_bytes = s->err_bytes;
     memset(s, 0, sizeof *s);
-    *s = (dd_state){.m = m, .ctx = ctx, .kv_int8 = kv_int8, .err = err, .err_bytes = err_bytes};
+    *s = (dd_state){
+        .m = m, .ctx = ctx, .batch = batch, .kv_int8 = kv_int8, .err = err, .err_bytes = err_bytes};
     size_t nq = m->n_head * m->head_dim, nkv = m->n_head_kv * m->head_dim;
-    size_t half = m->n_rot / 2 ? m->n_rot / 2 : 1;
+    size_t half = m->n_rot / 2 ? m->n_rot / 2 : 1, B = batch;
     float **vec[] = {&s->x, &s->h, &s->o,      &s->q,    &s->att, &s->k,  &s->v,
                      &s->g, &s->u, &s->logits, &s->freq, &s->cos, &s->sin};
-    size_t len[] = {m->n_embd, m->n_embd, m->n_embd,  nq,   nq,   nkv, nkv,
-                    m->n_ff,   m->n_ff,   m->n_vocab, half, half, half};
+    size_t len[] = {B * m->n_embd, B * m->n_embd, B * m->n_embd, B * nq, B * nq,   B * nkv, B * nkv,
+                    B * m->n_ff,   B * m->n_ff,   m->n_vocab,    half,   B * half, B * half};
     int bad = 0;
     for (size_t i = 0; i < sizeof len / sizeof len[0]; i++)
         bad |= (*vec[i] = malloc(len[i] * sizeof(float))) == NULL;
