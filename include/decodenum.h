@@ -13,11 +13,15 @@
  *   decodenum/bf16.h    BF16 weight products with ggml's bits
  *   decodenum/blocks.h  ggml's block formats read as exact coded rows
  *   decodenum/quant.h   activations quantized under scales m * 2^e
- *   decodenum/dot.h     a coded row times a quantized row, summed exactly
+ *   decodenum/dot.h     a coded row times a quantized row, summed exactly;
+ *                       prepared activations and the quantized products
+ *   decodenum/repack.h  quantized matrices repacked for the products, made
+ *                       once at load
  *   decodenum/lane.h    the block-scale lane: the array's unsigned sums to a
  *                       block's value, bit for bit as dn_dot
- *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus;
- *                       softmax, rmsnorm, l2norm, rope, hadamard
+ *   decodenum/math.h    exp, ln, ln1p, recip, rsqrt, sigmoid, silu, softplus,
+ *                       tanh, gelu, sin, cos; softmax, rmsnorm (plain,
+ *                       zero-centred, gated), l2norm, rope, hadamard
  *   decodenum/attention.h  one decode token's attention over a KV cache:
  *                       f32/f16/bf16 rows, or int8 rows summed exactly
  *   decodenum/selftest.h the library holding its kernels to its references
@@ -26,6 +30,7 @@
  *   decodenum/vec.h     the element-wise operations between products: add,
  *                       sub, mul, scale, axpy, the SwiGLU and sigmoid gates,
  *                       the residual add fused with RMSNorm
+ *   decodenum/fp8.h     FP8 E4M3 weight products with block and tensor scales
  */
 #ifndef DECODENUM_H
 #define DECODENUM_H
