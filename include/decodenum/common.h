@@ -4,8 +4,9 @@
  *
  * Every other module header includes this one. Nothing here computes a
  * number; it says whether a call worked, which library answered, and which
- * kernels (scalar, AVX2, NEON) produce the bits. The bits never depend on the
- * kernels: every kernel reproduces its scalar reference exactly.
+ * kernels (scalar, AVX2, AVX-512, NEON) produce the bits. The bits never
+ * depend on the kernels: every kernel reproduces its scalar reference
+ * exactly.
  */
 #ifndef DECODENUM_COMMON_H
 #define DECODENUM_COMMON_H

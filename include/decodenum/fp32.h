@@ -14,10 +14,11 @@
  *    lane i mod DN_LANES, each lane from +0 in index order), folded by a
  *    balanced pairwise tree (dn_tree).
  *
- * Each array function has a scalar reference and AVX2 / NEON kernels that
- * produce exactly the reference's bits (see dn_isa_active()). Results assume
- * the caller's floating-point environment is the C default (round to nearest,
- * no flush modes); kernels that change the environment restore it.
+ * Each array function has a scalar reference and AVX2 / AVX-512 / NEON
+ * kernels that produce exactly the reference's bits (see dn_isa_active()).
+ * Results assume the caller's floating-point environment is the C default
+ * (round to nearest, no flush modes); kernels that change the environment
+ * restore it.
  *
  * Pointers: NULL with a length of 0 is valid everywhere. Array functions
  * that return dn_status report NULL with a non-zero length as

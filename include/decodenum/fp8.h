@@ -77,10 +77,11 @@ DN_API dn_status dn_fp8_scale_count(size_t rows, size_t k, size_t *count);
  * floats; tensor_scale: finite. Activations: columns of k floats (column c
  * at act + c*k). Outputs: out[c*rows + r] = row r . column c. pool: NULL
  * computes on the calling thread; the bits never depend on the pool or
- * the split. Working memory: mat_vec's AVX2 kernel keeps the activation
- * times 2^8 on the stack (32 KiB) up to k = 8192 and allocates it beyond
- * (without it, it runs a slower exact loop); mat_mul decodes one
- * 128-column block of a row at a time on the stack. Cost: rows*k*n fused
+ * the split. Working memory: mat_vec's AVX2 and AVX-512 kernels keep the
+ * activation times 2^8 on the stack (32 KiB) up to k = 8192 and allocate it
+ * beyond (without it, they run a slower exact loop: never
+ * DN_ERR_OUT_OF_MEMORY); mat_mul decodes one 128-column block of a row at
+ * a time on the stack. Cost: rows*k*n fused
  * multiply-adds plus the decode of rows*k codes; the decode bounds a
  * single column, not the weights' rows*k bytes: about 13 G weights/s a
  * thread with AVX2 (docs/fp8.md). */
