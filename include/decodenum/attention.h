@@ -146,7 +146,9 @@ DN_API dn_status dn_quantize_head(const float *q, size_t d, dn_act_scaling scali
    summed by dn_exact_sum's rule and rounded once. A key scale that is
    infinite or NaN gives NaN. DN_ERR_INVALID_ARGUMENT for NULLs, d = 0 or
    past the query's length, a query row whose scales are not a quantized
-   head's (m outside 1..255, |e| > 2^20). O(d). */
+   head's (m outside 1..255, |e| > 2^20), whose block is 0 or does not
+   divide its n, or whose n is past DN_ATTN_MAX_HEAD_DIM. Allocates
+   nothing. O(d). */
 DN_API dn_status dn_int8_score(const dn_act_row *query, uint16_t key_scale, const int8_t *key,
                                size_t d, float *out);
 
@@ -161,7 +163,9 @@ DN_API dn_status dn_int8_score(const dn_act_row *query, uint16_t key_scale, cons
    non-finite w_j (an infinite or NaN scale or probability) adds NaN to every
    element. The status is DN_ERR_NON_FINITE when an output is infinite or
    NaN (all are written). n = 0 gives +0s.
-   DN_ERR_INVALID_ARGUMENT for NULLs (with n, d > 0). O(n * d). */
+   DN_ERR_INVALID_ARGUMENT for NULLs (out with d > 0, the others with n, d >
+   0), for n > 1 with code_stride < d or scale_stride 0, or when the last
+   row's extent does not fit size_t. Allocates nothing. O(n * d). */
 DN_API dn_status dn_weighted_int8(const float *p, size_t n, const uint16_t *scales,
                                   size_t scale_stride, const int8_t *codes, size_t code_stride,
                                   size_t d, float *out);
@@ -172,7 +176,8 @@ DN_API dn_status dn_weighted_int8(const float *p, size_t n, const uint16_t *scal
    DN_KV_F16, DN_KV_BF16; row j of the keys at k + j * stride elements, of
    the values at v + j * stride): score_j = fmul(fdot(q, k_j), scale),
    p = softmax(score), out_i = fdot(p, (v_0i, ..., v_(n-1)i)). n = 0 gives
-   +0s. Statuses as dn_attend. Allocates n floats (freed). O(n * d). */
+   +0s. Statuses as dn_attend (DN_KV_INT8, or a type no dn_kv_type names,
+   is DN_ERR_INVALID_ARGUMENT). Allocates n floats (freed). O(n * d). */
 DN_API dn_status dn_attend_vector(const float *q, size_t d, dn_kv_type type, const void *k,
                                   const void *v, size_t n, size_t stride, float scale, float *out);
 
@@ -224,7 +229,9 @@ DN_API dn_status dn_attend(const dn_kv_cache *cache, const dn_attn_params *param
 /* dn_attend for the query heads [h0, h1) only (h0 <= h1 <= q_heads), on the
    calling thread: an engine with its own threads splits a layer by heads.
    Reads q and writes out of those heads only; work is heads_bytes of
-   dn_attend_work_size (or NULL). Same bits as dn_attend. */
+   dn_attend_work_size (or NULL). Statuses as dn_attend, and
+   DN_ERR_INVALID_ARGUMENT for h0 > h1 or h1 > q_heads; h0 == h1 writes
+   nothing. Same bits as dn_attend. */
 DN_API dn_status dn_attend_heads(const dn_kv_cache *cache, const dn_attn_params *params,
                                  const float *q, size_t h0, size_t h1, float *out, void *work,
                                  size_t work_bytes);

@@ -69,8 +69,9 @@ DN_API dn_status dn_bf16_widen(const uint16_t *h, float *x, size_t n);
 
 /* *out = weight row w (k bfloat16) . activation x (k bfloat16) as `path`
    computes it. DN_F16_PATH_SGEMM needs k % 8 == 0, and a path other than
-   the two is DN_ERR_INVALID_ARGUMENT. Working memory: k floats (on the
-   stack up to 4096, else allocated: DN_ERR_OUT_OF_MEMORY possible). */
+   the two is DN_ERR_INVALID_ARGUMENT, as is a NULL out. Working memory: k
+   floats (on the stack up to 4096, else allocated: DN_ERR_OUT_OF_MEMORY
+   possible). */
 DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k,
                              float *out);
 
@@ -110,7 +111,10 @@ DN_API dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const
 /* Row-range forms, for engines with their own threads: the outputs of rows
    [row_begin, row_end) only, from activations already rounded to bfloat16
    (dn_bf16_from_f32), on the calling thread. `rows` is the whole matrix's
-   row count (it decides the path); out has the full product's layout. */
+   row count (it decides the path); out has the full product's layout.
+   DN_ERR_INVALID_ARGUMENT also for row_begin > row_end or row_end > rows.
+   Working memory: the activations widened, as the products above take it
+   (DN_ERR_OUT_OF_MEMORY possible), once per call. */
 DN_API dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
                                       size_t row_begin, size_t row_end, float *out);
 DN_API dn_status dn_bf16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k,

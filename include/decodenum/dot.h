@@ -36,7 +36,8 @@ extern "C" {
    must align: Sub32 needs act->block == 32 and segments of whole multiples
    of 32; per block needs act->block equal to every segment's length, at
    most DN_GROUP (a weight block: 32 or 256).
-   DN_ERR_INVALID_ARGUMENT otherwise (or for NULLs, row->n != act->n). O(n). */
+   DN_ERR_INVALID_ARGUMENT otherwise (or for NULLs, row->n != act->n, a
+   scaling other than the two). Allocates nothing; O(n). */
 DN_API dn_status dn_dot(const dn_coded_row *row, const dn_act_row *act, dn_act_scaling scaling,
                         float *out);
 

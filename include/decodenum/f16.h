@@ -82,9 +82,10 @@ DN_API dn_status dn_f16_dequantize_row(const uint8_t *row, float *out, size_t n)
 /* ---- single dot products (dispatched; O(k)) ----------------------------- */
 
 /* *out = weight row w (k binary16) . activation x (k binary16) as `path`
-   computes it. DN_F16_PATH_SGEMM needs k % 8 == 0 (DN_ERR_INVALID_ARGUMENT
-   otherwise). Working memory: k floats (on the stack up to 4096, else
-   allocated: DN_ERR_OUT_OF_MEMORY possible). Also serves a K-cache row
+   computes it. DN_F16_PATH_SGEMM needs k % 8 == 0, and a path other than
+   the two is DN_ERR_INVALID_ARGUMENT, as is a NULL out. Working memory: k
+   floats (on the stack up to 4096, else allocated: DN_ERR_OUT_OF_MEMORY
+   possible). Also serves a K-cache row
    against a query (ggml's vec_dot with both operands f16). */
 DN_API dn_status dn_f16_dot(dn_f16_path path, const uint16_t *w, const uint16_t *x, size_t k,
                             float *out);
@@ -105,7 +106,9 @@ DN_API dn_status dn_f16_scale(uint16_t *acc, float s, size_t n);
  * Outputs: out[c*rows + r] = row r . column c. pool: NULL computes on the
  * calling thread; the bits never depend on the pool or the split.
  * Working memory: the rounded and widened activations, 6 bytes per
- * activation element (DN_ERR_OUT_OF_MEMORY possible); a tinyBLAS product
+ * activation element (4, the floats alone, for a tinyBLAS mat_mul), and the
+ * matrix list of dn_f16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); a
+ * tinyBLAS product
  * may also pack the columns for its kernel (on AVX-512, 4 bytes per
  * element of n rounded up to 8 columns, when that is at most 8 MiB),
  * allocated and freed within the call, and runs without it (same bits)
@@ -140,7 +143,11 @@ DN_API dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const 
 /* Row-range forms, for engines with their own threads: the outputs of rows
    [row_begin, row_end) only, from activations already rounded to binary16
    (dn_f16_from_f32), on the calling thread. `rows` is the whole matrix's
-   row count (it decides the path); out has the full product's layout. */
+   row count (it decides the path); out has the full product's layout.
+   DN_ERR_INVALID_ARGUMENT also for row_begin > row_end or row_end > rows.
+   Working memory: the activations widened, as the products above take it
+   (DN_ERR_OUT_OF_MEMORY possible), once per call: an engine calling these
+   for many small ranges pays it each time. */
 DN_API dn_status dn_f16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
                                      size_t row_begin, size_t row_end, float *out);
 DN_API dn_status dn_f16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k,

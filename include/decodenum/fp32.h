@@ -25,6 +25,7 @@
  * DN_ERR_INVALID_ARGUMENT; the reductions that return a value return
  * dn_nan() (dn_argmax: 0) for it. An output may be the same array as an
  * input of the same element size (in place); other overlaps are not allowed.
+ * Nothing in this header allocates memory.
  */
 #ifndef DECODENUM_FP32_H
 #define DECODENUM_FP32_H
@@ -128,8 +129,9 @@ DN_API dn_status dn_bf16_to_f32_v(const uint16_t *x, float *y, size_t n);
 /* ---- integers ------------------------------------------------------------ */
 
 /* *q = x rounded to the nearest whole number, ties to even. x is read through
-   dn_ftz. DN_ERR_NON_FINITE for ±inf and NaN; DN_ERR_OUT_OF_RANGE when the
-   result is outside int64_t (|x| >= 2^63); *q is untouched on error. */
+   dn_ftz. DN_ERR_INVALID_ARGUMENT for q NULL; DN_ERR_NON_FINITE for ±inf and
+   NaN; DN_ERR_OUT_OF_RANGE when the result is outside int64_t (|x| >= 2^63);
+   *q is untouched on error. O(1). */
 DN_API dn_status dn_rne(float x, int64_t *q);
 
 /* *q = the nearest integer to x / (m * 2^e), ties to even, computed exactly
@@ -158,6 +160,7 @@ DN_API dn_status dn_exact_sum(const dn_term *terms, size_t n, float *out);
    then pairs of pairs, ...; at a level with an odd count, the last element
    moves up unchanged. For DN_LANES partials: ((l0+l1)+(l2+l3))+... .
    n = 0 gives +0, n = 1 gives dn_ftz(x[0]) (or DN_NAN_BITS for a NaN).
+   NULL x gives +0 whatever n (not dn_nan(), unlike the reductions below).
    Reference only (it folds at most a few dozen values). */
 DN_API float dn_tree(const float *x, size_t n);
 

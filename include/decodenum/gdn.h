@@ -27,9 +27,11 @@
  * Inputs: q, k, v, g, beta and scale must be finite, else DN_ERR_NON_FINITE
  * and nothing is written (state, ring, outputs, log: all as they were). dk or dv
  * of 0 is DN_ERR_INVALID_ARGUMENT. NULL with a count of 0 is valid where a
- * count can be 0. Sizes whose products overflow size_t are
- * DN_ERR_INVALID_ARGUMENT. No function prints, aborts or leaves the
- * floating-point environment changed. Outputs must not overlap inputs.
+ * count can be 0; a NULL pointer otherwise, an unknown store, and sizes whose
+ * products overflow size_t are DN_ERR_INVALID_ARGUMENT (checked before the
+ * inputs' finiteness). Only dn_gdn_lazy_create allocates. No function prints,
+ * aborts or leaves the floating-point environment changed. Outputs must not
+ * overlap inputs.
  */
 #ifndef DECODENUM_GDN_H
 #define DECODENUM_GDN_H
@@ -114,7 +116,10 @@ typedef struct dn_gdn_shape {
    thread. state: heads*dv*dk elements (head h at h*dv*dk); q, k:
    key_heads*dk; v, out: heads*dv (out of head h at h*dv); g, beta: one per
    head. Each head is dn_gdn_head. Every input of the range is checked
-   before anything is written. */
+   before anything is written. DN_ERR_INVALID_ARGUMENT for a shape with
+   heads or key_heads of 0, heads not a multiple of key_heads, dk or dv of 0
+   or an unknown store, or head_begin > head_end or head_end > heads; an
+   empty range returns DN_OK and touches nothing. */
 DN_API dn_status dn_gdn_layer_heads(void *state, const dn_gdn_shape *shape, const float *q,
                                     const float *k, const float *v, const float *g,
                                     const float *beta, float scale, float *out, size_t head_begin,

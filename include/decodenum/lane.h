@@ -210,7 +210,8 @@ DN_API dn_status dn_lane_group(float *acc, const dn_lane_block *subs, size_t nsu
    then lane, block by block) or Sub32 (per group of DN_GROUP elements, its
    sub-blocks delivered by deliver32, then group), from +0 - bit for bit
    dn_dot of the row dn_read_row reads. Errors as dn_lane_deliver (with
-   act->block 32 for Sub32); DN_ERR_UNREADABLE_BLOCK sets *bad (if not NULL)
+   act->block 32 for Sub32), DN_ERR_INVALID_ARGUMENT also for a NULL out or
+   a scaling other than the two; DN_ERR_UNREADABLE_BLOCK sets *bad (if not NULL)
    to the index of the first unreadable block. O(n) (Sub32 on a 256-element
    format decodes each block's image once per sub-block: 8 times); no
    allocation. */

@@ -63,20 +63,24 @@ typedef struct dn_act_row {
 /* The least scale m * 2^e, m in 8..15 (dn_block_scale) or in 128..255
    (dn_wide_scale), with bound * m * 2^e >= amax, bound 127 for one word and
    32767 for two. amax must be finite and positive (after FTZ), else
-   DN_ERR_INVALID_ARGUMENT. Exact (integer arithmetic); O(1). */
+   DN_ERR_INVALID_ARGUMENT, as for a NULL scale or a `words` other than
+   DN_WORDS_ONE and DN_WORDS_TWO. Exact (integer arithmetic); O(1). */
 DN_API dn_status dn_block_scale(float amax, dn_words words, dn_act_scale *scale);
 DN_API dn_status dn_wide_scale(float amax, dn_words words, dn_act_scale *scale);
 
 /* x (n elements, a whole number of DN_ACT_BLOCK) quantized per 32 under
    dn_block_scale of each block's largest magnitude: the Sub32 scaling.
    row->n must be n; row->block is set to 32 and row->words to `words`.
-   DN_ERR_NON_FINITE with *bad (if not NULL) the first non-finite index.
-   O(n). */
+   DN_ERR_INVALID_ARGUMENT for a NULL row, row->n != n, n not a whole number
+   of blocks, an unknown `words`, or NULL x, row->codes or row->scales with
+   n > 0; DN_ERR_NON_FINITE with *bad (if not NULL) the first non-finite
+   index. Allocates nothing; O(n). */
 DN_API dn_status dn_quantize(const float *x, size_t n, dn_words words, dn_act_row *row,
                              size_t *bad);
 
 /* x quantized per block of `block` elements (32 or 256; n a whole number of
-   them) under dn_wide_scale: the per-block scaling. As dn_quantize otherwise. */
+   them) under dn_wide_scale: the per-block scaling. As dn_quantize otherwise
+   (a `block` other than 32 or 256 is DN_ERR_INVALID_ARGUMENT). */
 DN_API dn_status dn_quantize_blocks(const float *x, size_t n, size_t block, dn_words words,
                                     dn_act_row *row, size_t *bad);
 
