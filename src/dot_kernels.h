@@ -358,6 +358,13 @@ static inline dn_status dn_dot_rows_own_act(dn_dot_rows_act_fn f, dn_type type, 
 #define DN_DOT_MM_TILE (64 * 1024)
 #endif
 
+/* The rows of the widest tile a SIMD product over prepared columns runs in
+   its lanes (AVX-512: 16 rows in the int32 lanes of a zmm); the other
+   kernels' row tiles (AVX2's 8, the register-blocked 4) divide it. A
+   caller that hands such a product a slice of rows at a time gives it whole
+   multiples, or the rows past the last whole tile take a slower kernel. */
+#define DN_MM_LANE_ROWS 16
+
 /* The activation bytes of a block of columns a SIMD kernel's product keeps
    in cache while it runs them over every row tile: each column's codes
    and sums (about 1.5 n bytes read per column). Without column blocks, 512
