@@ -124,8 +124,9 @@ DN_API dn_status dn_repack_unpack(dn_type type, const void *packed, size_t rows,
    rows and writes its own). No alignment needed. No allocation on
    x86 (AVX2, AVX-512 and the scalar reference have repacked row loops); on
    an ISA without them (NEON for now) the rows are unpacked a tile at a
-   time and run by its in-place kernels: one malloc of about 64 KiB (or
-   four rows) per call, DN_ERR_OUT_OF_MEMORY when it fails.
+   time and run by its in-place kernels: one malloc of about 64 KiB (at
+   least 16 rows; at most the range's rows and 16 more) per call,
+   DN_ERR_OUT_OF_MEMORY when it fails.
    O((row_end - row_begin) n). Any number of threads may call it at once
    with the same act and matrix (each its own rows). */
 DN_API dn_status dn_repacked_mat_vec_rows(const dn_act *act, size_t col, dn_type type,
@@ -142,10 +143,11 @@ DN_API dn_status dn_repacked_mat_vec(const dn_act *act, size_t col, dn_type type
 /* The quantized matrix product on a repacked matrix (prefill): out[c * rows
    + r] = row r . column c of act, for r in [row_begin, row_end) and c in
    [col_begin, col_end): the bits of dn_act_mat_mul_rows on the plain
-   matrix. With more than one column, each tile of about 64 KiB of rows is
-   unpacked into working memory and run by the in-place product's blocked
-   kernels, every column over it: one malloc of at most the tile's bytes
-   per call, DN_ERR_OUT_OF_MEMORY when it fails. out holds act's cols x rows
+   matrix. With more than one column, each tile of about 64 KiB of rows
+   (whole multiples of 16 rows, at least 16) is unpacked into working
+   memory and run by the in-place product's blocked kernels, every column
+   over it: one malloc of at most the tile's bytes per call,
+   DN_ERR_OUT_OF_MEMORY when it fails. out holds act's cols x rows
    floats. */
 DN_API dn_status dn_repacked_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end,
                                           dn_type type, const void *packed, size_t rows,
