@@ -14,6 +14,7 @@
 #include "../f16_kernels.h"
 #include "../bits.h"
 #include "../sizes.h"
+#include "avx2_common.h"
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -326,11 +327,17 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const
 {
     size_t r = r0;
     if (k <= DN_F16_HALVES_MAX_K && (bf || k > DN_F16_ONE_ROW_MAX_K)) {
-        for (; r < r1; r++) out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        for (; r < r1; r++) {
+            dn_rows_page_ahead(w, 2 * k, r, r1);
+            out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        }
         return;
     }
     if (k <= DN_F16_ONE_ROW_MAX_K) {
-        for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf, DN_F16_PREFETCH_ONE_ROW);
+        for (; r < r1; r++) {
+            dn_rows_page_ahead(w, 2 * k, r, r1);
+            out[r] = vec_dot_t(w + r * k, x, k, bf, DN_F16_PREFETCH_ONE_ROW);
+        }
         return;
     }
     for (; r + 3 <= r1; r += 3)

@@ -24,6 +24,7 @@
 #include "../f16_kernels.h"
 #include "../bits.h"
 #include "../sizes.h"
+#include "avx2_common.h"
 #include "avx512_half.h"
 
 #include <immintrin.h>
@@ -243,11 +244,17 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const
 {
     size_t r = r0;
     if (k <= DN_F16_ONE_ROW_MAX_K && (bf || k > DN_F16_HALVES_MIN_K)) {
-        for (; r < r1; r++) out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        for (; r < r1; r++) {
+            dn_rows_page_ahead(w, 2 * k, r, r1);
+            out[r] = row_dot_h(w + r * k, k, x, xh, bf);
+        }
         return;
     }
     if (k <= DN_F16_ONE_ROW_MAX_K) {
-        for (; r < r1; r++) vec_dot_r(w + r * k, k, x, out + r, 1, bf, DN_F16_PREFETCH_ONE_ROW);
+        for (; r < r1; r++) {
+            dn_rows_page_ahead(w, 2 * k, r, r1);
+            vec_dot_r(w + r * k, k, x, out + r, 1, bf, DN_F16_PREFETCH_ONE_ROW);
+        }
         return;
     }
     for (; r + 8 <= r1; r += 8) vec_dot_r(w + r * k, k, x, out + r, 8, bf, DN_F16_PREFETCH);
