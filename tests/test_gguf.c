@@ -24,6 +24,19 @@ static uint8_t *tiny(size_t *size, dd_wtype w)
     return img;
 }
 
+/* A synthetic model made, parsed and bound: the image (the caller frees
+   it after gf_close), the file and the model. */
+static uint8_t *load_synth(const dd_synth *sp, gf_file *f, dd_model *m)
+{
+    uint8_t *img = NULL;
+    size_t size;
+    char err[256];
+    assert_int_equal(dd_synth_gguf(sp, &img, &size, err, sizeof err), 0);
+    assert_int_equal(gf_parse(img, size, f), 0);
+    assert_int_equal(dd_model_load(f, m, err, sizeof err), 0);
+    return img;
+}
+
 static size_t find(const uint8_t *img, size_t size, const char *s)
 {
     size_t n = strlen(s);
@@ -118,14 +131,10 @@ static void continuing_equals_prompting(void **state)
     const char *arch[] = {"llama", "hybrid"};
     for (int a = 0; a < 2; a++) {
         dd_synth sp = {arch[a], DD_W_Q8_0, 11, 256, 4, 8, 2, 256, 64, 0};
-        uint8_t *img = NULL;
-        size_t size;
-        char err[256];
-        assert_int_equal(dd_synth_gguf(&sp, &img, &size, err, sizeof err), 0);
         gf_file f;
         dd_model m;
-        assert_int_equal(gf_parse(img, size, &f), 0);
-        assert_int_equal(dd_model_load(&f, &m, err, sizeof err), 0);
+        uint8_t *img = load_synth(&sp, &f, &m);
+        char err[256];
         float *la = malloc(4 * 64 * sizeof *la), *lb = malloc(3 * 64 * sizeof *lb);
         uint32_t pa[2] = {1, 9}, pb[3] = {1, 9, 0};
         dd_run ra = {pa, 2, 4, 1, 0, la, 0}, rb = {pb, 3, 3, 2, 0, lb, 0};
@@ -169,14 +178,10 @@ static void prompt_batches_give_the_same_logits(void **state)
     const dd_wtype type[] = {DD_W_F16, DD_W_BF16, DD_W_Q8_0, DD_W_Q4_K_M, DD_W_Q5_K, DD_W_Q6_K};
     for (size_t c = 0; c < 2 * sizeof type / sizeof type[0]; c++) {
         dd_synth sp = {arch[c % 4], type[c % 6], 20 + c, 256, 2, 8, 2, 256, 64, c % 3 == 0};
-        uint8_t *img = NULL;
-        size_t size;
-        char err[256];
-        assert_int_equal(dd_synth_gguf(&sp, &img, &size, err, sizeof err), 0);
         gf_file f;
         dd_model m;
-        assert_int_equal(gf_parse(img, size, &f), 0);
-        assert_int_equal(dd_model_load(&f, &m, err, sizeof err), 0);
+        uint8_t *img = load_synth(&sp, &f, &m);
+        char err[256];
         if (c >= 6) assert_int_equal(dd_model_repack(&m, err, sizeof err), 0);
         float ref[3 * 64], got[3 * 64];
         uint32_t tref[3], tgot[3];
