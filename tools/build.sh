@@ -21,8 +21,9 @@
 #   LLAMA_SRC=<dir> sh tools/build.sh bench-llama [avx2|native|both]
 #                                build llama.cpp from a source tree (its AVX2 build by
 #                                default; `both` adds -march=native) and run the decode
-#                                example beside it: tokens/s on the same GGUF files and
-#                                the logits digest at 1-3 threads (tools/llama_compare.sh)
+#                                example beside it: tokens/s on the same GGUF files, the
+#                                512-token prompt's tokens/s, and the logits digest at
+#                                1-3 threads (tools/llama_compare.sh -P 512)
 #   sh tools/build.sh fuzz       build the libFuzzer harnesses (clang-14) and run each for
 #                                DN_FUZZ_SECONDS (default 45) seconds; fails on any crash
 #   sh tools/build.sh lint       the tree formatted as .clang-format says (tools/format.sh
@@ -204,7 +205,7 @@ bench-llama)
         dirs="$dirs $dir"
     done
     # shellcheck disable=SC2086
-    sh tools/llama_compare.sh $dirs
+    sh tools/llama_compare.sh -P 512 $dirs
     ;;
 fuzz)
     # tests/fuzz/README.md: every reader and the quantized matrix-vector
