@@ -50,7 +50,7 @@ int dd_fail(dd_state *s, const char *what, dn_status st);
 
 int op_embed(dd_state *s, uint32_t token, float *x);
 int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n);
-/* The most matrices op_mat_vecs takes at once. */
+/* The most matrices op_mat_muls (and op_mat_vecs, its one-column form) takes at once. */
 #define DD_GROUP_MAX 6
 int op_mat_muls(dd_state *s, const dd_matrix *const *w, const float *x, size_t cols,
                 float *const *y, size_t count, int bucket);
