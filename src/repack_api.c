@@ -70,7 +70,7 @@ static dn_status by_tiles(const dn_dot_kernels *k, const dn_act *x, size_t c0, s
     size_t tile = DN_DOT_MM_TILE / rb & ~(size_t)(DN_MM_LANE_ROWS - 1);
     if (tile < DN_MM_LANE_ROWS) tile = DN_MM_LANE_ROWS;
     if (tile > r1 - r0 + 2 * DN_REPACK_ROWS) tile = r1 - r0 + 2 * DN_REPACK_ROWS;
-    uint8_t *buf = malloc(tile * rb); /* rb * tile <= max(64 KiB, 4 rb + ...) fits: rows * rb did */
+    uint8_t *buf = malloc(tile * rb); /* at most (r1 - r0 + 16) rb: rows * rb fit */
     if (!buf) return DN_ERR_OUT_OF_MEMORY;
     const dn_dot_mm_fn mm = k->mat_mul_rows;
     const size_t chunks = dn_size_div_up(x->n, DN_GROUP);

@@ -59,8 +59,8 @@ int op_rmsnorm(dd_state *s, const float *x, const float *w, float *y, size_t n)
 
 /* x (cols columns of n floats) prepared as a dn_act (Sub32 scales, one
    word) for the `count` formats of types only, in s->pact_mem, grown as
-   needed; several columns are prepared on the pool (dn_act_prepare_pool,
-   the same dn_act). The products with it have the bits of dn_quantize then
+   needed, by dn_act_prepare_pool: several columns on the pool, one on the
+   calling thread (dn_act_prepare_for's dn_act either way). The products with it have the bits of dn_quantize then
    dn_mat_vec of each column (decodenum/dot.h). */
 static int prepare_act(dd_state *s, const float *x, size_t n, size_t cols, const dn_type *types,
                        size_t count)
@@ -75,12 +75,9 @@ static int prepare_act(dd_state *s, const float *x, size_t n, size_t cols, const
             return dd_fail(s, "activation memory", DN_ERR_OUT_OF_MEMORY);
         s->pact_bytes = bytes;
     }
-    if (st == DN_OK && cols == 1)
-        st = dn_act_prepare_for(x, n, 1, DN_ACT_SUB32, DN_WORDS_ONE, types, count, s->pact_mem,
-                                s->pact_bytes, &s->pact, NULL);
-    else if (st == DN_OK)
+    if (st == DN_OK) /* one column (a decode step): on the calling thread */
         st = dn_act_prepare_pool(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, types, count, s->pact_mem,
-                                 s->pact_bytes, s->pool, &s->pact, NULL);
+                                 s->pact_bytes, cols > 1 ? s->pool : NULL, &s->pact, NULL);
     s->bucket[DD_T_QUANT] += dd_now() - t0;
     return st == DN_OK ? 0 : dd_fail(s, "activation preparation", st);
 }
