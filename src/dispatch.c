@@ -94,6 +94,7 @@ static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)
     if (!k->vec_dot) k->vec_dot = b->vec_dot;
     if (!k->sgemm_dot) k->sgemm_dot = b->sgemm_dot;
     if (!k->mat_vec_rows) k->mat_vec_rows = b->mat_vec_rows;
+    if (!k->vec_dot_cols) k->vec_dot_cols = b->vec_dot_cols;
     /* a packed form belongs to the sgemm_rows that reads it */
     if (!k->sgemm_rows) {
         k->sgemm_rows = b->sgemm_rows;

@@ -119,6 +119,16 @@ void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const 
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_f16_vec_dot(w + r * k, x, k);
 }
 
+/* Each output vec_dot's, however many columns come with it: a prompt's
+   positions get the bits a decode step gives one. */
+void dn_ref_f16_vec_dot_cols(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                             size_t r0, size_t r1, float *out)
+{
+    for (size_t c = 0; c < n; c++)
+        for (size_t r = r0; r < r1; r++)
+            out[c * rows + r] = dn_ref_f16_vec_dot(w + r * k, act + c * k, k);
+}
+
 void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                            const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
@@ -212,6 +222,14 @@ void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const
     for (size_t r = r0; r < r1; r++) out[r] = dn_ref_bf16_vec_dot(w + r * k, x, k);
 }
 
+void dn_ref_bf16_vec_dot_cols(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                              size_t r0, size_t r1, float *out)
+{
+    for (size_t c = 0; c < n; c++)
+        for (size_t r = r0; r < r1; r++)
+            out[c * rows + r] = dn_ref_bf16_vec_dot(w + r * k, act + c * k, k);
+}
+
 void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                             const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
@@ -230,6 +248,7 @@ const dn_f16_kernels dn_f16_scalar = {
             .vec_dot = dn_ref_f16_vec_dot,
             .sgemm_dot = dn_ref_f16_sgemm_dot,
             .mat_vec_rows = dn_ref_f16_mat_vec_rows,
+            .vec_dot_cols = dn_ref_f16_vec_dot_cols,
             .pack_bytes = dn_ref_w16_pack_bytes,
             .pack = dn_ref_w16_pack,
             .sgemm_rows = dn_ref_f16_sgemm_rows,
@@ -242,6 +261,7 @@ const dn_f16_kernels dn_f16_scalar = {
             .vec_dot = dn_ref_bf16_vec_dot,
             .sgemm_dot = dn_ref_bf16_sgemm_dot,
             .mat_vec_rows = dn_ref_bf16_mat_vec_rows,
+            .vec_dot_cols = dn_ref_bf16_vec_dot_cols,
             .pack_bytes = dn_ref_w16_pack_bytes,
             .pack = dn_ref_w16_pack,
             .sgemm_rows = dn_ref_bf16_sgemm_rows,

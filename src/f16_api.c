@@ -138,9 +138,11 @@ static void run_task(size_t t, void *ctx)
         p->kern->sgemm_rows(m->w, m->rows, p->k, p->act, p->packed, p->n, r0, r1, m->out);
         return;
     }
-    for (size_t c = 0; c < p->n; c++)
-        p->kern->mat_vec_rows(m->w, p->k, p->act + c * p->k, p->act16 + c * p->k, r0, r1,
-                              m->out + c * m->rows);
+    if (p->n == 1) {
+        p->kern->mat_vec_rows(m->w, p->k, p->act, p->act16, r0, r1, m->out);
+        return;
+    }
+    p->kern->vec_dot_cols(m->w, m->rows, p->k, p->act, p->n, r0, r1, m->out);
 }
 
 /* Rows per task: eight tasks per thread so a slow thread does not hold up
@@ -282,6 +284,18 @@ static dn_status mat_mul(const dn_w16_kernels *kern, const uint16_t *w, size_t r
     return run_product(kern, &one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
 }
 
+static dn_status mat_mul_path(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
+                              size_t rows, size_t k, const float *act, size_t n, float *out,
+                              dn_pool *pool)
+{
+    if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
+    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
+    dn_status st = check_matrix(w, rows, k, act, n, out);
+    if (st != DN_OK) return st;
+    part one = {w, out, rows, 0, 0};
+    return run_product(kern, &one, 1, k, act, n, path == DN_F16_PATH_SGEMM, pool);
+}
+
 /* ---- row ranges on the caller's thread -------------------------------------- */
 
 static dn_status rows_product(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
@@ -299,10 +313,11 @@ static dn_status rows_product(const dn_w16_kernels *kern, const uint16_t *w, siz
         void *packed = pack_columns(kern, cols.f32, k, n);
         kern->sgemm_rows(w, rows, k, cols.f32, packed, n, row_begin, row_end, out);
         free(packed);
-    } else
-        for (size_t c = 0; c < n; c++)
-            kern->mat_vec_rows(w, k, cols.f32 + c * k, cols.bits + c * k, row_begin, row_end,
-                               out + c * rows);
+    } else if (n == 1) {
+        kern->mat_vec_rows(w, k, cols.f32, cols.bits, row_begin, row_end, out);
+    } else {
+        kern->vec_dot_cols(w, rows, k, cols.f32, n, row_begin, row_end, out);
+    }
     free(cols.block);
     return DN_OK;
 }
@@ -325,6 +340,12 @@ dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *
                          float *out, dn_pool *pool)
 {
     return mat_mul(f16_kern(), w, rows, k, act, n, out, pool);
+}
+
+dn_status dn_f16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                              const float *act, size_t n, float *out, dn_pool *pool)
+{
+    return mat_mul_path(f16_kern(), path, w, rows, k, act, n, out, pool);
 }
 
 dn_status dn_f16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
@@ -355,6 +376,12 @@ dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float 
                           float *out, dn_pool *pool)
 {
     return mat_mul(bf16_kern(), w, rows, k, act, n, out, pool);
+}
+
+dn_status dn_bf16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                               const float *act, size_t n, float *out, dn_pool *pool)
+{
+    return mat_mul_path(bf16_kern(), path, w, rows, k, act, n, out, pool);
 }
 
 dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,

@@ -43,6 +43,11 @@ typedef struct dn_w16_kernels {
        stream the activation at two bytes an element */
     void (*mat_vec_rows)(const uint16_t *w, size_t k, const float *x, const uint16_t *xh, size_t r0,
                          size_t r1, float *out);
+    /* out[c*rows + r] = vec_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n:
+       several columns on vec_dot's path, each output what mat_vec_rows
+       gives its column alone (a weight read once for several columns) */
+    void (*vec_dot_cols)(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                         size_t r0, size_t r1, float *out);
     /* The columns act[0, n*k) in a form of the table's own that sgemm_rows
        reads beside them, made once per product and shared by its tasks:
        pack_bytes(k, n) bytes (0: the table has no such form, the
@@ -71,6 +76,8 @@ float dn_ref_f16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_f16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
 void dn_ref_f16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
                              size_t r0, size_t r1, float *out);
+void dn_ref_f16_vec_dot_cols(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                             size_t r0, size_t r1, float *out);
 void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                            const void *packed, size_t n, size_t r0, size_t r1, float *out);
 /* The reference reads the columns as they are: no packed form. */
@@ -85,6 +92,8 @@ void dn_ref_bf16_round_f32(const float *x, float *y, size_t n);
 float dn_ref_bf16_vec_dot(const uint16_t *w, const float *x, size_t k);
 float dn_ref_bf16_sgemm_dot(const uint16_t *w, const float *x, size_t k);
 void dn_ref_bf16_mat_vec_rows(const uint16_t *w, size_t k, const float *x, const uint16_t *xh,
+                              size_t r0, size_t r1, float *out);
+void dn_ref_bf16_vec_dot_cols(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                               size_t r0, size_t r1, float *out);
 void dn_ref_bf16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float *act,
                             const void *packed, size_t n, size_t r0, size_t r1, float *out);

@@ -171,13 +171,106 @@ typedef struct w16_api {
     dn_status (*widen)(const uint16_t *, float *, size_t);
     dn_status (*mat_vec)(const uint16_t *, size_t, size_t, const float *, float *, dn_pool *);
     dn_status (*rows)(const uint16_t *, size_t, size_t, const uint16_t *, size_t, size_t, float *);
+    dn_status (*from_f32)(const float *, uint16_t *, size_t);
+    dn_status (*mat_mul_path)(dn_f16_path, const uint16_t *, size_t, size_t, const float *, size_t,
+                              float *, dn_pool *);
     uint16_t sign, base; /* random patterns: sign | (base + 10 bits) */
 } w16_api;
 
 static const w16_api w16_apis[2] = {
-    {"f16", dn_f16_dot, dn_f16_widen, dn_f16_mat_vec, dn_f16_mat_vec_rows, 0x8000, 0x2C00},
-    {"bf16", dn_bf16_dot, dn_bf16_widen, dn_bf16_mat_vec, dn_bf16_mat_vec_rows, 0x8000, 0x3C00},
+    {"f16", dn_f16_dot, dn_f16_widen, dn_f16_mat_vec, dn_f16_mat_vec_rows, dn_f16_from_f32,
+     dn_f16_mat_mul_path, 0x8000, 0x2C00},
+    {"bf16", dn_bf16_dot, dn_bf16_widen, dn_bf16_mat_vec, dn_bf16_mat_vec_rows, dn_bf16_from_f32,
+     dn_bf16_mat_mul_path, 0x8000, 0x3C00},
 };
+
+/* out[c*rows + r] = dot(path, row r, column c rounded to the type), one
+   element at a time. */
+static void dots_one_by_one(const w16_api *a, dn_f16_path path, const uint16_t *w, size_t rows,
+                            size_t k, const float *act, size_t n, uint16_t *col, float *out)
+{
+    for (size_t c = 0; c < n; c++) {
+        assert_int_equal(a->from_f32(act + c * k, col, k), DN_OK);
+        for (size_t r = 0; r < rows; r++)
+            assert_int_equal(a->dot(path, w + r * k, col, k, &out[c * rows + r]), DN_OK);
+    }
+}
+
+/* dn_f16_mat_mul_path / dn_bf16_mat_mul_path: every output is its own
+   dn_*_dot on the named path, for any number of columns (1-13: the kernels'
+   groups of columns and their remainders), rows (1-70: blocks of rows and
+   their remainders), k (every tail of 32, past the kernels' blocks of k),
+   with no pool and with pools of 2 and 3 threads; the vec_dot path's
+   columns are also each one dn_*_mat_vec's. Another path, and SGEMM with
+   k % 8 != 0, are invalid arguments. */
+static void mat_mul_path_is_per_element(void **state)
+{
+    (void)state;
+    static const size_t ks[] = {1, 31, 64, 200, 1056, 2087, 4160};
+    static const size_t shapes[][2] = {{1, 1}, {5, 2}, {37, 6}, {70, 13}, {3, 8}, {33, 7}};
+    enum { MAXR = 70, MAXN = 13, MAXK = 4160 };
+    uint16_t *w = malloc((size_t)MAXR * MAXK * 2), *col = malloc(MAXK * 2);
+    float *act = malloc((size_t)MAXN * MAXK * 4), *want = malloc(MAXR * MAXN * 4),
+          *got = malloc(MAXR * MAXN * 4);
+    assert_true(w && col && act && want && got);
+    dn_pool *pools[3] = {NULL, dn_pool_create(2), dn_pool_create(3)};
+    assert_true(pools[1] && pools[2]);
+    uint64_t seed = 0xC0105;
+    for (int t = 0; t < 2; t++) {
+        const w16_api *a = &w16_apis[t];
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+            for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+                size_t k = ks[ki], rows = shapes[si][0], n = shapes[si][1], differ = 0;
+                for (size_t i = 0; i < rows * k; i++)
+                    w[i] = (uint16_t)((splitmix(&seed) & a->sign) |
+                                      (a->base + (splitmix(&seed) & 1023)));
+                for (size_t i = 0; i < n * k; i++)
+                    act[i] = (float)((int64_t)(splitmix(&seed) % 2001) - 1000) / 256.0f;
+                for (int path = 0; path < 2; path++) {
+                    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) {
+                        assert_int_equal(
+                            a->mat_mul_path(DN_F16_PATH_SGEMM, w, rows, k, act, n, got, NULL),
+                            DN_ERR_INVALID_ARGUMENT);
+                        continue;
+                    }
+                    dots_one_by_one(a, (dn_f16_path)path, w, rows, k, act, n, col, want);
+                    for (int p = 0; p < 3; p++) {
+                        memset(got, 0xA5, rows * n * 4);
+                        assert_int_equal(
+                            a->mat_mul_path((dn_f16_path)path, w, rows, k, act, n, got, pools[p]),
+                            DN_OK);
+                        for (size_t i = 0; i < rows * n; i++)
+                            differ += tbits(got[i]) != tbits(want[i]);
+                    }
+                    if (path == DN_F16_PATH_VEC_DOT)
+                        for (size_t c = 0; c < n; c++) {
+                            assert_int_equal(
+                                a->mat_vec(w, rows, k, act + c * k, got + c * rows, pools[1]),
+                                DN_OK);
+                            for (size_t r = 0; r < rows; r++)
+                                differ += tbits(got[c * rows + r]) != tbits(want[c * rows + r]);
+                        }
+                }
+                if (differ)
+                    printf("  %s %zu x %zu, n %zu: %zu outputs differ\n", a->name, rows, k, n,
+                           differ);
+                assert_int_equal(differ, 0);
+            }
+        assert_int_equal(a->mat_mul_path((dn_f16_path)2, w, 1, 8, act, 1, got, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, NULL, 1, 8, act, 1, got, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 1, 8, act, 2, NULL, NULL),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(
+            a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 4, 8, act, SIZE_MAX / 8, got, NULL),
+            DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 0, 8, act, 3, NULL, NULL), DN_OK);
+    }
+    dn_pool_destroy(pools[1]);
+    dn_pool_destroy(pools[2]);
+    free(w), free(col), free(act), free(want), free(got);
+}
 
 /* Every pointer placement gives the same bits: weights 0, 16, 32 and 48
    bytes past a cache line (GGUF aligns tensors to 32 bytes; the AVX-512
@@ -328,6 +421,7 @@ int main(void)
         cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(sizes_beyond_memory_are_invalid),
         cmocka_unit_test(any_placement_same_bits),
+        cmocka_unit_test(mat_mul_path_is_per_element),
         cmocka_unit_test(pools_come_and_go),
         cmocka_unit_test(oracle_ggml_matmul),
     };

@@ -83,20 +83,17 @@ static int prepare_act(dd_state *s, const float *x, size_t n, size_t cols, const
 }
 
 /* y = W x for the cols columns of x (n floats each) by an F16 or BF16
-   matrix: one dn_f16_mat_vec / dn_bf16_mat_vec per column, ggml's vec_dot
-   bits, the same as one column at a time. (dn_f16_mat_mul would read the
-   weights once for all columns, but with more than one column it has
-   ggml's matrix-product bits, which differ from vec_dot's.) */
+   matrix on ggml's vec_dot path for every column (dn_f16_mat_mul_path): the
+   bits of one column at a time, the weights read once for several columns.
+   (dn_f16_mat_mul would take ggml's rule, tinyBLAS from two columns on:
+   other bits than a decode step's.) */
 static dn_status half_columns(dd_state *s, const dd_matrix *w, const float *x, size_t cols,
                               float *y)
 {
     const uint16_t *h = (const uint16_t *)(const void *)w->data;
-    dn_status st = DN_OK;
-    for (size_t c = 0; st == DN_OK && c < cols; c++)
-        st = w->type == DN_TYPE_F16
-                 ? dn_f16_mat_vec(h, w->rows, w->cols, x + c * w->cols, y + c * w->rows, s->pool)
-                 : dn_bf16_mat_vec(h, w->rows, w->cols, x + c * w->cols, y + c * w->rows, s->pool);
-    return st;
+    if (w->type == DN_TYPE_F16)
+        return dn_f16_mat_mul_path(DN_F16_PATH_VEC_DOT, h, w->rows, w->cols, x, cols, y, s->pool);
+    return dn_bf16_mat_mul_path(DN_F16_PATH_VEC_DOT, h, w->rows, w->cols, x, cols, y, s->pool);
 }
 
 /* y = W x for a matrix of a block format, x already prepared (s->pact). */

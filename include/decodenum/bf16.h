@@ -108,6 +108,15 @@ DN_API dn_status dn_bf16_mat_vec_multi(const dn_bf16_matrix *mats, size_t count,
 DN_API dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act,
                                  size_t n, float *out, dn_pool *pool);
 
+/* n columns on the path the caller names, as dn_f16_mat_mul_path: each
+   output dn_bf16_dot(path, row r, column c)'s value whatever n, so with
+   DN_F16_PATH_VEC_DOT a batch of columns gives the bits of one
+   dn_bf16_mat_vec per column, the weights read once per few columns.
+   DN_ERR_INVALID_ARGUMENT also for another path, or SGEMM with
+   k % 8 != 0. Since 0.3.0. */
+DN_API dn_status dn_bf16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                                      const float *act, size_t n, float *out, dn_pool *pool);
+
 /* Row-range forms, for engines with their own threads: the outputs of rows
    [row_begin, row_end) only, from activations already rounded to bfloat16
    (dn_bf16_from_f32), on the calling thread. `rows` is the whole matrix's

@@ -140,6 +140,20 @@ DN_API dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, s
 DN_API dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act,
                                 size_t n, float *out, dn_pool *pool);
 
+/* n columns on the path the caller names, whatever the shape: out[c*rows + r]
+   is dn_f16_dot(path, row r, column c)'s value, so a column's outputs do
+   not depend on n or on the columns beside it. With DN_F16_PATH_VEC_DOT a
+   prompt's positions taken in batches of any size give the bits one
+   dn_f16_mat_vec per position gives (what dn_f16_mat_mul cannot promise:
+   from n = 2 ggml's rule may take tinyBLAS); the weights are read once per
+   few columns, so a batch costs about rows*k*n fused multiply-adds, not n
+   reads of the weights. DN_F16_PATH_SGEMM gives tinyBLAS's bits, also for
+   n = 1. DN_ERR_INVALID_ARGUMENT also for another path, or SGEMM with
+   k % 8 != 0. Working memory as dn_f16_mat_mul's (for VEC_DOT: 6 bytes per
+   activation element). Since 0.3.0. */
+DN_API dn_status dn_f16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                                     const float *act, size_t n, float *out, dn_pool *pool);
+
 /* Row-range forms, for engines with their own threads: the outputs of rows
    [row_begin, row_end) only, from activations already rounded to binary16
    (dn_f16_from_f32), on the calling thread. `rows` is the whole matrix's

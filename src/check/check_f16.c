@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The F16 and BF16 products' kernels held to their references, every
-   output's bits: each type's seven kernels, then mad and scale. */
+   output's bits: each type's eight kernels, then mad and scale. */
 #include "check.h"
 #include "dispatch.h"
 #include "isa.h"
@@ -67,16 +67,17 @@ enum {
     SGEMM_DOT,
     MAT_VEC_ROWS,
     SGEMM_ROWS,
+    VEC_DOT_COLS,
     TYPED, /* the entries above exist per type */
     MAD = TYPED,
     SCALE,
     COUNT
 };
 static const char *const names[2][COUNT] = {
-    {"from_f32", "widen", "round_f32", "vec_dot", "sgemm_dot", "mat_vec_rows", "sgemm_rows", "mad",
-     "scale"},
+    {"from_f32", "widen", "round_f32", "vec_dot", "sgemm_dot", "mat_vec_rows", "sgemm_rows",
+     "vec_dot_cols", "mad", "scale"},
     {"bf16_from_f32", "bf16_widen", "bf16_round_f32", "bf16_vec_dot", "bf16_sgemm_dot",
-     "bf16_mat_vec_rows", "bf16_sgemm_rows"}};
+     "bf16_mat_vec_rows", "bf16_sgemm_rows", "bf16_vec_dot_cols"}};
 
 /* kern's tinyBLAS rows as a product calls them: the columns packed first
    where the table has a packed form (without memory for it, unpacked: the
@@ -189,6 +190,14 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
         cmp_f32(res, b->y_ref + r0, b->y_k + r0, rows - r0, k);
         return;
     }
+    case VEC_DOT_COLS: {
+        size_t r0 = (size_t)dn_rng_below(r, rows);
+        for (size_t i = 0; i < n * rows; i++) b->y_ref[i] = b->y_k[i] = 0.0f;
+        ref->vec_dot_cols(b->w, rows, k, b->act, n, r0, rows, b->y_ref);
+        kern->vec_dot_cols(b->w, rows, k, b->act, n, r0, rows, b->y_k);
+        cmp_f32(res, b->y_ref, b->y_k, n * rows, k);
+        return;
+    }
     case SGEMM_ROWS: {
         size_t r0 = (size_t)dn_rng_below(r, rows);
         for (size_t i = 0; i < n * rows; i++) b->y_ref[i] = b->y_k[i] = 0.0f;
@@ -200,16 +209,19 @@ static void run_one(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int b
     }
 }
 
-/* The tinyBLAS rows on blocks larger than run_one's: 8-72 rows (kernels
-   that take rows in blocks of four, six, eight or 48), 1-13 columns
-   (several column groups), k up to 2000, ranges [r0, r1) that start and
-   end inside the matrix, with and without the table's packed columns; the
+/* The tinyBLAS rows (which == SGEMM_ROWS) or vec_dot's columns
+   (VEC_DOT_COLS) on blocks larger than run_one's: 8-72 rows (kernels that
+   take rows in blocks of four, six, eight or 48), 1-13 columns (several
+   column groups), k up to 2000 (a multiple of 8 for tinyBLAS; for the
+   columns every k, a quarter of the cases up to 8600, where a pass holds
+   fewer columns than 13), ranges [r0, r1) that start and end inside the
+   matrix, tinyBLAS with and without the table's packed columns; the
    outputs outside the range must stay as they were. Its own buffers and
    random stream: run_one's cases do not move. */
-static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, uint64_t seed,
-                       dn_check_result *res)
+static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, int bf, int which,
+                       uint64_t seed, dn_check_result *res)
 {
-    enum { MAXR = 72, MAXN = 13, MAXK = 2000, CASES = 48 };
+    enum { MAXR = 72, MAXN = 13, MAXK = 8600, CASES = 48 };
     dn_rng r = {seed};
     uint16_t *w = malloc(MAXR * MAXK * sizeof *w), *h = malloc(MAXN * MAXK * sizeof *h);
     float *act = malloc(MAXN * MAXK * sizeof *act);
@@ -223,13 +235,20 @@ static void run_blocks(const dn_w16_kernels *ref, const dn_w16_kernels *kern, in
         int small = i >= CASES;
         size_t rows = 8 + (size_t)dn_rng_below(&r, MAXR - 7),
                n = 1 + (size_t)dn_rng_below(&r, MAXN);
-        size_t k = 8 * (1 + (size_t)dn_rng_below(&r, MAXK / 8));
+        size_t k = 8 * (1 + (size_t)dn_rng_below(&r, 2000 / 8));
+        if (which == VEC_DOT_COLS) k = 1 + (size_t)dn_rng_below(&r, i % 4 == 3 ? MAXK : 2000);
         size_t r0 = small ? 0 : (size_t)dn_rng_below(&r, rows / 2),
                r1 = small ? rows : rows - (size_t)dn_rng_below(&r, 5);
         fill_w(&r, w, rows * k, small ? 3 : (int)dn_rng_below(&r, 3), bf);
         fill_w(&r, h, n * k, small ? 3 * (int)dn_rng_below(&r, 2) : (int)dn_rng_below(&r, 3), bf);
         ref->widen(h, act, n * k);
         for (size_t j = 0; j < n * rows; j++) y_ref[j] = y_k[j] = (float)j;
+        if (which == VEC_DOT_COLS) {
+            ref->vec_dot_cols(w, rows, k, act, n, r0, r1, y_ref);
+            kern->vec_dot_cols(w, rows, k, act, n, r0, r1, y_k);
+            cmp_f32(res, y_ref, y_k, n * rows, k);
+            continue;
+        }
         ref->sgemm_rows(w, rows, k, act, NULL, n, r0, r1, y_ref);
         sgemm_rows_packed(kern, w, rows, k, act, n, r0, r1, y_k);
         cmp_f32(res, y_ref, y_k, n * rows, k);
@@ -313,7 +332,7 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
         for (int which = 0; which < (bf ? TYPED : COUNT); which++) {
             dn_check_result res = {"f16", names[bf][which], isa, 0, 0, ""};
             /* F16's seeds as before the BF16 entries came */
-            static const int f16_seed[COUNT] = {0, 1, 2, 3, 4, 7, 8, 5, 6};
+            static const int f16_seed[COUNT] = {0, 1, 2, 3, 4, 7, 8, 9, 5, 6};
             dn_rng r = {plan->seed * 31 + (uint64_t)(bf ? 100 + which : f16_seed[which])};
             const dn_w16_kernels *rt = bf ? &dn_f16_scalar.bf16 : &dn_f16_scalar.fp16;
             const dn_w16_kernels *kt = bf ? &kern->bf16 : &kern->fp16;
@@ -322,7 +341,10 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
                     run_acc(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
             } else if (which >= VEC_DOT) {
                 for (size_t k = 0; k <= dot_max; k++) run_one(rt, kt, bf, which, &b, k, &r, &res);
-                if (which == SGEMM_ROWS) run_blocks(rt, kt, bf, plan->seed * 37 + 200u + bf, &res);
+                if (which == SGEMM_ROWS)
+                    run_blocks(rt, kt, bf, which, plan->seed * 37 + 200u + bf, &res);
+                if (which == VEC_DOT_COLS)
+                    run_blocks(rt, kt, bf, which, plan->seed * 37 + 220u + bf, &res);
                 if (which == MAT_VEC_ROWS)
                     run_long_rows(rt, kt, bf, plan->seed * 41 + 300u + bf, &res);
             } else {
@@ -346,7 +368,8 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
                 dn_check_mismatch(&res, "the vdpbf16ps probe failed on this CPU");
             for (size_t k = 0; k <= dot_max; k++)
                 run_one(&dn_f16_scalar.bf16, &table[t]->bf16, 1, SGEMM_ROWS, &b, k, &r, &res);
-            run_blocks(&dn_f16_scalar.bf16, &table[t]->bf16, 1, plan->seed * 37 + 210u + t, &res);
+            run_blocks(&dn_f16_scalar.bf16, &table[t]->bf16, 1, SGEMM_ROWS,
+                       plan->seed * 37 + 210u + t, &res);
             if (res.mismatched) failed++;
             if (sink) sink(&res, ctx);
         }

@@ -264,6 +264,14 @@ static void mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, const
     mat_vec_rows_t(w, k, x, r0, r1, out, 0);
 }
 
+/* The columns one at a time through the one-column rows (each weight read
+   once per column; the bits are vec_dot's either way). */
+static void vec_dot_cols_neon(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                              size_t r0, size_t r1, float *out)
+{
+    for (size_t c = 0; c < n; c++) mat_vec_rows_t(w, k, act + c * k, r0, r1, out + c * rows, 0);
+}
+
 static void sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
                             const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
@@ -286,6 +294,12 @@ static void bf16_mat_vec_rows_neon(const uint16_t *w, size_t k, const float *x, 
 {
     (void)xh; /* the NEON kernels read the floats */
     mat_vec_rows_t(w, k, x, r0, r1, out, 1);
+}
+
+static void bf16_vec_dot_cols_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
+                                   size_t n, size_t r0, size_t r1, float *out)
+{
+    for (size_t c = 0; c < n; c++) mat_vec_rows_t(w, k, act + c * k, r0, r1, out + c * rows, 1);
 }
 
 static void bf16_sgemm_rows_neon(const uint16_t *w, size_t rows, size_t k, const float *act,
@@ -329,6 +343,7 @@ const dn_f16_kernels dn_f16_neon = {
             .vec_dot = vec_dot_neon,
             .sgemm_dot = sgemm_dot_neon,
             .mat_vec_rows = mat_vec_rows_neon,
+            .vec_dot_cols = vec_dot_cols_neon,
             .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
             .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_neon,
@@ -341,6 +356,7 @@ const dn_f16_kernels dn_f16_neon = {
             .vec_dot = bf16_vec_dot_neon,
             .sgemm_dot = bf16_sgemm_dot_neon,
             .mat_vec_rows = bf16_mat_vec_rows_neon,
+            .vec_dot_cols = bf16_vec_dot_cols_neon,
             .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
             .pack = dn_ref_w16_pack,
             .sgemm_rows = bf16_sgemm_rows_neon,

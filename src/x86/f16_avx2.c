@@ -348,6 +348,74 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const
     for (; r < r1; r++) out[r] = vec_dot_t(w + r * k, x, k, bf, 0);
 }
 
+/* ---- several columns on vec_dot's path ---------------------------------------- */
+
+/* Bytes of weights a pass of vec_dot_cols keeps in L2 while the column
+   triples run through them. */
+#define DN_F16_COLS_ROW_BYTES ((size_t)256 * 1024)
+
+/* One row against three columns: twelve chains (vec_dot's four per
+   column), eight weights widened once for the three columns, the columns
+   read from memory by each FMA (from L1: a pass runs every row of its
+   block against the same three); thirteen registers in all. Each chain
+   takes its elements in k order, so each output is vec_dot's. */
+DN_INLINE void vec_dot_row3(const uint16_t *w, size_t k, const float *x0, const float *x1,
+                            const float *x2, float *o0, float *o1, float *o2, int bf)
+{
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m256 c0 = a0, c1 = a0, c2 = a0, c3 = a0;
+    __m256 d0 = a0, d1 = a0, d2 = a0, d3 = a0;
+    size_t whole = k & ~(size_t)31;
+    for (size_t b = 0; b < whole; b += 32) {
+        __m256 v = load_w(w + b, bf);
+        a0 = vd_step(v, _mm256_loadu_ps(x0 + b), a0, bf);
+        c0 = vd_step(v, _mm256_loadu_ps(x1 + b), c0, bf);
+        d0 = vd_step(v, _mm256_loadu_ps(x2 + b), d0, bf);
+        v = load_w(w + b + 8, bf);
+        a1 = vd_step(v, _mm256_loadu_ps(x0 + b + 8), a1, bf);
+        c1 = vd_step(v, _mm256_loadu_ps(x1 + b + 8), c1, bf);
+        d1 = vd_step(v, _mm256_loadu_ps(x2 + b + 8), d1, bf);
+        v = load_w(w + b + 16, bf);
+        a2 = vd_step(v, _mm256_loadu_ps(x0 + b + 16), a2, bf);
+        c2 = vd_step(v, _mm256_loadu_ps(x1 + b + 16), c2, bf);
+        d2 = vd_step(v, _mm256_loadu_ps(x2 + b + 16), d2, bf);
+        v = load_w(w + b + 24, bf);
+        a3 = vd_step(v, _mm256_loadu_ps(x0 + b + 24), a3, bf);
+        c3 = vd_step(v, _mm256_loadu_ps(x1 + b + 24), c3, bf);
+        d3 = vd_step(v, _mm256_loadu_ps(x2 + b + 24), d3, bf);
+    }
+    float f0 = fold4(a0, a1, a2, a3, bf), f1 = fold4(c0, c1, c2, c3, bf),
+          f2 = fold4(d0, d1, d2, d3, bf);
+    *o0 = double_tail(f0, w, x0, whole, k, bf);
+    *o1 = double_tail(f1, w, x1, whole, k, bf);
+    *o2 = double_tail(f2, w, x2, whole, k, bf);
+}
+
+/* Rows [r0, r1) x n columns: blocks of rows of about DN_F16_COLS_ROW_BYTES
+   (read from memory once, then from L2 by each triple of columns), every
+   row of a block against one triple before the next triple; the last n % 3
+   columns one at a time. No effect on bits. */
+DN_INLINE void vec_dot_cols_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                              size_t r0, size_t r1, float *out, int bf)
+{
+    size_t block = k ? DN_F16_COLS_ROW_BYTES / (2 * k) : r1 - r0;
+    if (block == 0) block = 1;
+    for (size_t b0 = r0; b0 < r1; b0 += block) {
+        size_t b1 = r1 - b0 < block ? r1 : b0 + block;
+        size_t c = 0;
+        for (; c + 3 <= n; c += 3) {
+            const float *x = act + c * k;
+            float *o = out + c * rows;
+            for (size_t r = b0; r < b1; r++)
+                vec_dot_row3(w + r * k, k, x, x + k, x + 2 * k, o + r, o + rows + r,
+                             o + 2 * rows + r, bf);
+        }
+        for (; c < n; c++)
+            for (size_t r = b0; r < b1; r++)
+                out[c * rows + r] = vec_dot_t(w + r * k, act + c * k, k, bf, 0);
+    }
+}
+
 /* Elements of k per pass over the columns: four rows of widened weights
    (8 or 16 KiB) stay in L1 while every column tile runs through them. More
    columns amortize a pass's fixed costs (the chains' loads and stores, the
@@ -527,6 +595,12 @@ static void mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, const
     mat_vec_rows_t(w, k, x, xh, r0, r1, out, 0);
 }
 
+static void vec_dot_cols_avx2(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                              size_t r0, size_t r1, float *out)
+{
+    vec_dot_cols_t(w, rows, k, act, n, r0, r1, out, 0);
+}
+
 static void sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
                             const void *packed, size_t n, size_t r0, size_t r1, float *out)
 {
@@ -548,6 +622,12 @@ static void bf16_mat_vec_rows_avx2(const uint16_t *w, size_t k, const float *x, 
                                    size_t r0, size_t r1, float *out)
 {
     mat_vec_rows_t(w, k, x, xh, r0, r1, out, 1);
+}
+
+static void bf16_vec_dot_cols_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
+                                   size_t n, size_t r0, size_t r1, float *out)
+{
+    vec_dot_cols_t(w, rows, k, act, n, r0, r1, out, 1);
 }
 
 static void bf16_sgemm_rows_avx2(const uint16_t *w, size_t rows, size_t k, const float *act,
@@ -598,6 +678,7 @@ const dn_f16_kernels dn_f16_avx2 = {
             .vec_dot = vec_dot_avx2,
             .sgemm_dot = sgemm_dot_avx2,
             .mat_vec_rows = mat_vec_rows_avx2,
+            .vec_dot_cols = vec_dot_cols_avx2,
             .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
             .pack = dn_ref_w16_pack,
             .sgemm_rows = sgemm_rows_avx2,
@@ -610,6 +691,7 @@ const dn_f16_kernels dn_f16_avx2 = {
             .vec_dot = bf16_vec_dot_avx2,
             .sgemm_dot = bf16_sgemm_dot_avx2,
             .mat_vec_rows = bf16_mat_vec_rows_avx2,
+            .vec_dot_cols = bf16_vec_dot_cols_avx2,
             .pack_bytes = dn_ref_w16_pack_bytes, /* no packed form */
             .pack = dn_ref_w16_pack,
             .sgemm_rows = bf16_sgemm_rows_avx2,
