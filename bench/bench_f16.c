@@ -76,11 +76,14 @@ typedef struct elem_type {
                          dn_pool *);
     dn_status (*from_f32)(const float *, uint16_t *, size_t);
     int bf; /* which half of a dn_f16_kernels */
+    dn_status (*mat_mul_path)(dn_f16_path, const uint16_t *, size_t, size_t, const float *, size_t,
+                              float *, dn_pool *);
 } elem_type;
 
-static const elem_type f16_type = {"F16", 1, dn_f16_mat_vec, dn_f16_mat_mul, dn_f16_from_f32, 0};
+static const elem_type f16_type = {"F16",           1, dn_f16_mat_vec, dn_f16_mat_mul,
+                                   dn_f16_from_f32, 0, dn_f16_mat_mul_path};
 static const elem_type bf16_type = {"BF16",           30, dn_bf16_mat_vec, dn_bf16_mat_mul,
-                                    dn_bf16_from_f32, 1};
+                                    dn_bf16_from_f32, 1,  dn_bf16_mat_mul_path};
 static const elem_type *T = &f16_type; /* this run's, set from the command line */
 
 static const dn_w16_kernels *table_of(const dn_f16_kernels *k)
@@ -118,6 +121,14 @@ static void call_mat_mul(bench_case *c)
     const product *p = c->ctx;
     dn_status st = T->mat_mul(p->w, p->rows, p->k, p->act, p->n, p->out, p->pool);
     if (st != DN_OK) fail_status("mat_mul", st);
+}
+
+static void call_mat_mul_vec_dot(bench_case *c)
+{
+    const product *p = c->ctx;
+    dn_status st =
+        T->mat_mul_path(DN_F16_PATH_VEC_DOT, p->w, p->rows, p->k, p->act, p->n, p->out, p->pool);
+    if (st != DN_OK) fail_status("mat_mul_path", st);
 }
 
 static void call_kern_mat_vec(bench_case *c)
@@ -272,9 +283,9 @@ typedef struct f16_run {
 #ifdef DN_BENCH_GGML
     ggml_cases gc;
 #endif
-    product mv[3], mm[4];
+    product mv[3], mm[8];
     bench_case g1[64]; /* mat_vec: ours, ggml's, the read kernels' */
-    bench_case g2[12]; /* mat_mul: ours 4, ggml up to 8 */
+    bench_case g2[16]; /* mat_mul: ours 4, ggml up to 8, ours on the vec_dot path 4 */
     int ggml_bits_ok;  /* no peer, or ours = ggml's where they must be */
 } f16_run;
 
@@ -317,7 +328,7 @@ static int setup(f16_run *r)
     r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
     r->act_h = bench_alloc(ISA_N * ISA_DIM * sizeof(uint16_t));
-    r->out = bench_alloc((7 * MV_DIM + 12 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
+    r->out = bench_alloc((7 * MV_DIM + 16 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
                          sizeof(float));
     if (!r->w || !r->act || !r->act_r || !r->act_h || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
@@ -412,6 +423,15 @@ static void mat_mul_section(f16_run *r)
             if (add_ggml(&r->gc, v, 2 + i, g2, &n2, &r->mm[i], r->o, r->mm_samples))
                 r->o += MM_MAX_N * MM_DIM;
 #endif
+    /* then ours on the vec_dot path (dn_*_mat_mul_path): each column
+       dn_*_mat_vec's bits */
+    int path_first = n2;
+    for (int i = 4; i < 8; i++, r->o += MM_MAX_N * MM_DIM) {
+        r->mm[i] = r->mm[i - 4];
+        r->mm[i].out = r->o;
+        g2[n2++] = mk("mat_mul_path", i < 6 ? "pool NULL" : "pool 2", call_mat_mul_vec_dot,
+                      &r->mm[i], r->mm_samples);
+    }
     for (int i = 0; i < n2; i++) bench_calibrate(&g2[i], r->mm_target, r->mm_target);
     bench_run_group_shuffled(g2, n2);
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_%s_mat_mul, %d samples of ~%.0f ms:\n",
@@ -425,6 +445,30 @@ static void mat_mul_section(f16_run *r)
                dn_pool_threads(r->mm[i].pool), c->impl,
                dn_f16_takes_sgemm(MM_DIM, MM_DIM, r->mm[i].n) ? "sgemm" : "vec_dot", ms(c->med),
                ms(c->best), gflops(c, &r->mm[i]));
+    }
+    printf("dn_%s_mat_mul_path(DN_F16_PATH_VEC_DOT), the same rounds (every column the bits of "
+           "one\nmat_vec); speed = its throughput over the mat_mul above on the same columns%s:\n",
+           T->bf ? "bf16" : "f16",
+#ifdef DN_BENCH_GGML
+           " and\nover ggml's mat_mul on the weights in place (its own bits)"
+#else
+           ""
+#endif
+    );
+    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s %7s %7s\n", "n", "threads", "pool", "path",
+           "ms/call", "ms-min", "GFLOP/s", "speed", "/ggml");
+    for (int i = 0; i < 4; i++) {
+        const bench_case *c = &g2[path_first + i];
+        double rm, rp, gp = 0.0;
+        bench_ratio(c, &g2[i], &rm, &rp);
+#ifdef DN_BENCH_GGML
+        if (r->gc.at[0][2 + i] >= 0) bench_ratio(c, &g2[r->gc.at[0][2 + i]], &rm, &gp);
+#endif
+        char g[16] = "      -";
+        if (gp > 0.0) snprintf(g, sizeof g, "%7.3f", gp);
+        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f %7.3f %s\n", r->mm[4 + i].n,
+               dn_pool_threads(r->mm[4 + i].pool), c->impl, "vec_dot", ms(c->med), ms(c->best),
+               gflops(c, &r->mm[4 + i]), rp, g);
     }
 }
 

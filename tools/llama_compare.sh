@@ -8,8 +8,8 @@
 #   sh tools/llama_compare.sh [-r ROUNDS] [-n TOKENS] [-P PROMPT] LLAMA_BUILD_DIR...
 #
 # (-r 0: the logits digests only. -P N adds prompt processing: llama-bench
-# -p N -n 0 against `decodenum decode` of an N-token prompt, the Q4_K_M and
-# Q8_0 files; N = 0, the default, skips it.)
+# -p N -n 0 against `decodenum decode` of an N-token prompt, every file;
+# N = 0, the default, skips it.)
 #
 # Each LLAMA_BUILD_DIR holds bin/llama-bench, bin/llama-quantize and
 # llama-logits (bench/llama_logits.c built against it). The first one's
@@ -105,7 +105,7 @@ if [ "$rounds" -gt 0 ] && [ "$prompt_len" -gt 0 ]; then
     ids=$(awk -v n="$prompt_len" 'BEGIN { s = "1"; for (i = 1; i < n; i++) s = s "," ((37 * i + 11) % 31991 + 3); print s }')
     : >"$log"
     for _ in $(seq 1 "$rounds"); do
-        for type in q4_k_m q8_0; do
+        for type in q4_k_m q8_0 f16 bf16; do
             f="$models/tiny-$type.gguf"
             for t in 1 2; do
                 for b in "$@"; do
