@@ -173,5 +173,6 @@ void dg_vec(dg_hash *h, dn_pool *pool);
 void dg_activations(dg_hash *h, dn_pool *pool);
 void dg_trig(dg_hash *h, dn_pool *pool);
 void dg_act(dg_hash *h, dn_pool *pool);
+void dg_mat_mul_path(dg_hash *h, dn_pool *pool);
 
 #endif

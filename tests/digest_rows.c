@@ -60,6 +60,34 @@ void dg_f16(dg_hash *h, dn_pool *pool)
     free(w), free(x16), free(acc), free(x), free(out), free(bytes), free(o2);
 }
 
+/* dn_f16_mat_mul_path and dn_bf16_mat_mul_path: both paths, 1-7 columns
+   (the kernels' column groups and their remainders), k with and without a
+   tail of 32, 13 rows (blocks of rows and a remainder). */
+void dg_mat_mul_path(dg_hash *h, dn_pool *pool)
+{
+    enum { R = 13, K = 200, N = 7 };
+    dg_rng r = {18};
+    uint16_t *w = malloc(R * K * 2);
+    float *x = malloc(N * K * sizeof(float)), *out = malloc(R * N * sizeof(float));
+    static const size_t ks[3] = {64, 131, 200};
+    for (int bf = 0; bf < 2; bf++) {
+        for (size_t i = 0; i < R * K; i++)
+            w[i] = bf ? dg_f16_in(&r, 0, 0x407F) : modest_f16(&r); /* |w| < 4 either way */
+        for (size_t i = 0; i < N * K; i++) x[i] = dg_small(&r);
+        for (int ki = 0; ki < 3; ki++)
+            for (int path = 0; path < (ks[ki] % 8 ? 1 : 2); path++)
+                for (size_t n = 1; n <= N; n += 2) {
+                    size_t k = ks[ki];
+                    dn_status st =
+                        bf ? dn_bf16_mat_mul_path((dn_f16_path)path, w, R, k, x, n, out, pool)
+                           : dn_f16_mat_mul_path((dn_f16_path)path, w, R, k, x, n, out, pool);
+                    dg_st(h, st);
+                    dg_f32s(h, out, R * n);
+                }
+    }
+    free(w), free(x), free(out);
+}
+
 /* ---- ggml blocks ------------------------------------------------------------ */
 
 const dg_format dg_formats[12] = {
