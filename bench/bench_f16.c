@@ -80,9 +80,9 @@ typedef struct elem_type {
                               float *, dn_pool *);
 } elem_type;
 
-static const elem_type f16_type = {"F16",           1, dn_f16_mat_vec, dn_f16_mat_mul,
+static const elem_type f16_type = {"F16",           1, dn_f16_mat_vec,     dn_f16_mat_mul,
                                    dn_f16_from_f32, 0, dn_f16_mat_mul_path};
-static const elem_type bf16_type = {"BF16",           30, dn_bf16_mat_vec, dn_bf16_mat_mul,
+static const elem_type bf16_type = {"BF16",           30, dn_bf16_mat_vec,     dn_bf16_mat_mul,
                                     dn_bf16_from_f32, 1,  dn_bf16_mat_mul_path};
 static const elem_type *T = &f16_type; /* this run's, set from the command line */
 
@@ -455,8 +455,8 @@ static void mat_mul_section(f16_run *r)
            ""
 #endif
     );
-    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s %7s %7s\n", "n", "threads", "pool", "path",
-           "ms/call", "ms-min", "GFLOP/s", "speed", "/ggml");
+    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s %7s %7s\n", "n", "threads", "pool", "path", "ms/call",
+           "ms-min", "GFLOP/s", "speed", "/ggml");
     for (int i = 0; i < 4; i++) {
         const bench_case *c = &g2[path_first + i];
         double rm, rp, gp = 0.0;

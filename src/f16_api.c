@@ -284,12 +284,17 @@ static dn_status mat_mul(const dn_w16_kernels *kern, const uint16_t *w, size_t r
     return run_product(kern, &one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
 }
 
+/* A path the caller names: a known one, SGEMM only for k % 8 == 0. */
+static int path_checked(dn_f16_path path, size_t k)
+{
+    return path == DN_F16_PATH_VEC_DOT || (path == DN_F16_PATH_SGEMM && k % 8 == 0);
+}
+
 static dn_status mat_mul_path(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
                               size_t rows, size_t k, const float *act, size_t n, float *out,
                               dn_pool *pool)
 {
-    if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
-    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
+    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
     dn_status st = check_matrix(w, rows, k, act, n, out);
     if (st != DN_OK) return st;
     part one = {w, out, rows, 0, 0};
@@ -298,11 +303,12 @@ static dn_status mat_mul_path(const dn_w16_kernels *kern, dn_f16_path path, cons
 
 /* ---- row ranges on the caller's thread -------------------------------------- */
 
-static dn_status rows_product(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
-                              const uint16_t *act16, size_t n, size_t row_begin, size_t row_end,
-                              float *out)
+/* sgemm: 1 for tinyBLAS, 0 for vec_dot (the shape's rule or the caller's
+   path, checked by path_checked). */
+static dn_status rows_product(const dn_w16_kernels *kern, int sgemm, const uint16_t *w, size_t rows,
+                              size_t k, const uint16_t *act16, size_t n, size_t row_begin,
+                              size_t row_end, float *out)
 {
-    int sgemm = dn_f16_takes_sgemm(rows, k, n);
     dn_status st = check_matrix(w, rows, k, act16, n, out);
     if (st != DN_OK) return st;
     if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
@@ -351,13 +357,23 @@ dn_status dn_f16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, 
 dn_status dn_f16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
                               size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(f16_kern(), w, rows, k, x16, 1, row_begin, row_end, out);
+    return rows_product(f16_kern(), 0, w, rows, k, x16, 1, row_begin, row_end, out);
 }
 
 dn_status dn_f16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
                               size_t n, size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(f16_kern(), w, rows, k, act16, n, row_begin, row_end, out);
+    return rows_product(f16_kern(), dn_f16_takes_sgemm(rows, k, n), w, rows, k, act16, n, row_begin,
+                        row_end, out);
+}
+
+dn_status dn_f16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                                   const uint16_t *act16, size_t n, size_t row_begin,
+                                   size_t row_end, float *out)
+{
+    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
+    return rows_product(f16_kern(), path == DN_F16_PATH_SGEMM, w, rows, k, act16, n, row_begin,
+                        row_end, out);
 }
 
 dn_status dn_bf16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
@@ -387,11 +403,21 @@ dn_status dn_bf16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows,
 dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *x16,
                                size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(bf16_kern(), w, rows, k, x16, 1, row_begin, row_end, out);
+    return rows_product(bf16_kern(), 0, w, rows, k, x16, 1, row_begin, row_end, out);
 }
 
 dn_status dn_bf16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k, const uint16_t *act16,
                                size_t n, size_t row_begin, size_t row_end, float *out)
 {
-    return rows_product(bf16_kern(), w, rows, k, act16, n, row_begin, row_end, out);
+    return rows_product(bf16_kern(), dn_f16_takes_sgemm(rows, k, n), w, rows, k, act16, n,
+                        row_begin, row_end, out);
+}
+
+dn_status dn_bf16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
+                                    const uint16_t *act16, size_t n, size_t row_begin,
+                                    size_t row_end, float *out)
+{
+    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
+    return rows_product(bf16_kern(), path == DN_F16_PATH_SGEMM, w, rows, k, act16, n, row_begin,
+                        row_end, out);
 }

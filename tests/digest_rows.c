@@ -60,14 +60,15 @@ void dg_f16(dg_hash *h, dn_pool *pool)
     free(w), free(x16), free(acc), free(x), free(out), free(bytes), free(o2);
 }
 
-/* dn_f16_mat_mul_path and dn_bf16_mat_mul_path: both paths, 1-7 columns
-   (the kernels' column groups and their remainders), k with and without a
-   tail of 32, 13 rows (blocks of rows and a remainder). */
+/* dn_f16_mat_mul_path and dn_bf16_mat_mul_path, and their row-range forms
+   on rows [2, 10): both paths, 1-7 columns (the kernels' column groups and
+   their remainders), k with and without a tail of 32, 13 rows (blocks of
+   rows and a remainder). */
 void dg_mat_mul_path(dg_hash *h, dn_pool *pool)
 {
     enum { R = 13, K = 200, N = 7 };
     dg_rng r = {18};
-    uint16_t *w = malloc(R * K * 2);
+    uint16_t *w = malloc(R * K * 2), *x16 = malloc(N * K * 2);
     float *x = malloc(N * K * sizeof(float)), *out = malloc(R * N * sizeof(float));
     static const size_t ks[3] = {64, 131, 200};
     for (int bf = 0; bf < 2; bf++) {
@@ -83,9 +84,17 @@ void dg_mat_mul_path(dg_hash *h, dn_pool *pool)
                            : dn_f16_mat_mul_path((dn_f16_path)path, w, R, k, x, n, out, pool);
                     dg_st(h, st);
                     dg_f32s(h, out, R * n);
+                    st = bf ? dn_bf16_from_f32(x, x16, n * k) : dn_f16_from_f32(x, x16, n * k);
+                    dg_st(h, st);
+                    st = bf ? dn_bf16_mat_mul_path_rows((dn_f16_path)path, w, R, k, x16, n, 2,
+                                                        R - 3, out)
+                            : dn_f16_mat_mul_path_rows((dn_f16_path)path, w, R, k, x16, n, 2, R - 3,
+                                                       out);
+                    dg_st(h, st);
+                    for (size_t c = 0; c < n; c++) dg_f32s(h, out + c * R + 2, R - 5);
                 }
     }
-    free(w), free(x), free(out);
+    free(w), free(x16), free(x), free(out);
 }
 
 /* ---- ggml blocks ------------------------------------------------------------ */

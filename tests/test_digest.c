@@ -61,7 +61,7 @@ static const family families[] = {
     {"activations", dg_activations, 0, UINT64_C(0x9cce1139c1eda655)},
     {"trig", dg_trig, 0, UINT64_C(0xa80c95c3d0cca9d6)},
     {"act", dg_act, 1, UINT64_C(0xcd524ead93896d24)},
-    {"mat_mul_path", dg_mat_mul_path, 1, UINT64_C(0x40c1e30f3a6424a6)},
+    {"mat_mul_path", dg_mat_mul_path, 1, UINT64_C(0x55e14293ca09fc89)},
     /* new families here */
 };
 #define NFAMILIES (sizeof families / sizeof families[0])

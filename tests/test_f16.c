@@ -174,14 +174,16 @@ typedef struct w16_api {
     dn_status (*from_f32)(const float *, uint16_t *, size_t);
     dn_status (*mat_mul_path)(dn_f16_path, const uint16_t *, size_t, size_t, const float *, size_t,
                               float *, dn_pool *);
+    dn_status (*mat_mul_path_rows)(dn_f16_path, const uint16_t *, size_t, size_t, const uint16_t *,
+                                   size_t, size_t, size_t, float *);
     uint16_t sign, base; /* random patterns: sign | (base + 10 bits) */
 } w16_api;
 
 static const w16_api w16_apis[2] = {
     {"f16", dn_f16_dot, dn_f16_widen, dn_f16_mat_vec, dn_f16_mat_vec_rows, dn_f16_from_f32,
-     dn_f16_mat_mul_path, 0x8000, 0x2C00},
+     dn_f16_mat_mul_path, dn_f16_mat_mul_path_rows, 0x8000, 0x2C00},
     {"bf16", dn_bf16_dot, dn_bf16_widen, dn_bf16_mat_vec, dn_bf16_mat_vec_rows, dn_bf16_from_f32,
-     dn_bf16_mat_mul_path, 0x8000, 0x3C00},
+     dn_bf16_mat_mul_path, dn_bf16_mat_mul_path_rows, 0x8000, 0x3C00},
 };
 
 /* out[c*rows + r] = dot(path, row r, column c rounded to the type), one
@@ -200,19 +202,21 @@ static void dots_one_by_one(const w16_api *a, dn_f16_path path, const uint16_t *
    dn_*_dot on the named path, for any number of columns (1-13: the kernels'
    groups of columns and their remainders), rows (1-70: blocks of rows and
    their remainders), k (every tail of 32, past the kernels' blocks of k),
-   with no pool and with pools of 2 and 3 threads; the vec_dot path's
-   columns are also each one dn_*_mat_vec's. Another path, and SGEMM with
-   k % 8 != 0, are invalid arguments. */
+   with no pool and with pools of 2 and 3 threads, and the row-range form
+   on a middle range (the other outputs untouched); the vec_dot path's
+   columns are also each one dn_*_mat_vec's. Another path, SGEMM with
+   k % 8 != 0 and a bad row range are invalid arguments. */
 static void mat_mul_path_is_per_element(void **state)
 {
     (void)state;
     static const size_t ks[] = {1, 31, 64, 200, 1056, 2087, 4160};
     static const size_t shapes[][2] = {{1, 1}, {5, 2}, {37, 6}, {70, 13}, {3, 8}, {33, 7}};
     enum { MAXR = 70, MAXN = 13, MAXK = 4160 };
-    uint16_t *w = malloc((size_t)MAXR * MAXK * 2), *col = malloc(MAXK * 2);
+    uint16_t *w = malloc((size_t)MAXR * MAXK * 2), *col = malloc(MAXK * 2),
+             *col16 = malloc((size_t)MAXN * MAXK * 2);
     float *act = malloc((size_t)MAXN * MAXK * 4), *want = malloc(MAXR * MAXN * 4),
           *got = malloc(MAXR * MAXN * 4);
-    assert_true(w && col && act && want && got);
+    assert_true(w && col && col16 && act && want && got);
     dn_pool *pools[3] = {NULL, dn_pool_create(2), dn_pool_create(3)};
     assert_true(pools[1] && pools[2]);
     uint64_t seed = 0xC0105;
@@ -242,6 +246,18 @@ static void mat_mul_path_is_per_element(void **state)
                         for (size_t i = 0; i < rows * n; i++)
                             differ += tbits(got[i]) != tbits(want[i]);
                     }
+                    /* the row-range form on [r0, r1): those rows, the others untouched */
+                    size_t r0 = rows / 3, r1 = rows - rows / 4;
+                    for (size_t c = 0; c < n; c++)
+                        assert_int_equal(a->from_f32(act + c * k, col16 + c * k, k), DN_OK);
+                    memset(got, 0xA5, rows * n * 4);
+                    assert_int_equal(
+                        a->mat_mul_path_rows((dn_f16_path)path, w, rows, k, col16, n, r0, r1, got),
+                        DN_OK);
+                    for (size_t c = 0; c < n; c++)
+                        for (size_t r = 0; r < rows; r++)
+                            differ += tbits(got[c * rows + r]) !=
+                                      (r >= r0 && r < r1 ? tbits(want[c * rows + r]) : 0xA5A5A5A5u);
                     if (path == DN_F16_PATH_VEC_DOT)
                         for (size_t c = 0; c < n; c++) {
                             assert_int_equal(
@@ -266,10 +282,20 @@ static void mat_mul_path_is_per_element(void **state)
             a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 4, 8, act, SIZE_MAX / 8, got, NULL),
             DN_ERR_INVALID_ARGUMENT);
         assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 0, 8, act, 3, NULL, NULL), DN_OK);
+        assert_int_equal(a->mat_mul_path_rows((dn_f16_path)2, w, 4, 8, col16, 1, 0, 4, got),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_SGEMM, w, 4, 12, col16, 1, 0, 4, got),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, col16, 2, 3, 2, got),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, col16, 2, 0, 5, got),
+                         DN_ERR_INVALID_ARGUMENT);
+        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, NULL, 2, 0, 4, got),
+                         DN_ERR_INVALID_ARGUMENT);
     }
     dn_pool_destroy(pools[1]);
     dn_pool_destroy(pools[2]);
-    free(w), free(col), free(act), free(want), free(got);
+    free(w), free(col), free(col16), free(act), free(want), free(got);
 }
 
 /* Every pointer placement gives the same bits: weights 0, 16, 32 and 48

@@ -129,6 +129,11 @@ DN_API dn_status dn_bf16_mat_vec_rows(const uint16_t *w, size_t rows, size_t k, 
 DN_API dn_status dn_bf16_mat_mul_rows(const uint16_t *w, size_t rows, size_t k,
                                       const uint16_t *act16, size_t n, size_t row_begin,
                                       size_t row_end, float *out);
+/* dn_bf16_mat_mul_path's row ranges: the named path whatever the shape (the
+   statuses of both). Since 0.3.0. */
+DN_API dn_status dn_bf16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t rows,
+                                           size_t k, const uint16_t *act16, size_t n,
+                                           size_t row_begin, size_t row_end, float *out);
 
 #ifdef __cplusplus
 }
