@@ -328,6 +328,16 @@ static dn_status rows_product(const dn_w16_kernels *kern, int sgemm, const uint1
     return DN_OK;
 }
 
+/* rows_product on the caller's path. */
+static dn_status path_rows(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
+                           size_t rows, size_t k, const uint16_t *act16, size_t n, size_t row_begin,
+                           size_t row_end, float *out)
+{
+    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
+    return rows_product(kern, path == DN_F16_PATH_SGEMM, w, rows, k, act16, n, row_begin, row_end,
+                        out);
+}
+
 /* ---- the public products, F16 then BF16 ------------------------------------ */
 
 dn_status dn_f16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
@@ -371,9 +381,7 @@ dn_status dn_f16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t r
                                    const uint16_t *act16, size_t n, size_t row_begin,
                                    size_t row_end, float *out)
 {
-    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
-    return rows_product(f16_kern(), path == DN_F16_PATH_SGEMM, w, rows, k, act16, n, row_begin,
-                        row_end, out);
+    return path_rows(f16_kern(), path, w, rows, k, act16, n, row_begin, row_end, out);
 }
 
 dn_status dn_bf16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
@@ -417,7 +425,5 @@ dn_status dn_bf16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t 
                                     const uint16_t *act16, size_t n, size_t row_begin,
                                     size_t row_end, float *out)
 {
-    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
-    return rows_product(bf16_kern(), path == DN_F16_PATH_SGEMM, w, rows, k, act16, n, row_begin,
-                        row_end, out);
+    return path_rows(bf16_kern(), path, w, rows, k, act16, n, row_begin, row_end, out);
 }

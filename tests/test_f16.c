@@ -198,6 +198,85 @@ static void dots_one_by_one(const w16_api *a, dn_f16_path path, const uint16_t *
     }
 }
 
+/* One shape of mat_mul_path_is_per_element on both paths: the outputs that
+   differ from each element's dn_*_dot. */
+typedef struct path_bufs {
+    uint16_t *w, *col, *col16;
+    float *act, *want, *got;
+    dn_pool *pools[3];
+} path_bufs;
+
+static size_t path_case(const w16_api *a, path_bufs *b, size_t rows, size_t k, size_t n)
+{
+    size_t differ = 0;
+    for (int path = 0; path < 2; path++) {
+        if (path == DN_F16_PATH_SGEMM && k % 8 != 0) {
+            assert_int_equal(
+                a->mat_mul_path(DN_F16_PATH_SGEMM, b->w, rows, k, b->act, n, b->got, NULL),
+                DN_ERR_INVALID_ARGUMENT);
+            continue;
+        }
+        dots_one_by_one(a, (dn_f16_path)path, b->w, rows, k, b->act, n, b->col, b->want);
+        for (int p = 0; p < 3; p++) {
+            memset(b->got, 0xA5, rows * n * 4);
+            assert_int_equal(
+                a->mat_mul_path((dn_f16_path)path, b->w, rows, k, b->act, n, b->got, b->pools[p]),
+                DN_OK);
+            for (size_t i = 0; i < rows * n; i++) differ += tbits(b->got[i]) != tbits(b->want[i]);
+        }
+        /* the row-range form on [r0, r1): those rows, the others untouched */
+        size_t r0 = rows / 3, r1 = rows - rows / 4;
+        for (size_t c = 0; c < n; c++)
+            assert_int_equal(a->from_f32(b->act + c * k, b->col16 + c * k, k), DN_OK);
+        memset(b->got, 0xA5, rows * n * 4);
+        assert_int_equal(
+            a->mat_mul_path_rows((dn_f16_path)path, b->w, rows, k, b->col16, n, r0, r1, b->got),
+            DN_OK);
+        for (size_t c = 0; c < n; c++)
+            for (size_t r = 0; r < rows; r++)
+                differ += tbits(b->got[c * rows + r]) !=
+                          (r >= r0 && r < r1 ? tbits(b->want[c * rows + r]) : 0xA5A5A5A5u);
+        if (path == DN_F16_PATH_VEC_DOT)
+            for (size_t c = 0; c < n; c++) {
+                assert_int_equal(
+                    a->mat_vec(b->w, rows, k, b->act + c * k, b->got + c * rows, b->pools[1]),
+                    DN_OK);
+                for (size_t r = 0; r < rows; r++)
+                    differ += tbits(b->got[c * rows + r]) != tbits(b->want[c * rows + r]);
+            }
+    }
+    return differ;
+}
+
+/* Bad arguments of both path forms. */
+static void path_arguments_are_checked(const w16_api *a, path_bufs *b)
+{
+    assert_int_equal(a->mat_mul_path((dn_f16_path)2, b->w, 1, 8, b->act, 1, b->got, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, NULL, 1, 8, b->act, 1, b->got, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, b->w, 1, 8, b->act, 2, NULL, NULL),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        a->mat_mul_path(DN_F16_PATH_VEC_DOT, b->w, 4, 8, b->act, SIZE_MAX / 8, b->got, NULL),
+        DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, b->w, 0, 8, b->act, 3, NULL, NULL),
+                     DN_OK);
+    assert_int_equal(a->mat_mul_path_rows((dn_f16_path)2, b->w, 4, 8, b->col16, 1, 0, 4, b->got),
+                     DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        a->mat_mul_path_rows(DN_F16_PATH_SGEMM, b->w, 4, 12, b->col16, 1, 0, 4, b->got),
+        DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, b->w, 4, 8, b->col16, 2, 3, 2, b->got),
+        DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, b->w, 4, 8, b->col16, 2, 0, 5, b->got),
+        DN_ERR_INVALID_ARGUMENT);
+    assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, b->w, 4, 8, NULL, 2, 0, 4, b->got),
+                     DN_ERR_INVALID_ARGUMENT);
+}
+
 /* dn_f16_mat_mul_path / dn_bf16_mat_mul_path: every output is its own
    dn_*_dot on the named path, for any number of columns (1-13: the kernels'
    groups of columns and their remainders), rows (1-70: blocks of rows and
@@ -212,90 +291,36 @@ static void mat_mul_path_is_per_element(void **state)
     static const size_t ks[] = {1, 31, 64, 200, 1056, 2087, 4160};
     static const size_t shapes[][2] = {{1, 1}, {5, 2}, {37, 6}, {70, 13}, {3, 8}, {33, 7}};
     enum { MAXR = 70, MAXN = 13, MAXK = 4160 };
-    uint16_t *w = malloc((size_t)MAXR * MAXK * 2), *col = malloc(MAXK * 2),
-             *col16 = malloc((size_t)MAXN * MAXK * 2);
-    float *act = malloc((size_t)MAXN * MAXK * 4), *want = malloc(MAXR * MAXN * 4),
-          *got = malloc(MAXR * MAXN * 4);
-    assert_true(w && col && col16 && act && want && got);
-    dn_pool *pools[3] = {NULL, dn_pool_create(2), dn_pool_create(3)};
-    assert_true(pools[1] && pools[2]);
+    path_bufs b = {malloc((size_t)MAXR * MAXK * 2),
+                   malloc(MAXK * 2),
+                   malloc((size_t)MAXN * MAXK * 2),
+                   malloc((size_t)MAXN * MAXK * 4),
+                   malloc(MAXR * MAXN * 4),
+                   malloc(MAXR * MAXN * 4),
+                   {NULL, dn_pool_create(2), dn_pool_create(3)}};
+    assert_true(b.w && b.col && b.col16 && b.act && b.want && b.got && b.pools[1] && b.pools[2]);
     uint64_t seed = 0xC0105;
     for (int t = 0; t < 2; t++) {
         const w16_api *a = &w16_apis[t];
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-                size_t k = ks[ki], rows = shapes[si][0], n = shapes[si][1], differ = 0;
+                size_t k = ks[ki], rows = shapes[si][0], n = shapes[si][1];
                 for (size_t i = 0; i < rows * k; i++)
-                    w[i] = (uint16_t)((splitmix(&seed) & a->sign) |
-                                      (a->base + (splitmix(&seed) & 1023)));
+                    b.w[i] = (uint16_t)((splitmix(&seed) & a->sign) |
+                                        (a->base + (splitmix(&seed) & 1023)));
                 for (size_t i = 0; i < n * k; i++)
-                    act[i] = (float)((int64_t)(splitmix(&seed) % 2001) - 1000) / 256.0f;
-                for (int path = 0; path < 2; path++) {
-                    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) {
-                        assert_int_equal(
-                            a->mat_mul_path(DN_F16_PATH_SGEMM, w, rows, k, act, n, got, NULL),
-                            DN_ERR_INVALID_ARGUMENT);
-                        continue;
-                    }
-                    dots_one_by_one(a, (dn_f16_path)path, w, rows, k, act, n, col, want);
-                    for (int p = 0; p < 3; p++) {
-                        memset(got, 0xA5, rows * n * 4);
-                        assert_int_equal(
-                            a->mat_mul_path((dn_f16_path)path, w, rows, k, act, n, got, pools[p]),
-                            DN_OK);
-                        for (size_t i = 0; i < rows * n; i++)
-                            differ += tbits(got[i]) != tbits(want[i]);
-                    }
-                    /* the row-range form on [r0, r1): those rows, the others untouched */
-                    size_t r0 = rows / 3, r1 = rows - rows / 4;
-                    for (size_t c = 0; c < n; c++)
-                        assert_int_equal(a->from_f32(act + c * k, col16 + c * k, k), DN_OK);
-                    memset(got, 0xA5, rows * n * 4);
-                    assert_int_equal(
-                        a->mat_mul_path_rows((dn_f16_path)path, w, rows, k, col16, n, r0, r1, got),
-                        DN_OK);
-                    for (size_t c = 0; c < n; c++)
-                        for (size_t r = 0; r < rows; r++)
-                            differ += tbits(got[c * rows + r]) !=
-                                      (r >= r0 && r < r1 ? tbits(want[c * rows + r]) : 0xA5A5A5A5u);
-                    if (path == DN_F16_PATH_VEC_DOT)
-                        for (size_t c = 0; c < n; c++) {
-                            assert_int_equal(
-                                a->mat_vec(w, rows, k, act + c * k, got + c * rows, pools[1]),
-                                DN_OK);
-                            for (size_t r = 0; r < rows; r++)
-                                differ += tbits(got[c * rows + r]) != tbits(want[c * rows + r]);
-                        }
-                }
+                    b.act[i] = (float)((int64_t)(splitmix(&seed) % 2001) - 1000) / 256.0f;
+                size_t differ = path_case(a, &b, rows, k, n);
                 if (differ)
                     printf("  %s %zu x %zu, n %zu: %zu outputs differ\n", a->name, rows, k, n,
                            differ);
                 assert_int_equal(differ, 0);
             }
-        assert_int_equal(a->mat_mul_path((dn_f16_path)2, w, 1, 8, act, 1, got, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, NULL, 1, 8, act, 1, got, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 1, 8, act, 2, NULL, NULL),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(
-            a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 4, 8, act, SIZE_MAX / 8, got, NULL),
-            DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path(DN_F16_PATH_VEC_DOT, w, 0, 8, act, 3, NULL, NULL), DN_OK);
-        assert_int_equal(a->mat_mul_path_rows((dn_f16_path)2, w, 4, 8, col16, 1, 0, 4, got),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_SGEMM, w, 4, 12, col16, 1, 0, 4, got),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, col16, 2, 3, 2, got),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, col16, 2, 0, 5, got),
-                         DN_ERR_INVALID_ARGUMENT);
-        assert_int_equal(a->mat_mul_path_rows(DN_F16_PATH_VEC_DOT, w, 4, 8, NULL, 2, 0, 4, got),
-                         DN_ERR_INVALID_ARGUMENT);
+        path_arguments_are_checked(a, &b);
     }
-    dn_pool_destroy(pools[1]);
-    dn_pool_destroy(pools[2]);
-    free(w), free(col), free(col16), free(act), free(want), free(got);
+    dn_pool_destroy(b.pools[1]);
+    dn_pool_destroy(b.pools[2]);
+    free(b.w), free(b.col), free(b.col16), free(b.act), free(b.want), free(b.got);
 }
 
 /* Every pointer placement gives the same bits: weights 0, 16, 32 and 48

@@ -341,10 +341,9 @@ int dn_check_f16(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, void
                     run_acc(&dn_f16_scalar, kern, which, &b, lengths[i], &r, &res);
             } else if (which >= VEC_DOT) {
                 for (size_t k = 0; k <= dot_max; k++) run_one(rt, kt, bf, which, &b, k, &r, &res);
-                if (which == SGEMM_ROWS)
-                    run_blocks(rt, kt, bf, which, plan->seed * 37 + 200u + bf, &res);
-                if (which == VEC_DOT_COLS)
-                    run_blocks(rt, kt, bf, which, plan->seed * 37 + 220u + bf, &res);
+                if (which == SGEMM_ROWS || which == VEC_DOT_COLS)
+                    run_blocks(rt, kt, bf, which,
+                               plan->seed * 37 + (which == SGEMM_ROWS ? 200u : 220u) + bf, &res);
                 if (which == MAT_VEC_ROWS)
                     run_long_rows(rt, kt, bf, plan->seed * 41 + 300u + bf, &res);
             } else {
