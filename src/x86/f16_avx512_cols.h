@@ -93,6 +93,28 @@ DN_INLINE void vd_pass_n(const uint16_t *w, size_t k, const float *act, size_t a
     }
 }
 
+/* The first group of a block reads the block's weights from memory, a
+   chunk of two rows a pass: the rows VD_AHEAD tiles later in that order
+   (the next chunk's first rows once the block's rows run out) are fetched
+   now. TinyLlama F16 in place, 128-token prompt, one thread, six
+   alternated pairs on 2026-12-05 (a noisy host): 48.0-54.2 tokens/s
+   against 41.4-49.8 without, five of six pairs ahead; copied into huge
+   pages 73.9-78.8 against 68.2-69.7; two threads level; 8 tiles ahead
+   50.4-51.3. No effect on bits. */
+#define VD_AHEAD 4
+DN_INLINE void first_group_ahead(const uint16_t *w, size_t k, size_t rb, size_t re, size_t r,
+                                 size_t b0, size_t b1, size_t whole)
+{
+    size_t a = r + VD_AHEAD * VD_R, from = b0, to = b1;
+    if (a >= re) {
+        a = rb + (a - re);
+        from = b1, to = whole - b1 < VD_KC ? whole : b1 + VD_KC;
+    }
+    for (size_t i = 0; i < VD_R && a + i < re && from < to; i++)
+        for (size_t e = from; e < to; e += 32)
+            _mm_prefetch((const char *)(w + (a + i) * k + e), _MM_HINT_T0);
+}
+
 /* Rows [r0, r1) x n columns: blocks of VD_RB rows (their weights stay in
    L2), each passed by groups of at most VD_C columns, as even as n allows; a group runs VD_KC elements
    of k through every tile of the block (the group's 12 KiB of activations
@@ -110,9 +132,11 @@ DN_INLINE void vec_dot_cols_t(const uint16_t *w, size_t rows, size_t k, const fl
             size_t c = g * n / groups, C = (g + 1) * n / groups - c;
             for (size_t b0 = 0; b0 == 0 || b0 < whole; b0 += VD_KC) {
                 size_t b1 = whole - b0 < VD_KC ? whole : b0 + VD_KC;
-                for (size_t r = rb; r < re; r += VD_R)
+                for (size_t r = rb; r < re; r += VD_R) {
+                    if (g == 0) first_group_ahead(w, k, rb, re, r, b0, b1, whole);
                     vd_pass_n(w + r * k, k, act + c * k, k, b0, b1, re - r < VD_R ? re - r : VD_R,
                               C, &chains[(r - rb) / VD_R], b0 == 0, bf);
+                }
             }
             for (size_t r = rb; r < re; r++)
                 for (size_t j = 0; j < C; j++) {
