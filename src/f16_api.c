@@ -65,12 +65,17 @@ dn_status dn_f16_dequantize_row(const uint8_t *row, float *out, size_t n)
     return DN_OK;
 }
 
+/* A path the caller names: a known one, SGEMM only for k % 8 == 0. */
+static int path_checked(dn_f16_path path, size_t k)
+{
+    return path == DN_F16_PATH_VEC_DOT || (path == DN_F16_PATH_SGEMM && k % 8 == 0);
+}
+
 static dn_status dot(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
                      const uint16_t *x, size_t k, float *out)
 {
     if (!out || (k && (!w || !x))) return DN_ERR_INVALID_ARGUMENT;
-    if (path != DN_F16_PATH_VEC_DOT && path != DN_F16_PATH_SGEMM) return DN_ERR_INVALID_ARGUMENT;
-    if (path == DN_F16_PATH_SGEMM && k % 8 != 0) return DN_ERR_INVALID_ARGUMENT;
+    if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
     size_t bytes;
     if (!dn_size_mul(k, sizeof(float), &bytes)) return DN_ERR_INVALID_ARGUMENT;
     float stack[DN_F16_STACK_FLOATS];
@@ -126,6 +131,18 @@ typedef struct product {
     int sgemm;
 } product;
 
+/* Rows [r0, r1) of n columns on vec_dot's path: one column by the one-row
+   streams (which also read its patterns, bits), several by vec_dot_cols. */
+static void vec_dot_rows(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
+                         const float *f32, const uint16_t *bits, size_t n, size_t r0, size_t r1,
+                         float *out)
+{
+    if (n == 1)
+        kern->mat_vec_rows(w, k, f32, bits, r0, r1, out);
+    else
+        kern->vec_dot_cols(w, rows, k, f32, n, r0, r1, out);
+}
+
 static void run_task(size_t t, void *ctx)
 {
     const product *p = ctx;
@@ -138,11 +155,7 @@ static void run_task(size_t t, void *ctx)
         p->kern->sgemm_rows(m->w, m->rows, p->k, p->act, p->packed, p->n, r0, r1, m->out);
         return;
     }
-    if (p->n == 1) {
-        p->kern->mat_vec_rows(m->w, p->k, p->act, p->act16, r0, r1, m->out);
-        return;
-    }
-    p->kern->vec_dot_cols(m->w, m->rows, p->k, p->act, p->n, r0, r1, m->out);
+    vec_dot_rows(p->kern, m->w, m->rows, p->k, p->act, p->act16, p->n, r0, r1, m->out);
 }
 
 /* Rows per task: eight tasks per thread so a slow thread does not hold up
@@ -186,18 +199,19 @@ typedef struct columns {
    bytes a load, and a load that straddles two lines costs a second. The
    BF16 one-row stream on patterns 16 bytes past a line (where malloc puts
    a large block) made TinyLlama's BF16 decode 1.45x slower on one thread.
-   The patterns are made once here, not once per task. */
+   The patterns are made once here, not once per task, and only where a
+   kernel reads them (patterns: one column on vec_dot's path). */
 static dn_status make_columns(const dn_w16_kernels *kern, const float *act, const uint16_t *act16,
-                              size_t elems, int sgemm, columns *c)
+                              size_t elems, int patterns, columns *c)
 {
     size_t bytes;
-    if (!dn_size_mul(elems, sizeof(float) + sizeof(uint16_t), &bytes) ||
+    if (!dn_size_mul(elems, sizeof(float) + (patterns ? sizeof(uint16_t) : 0), &bytes) ||
         bytes > SIZE_MAX - 2 * DN_LINE)
         return DN_ERR_INVALID_ARGUMENT;
     c->block = malloc(bytes + 2 * DN_LINE);
     if (!c->block) return DN_ERR_OUT_OF_MEMORY;
     c->f32 = dn_line_up(c->block);
-    c->bits = sgemm ? NULL : dn_line_up(c->f32 + elems);
+    c->bits = patterns ? dn_line_up(c->f32 + elems) : NULL;
     if (act16) {
         if (c->bits && elems) memcpy(c->bits, act16, elems * sizeof *act16);
         kern->widen(act16, c->f32, elems);
@@ -216,7 +230,7 @@ static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t npa
     size_t elems;
     columns cols;
     if (!dn_size_mul(n, k, &elems)) return DN_ERR_INVALID_ARGUMENT;
-    dn_status st = make_columns(kern, act, NULL, elems, sgemm, &cols);
+    dn_status st = make_columns(kern, act, NULL, elems, !sgemm && n == 1, &cols);
     if (st != DN_OK) return st;
 
     size_t tasks = 0;
@@ -246,13 +260,15 @@ static dn_status check_matrix(const uint16_t *w, size_t rows, size_t k, const vo
     return DN_OK;
 }
 
-static dn_status mat_vec(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
-                         const float *x, float *out, dn_pool *pool)
+/* One matrix times n columns, tinyBLAS when sgemm (the shape's rule or the
+   caller's path). */
+static dn_status mat_mul(const dn_w16_kernels *kern, int sgemm, const uint16_t *w, size_t rows,
+                         size_t k, const float *act, size_t n, float *out, dn_pool *pool)
 {
-    dn_status st = check_matrix(w, rows, k, x, 1, out);
+    dn_status st = check_matrix(w, rows, k, act, n, out);
     if (st != DN_OK) return st;
     part one = {w, out, rows, 0, 0};
-    return run_product(kern, &one, 1, k, x, 1, 0, pool);
+    return run_product(kern, &one, 1, k, act, n, sgemm, pool);
 }
 
 static dn_status mat_vec_multi(const dn_w16_kernels *kern, const dn_f16_matrix *mats, size_t count,
@@ -275,30 +291,12 @@ static dn_status mat_vec_multi(const dn_w16_kernels *kern, const dn_f16_matrix *
     return st;
 }
 
-static dn_status mat_mul(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
-                         const float *act, size_t n, float *out, dn_pool *pool)
-{
-    dn_status st = check_matrix(w, rows, k, act, n, out);
-    if (st != DN_OK) return st;
-    part one = {w, out, rows, 0, 0};
-    return run_product(kern, &one, 1, k, act, n, dn_f16_takes_sgemm(rows, k, n), pool);
-}
-
-/* A path the caller names: a known one, SGEMM only for k % 8 == 0. */
-static int path_checked(dn_f16_path path, size_t k)
-{
-    return path == DN_F16_PATH_VEC_DOT || (path == DN_F16_PATH_SGEMM && k % 8 == 0);
-}
-
 static dn_status mat_mul_path(const dn_w16_kernels *kern, dn_f16_path path, const uint16_t *w,
                               size_t rows, size_t k, const float *act, size_t n, float *out,
                               dn_pool *pool)
 {
     if (!path_checked(path, k)) return DN_ERR_INVALID_ARGUMENT;
-    dn_status st = check_matrix(w, rows, k, act, n, out);
-    if (st != DN_OK) return st;
-    part one = {w, out, rows, 0, 0};
-    return run_product(kern, &one, 1, k, act, n, path == DN_F16_PATH_SGEMM, pool);
+    return mat_mul(kern, path == DN_F16_PATH_SGEMM, w, rows, k, act, n, out, pool);
 }
 
 /* ---- row ranges on the caller's thread -------------------------------------- */
@@ -313,16 +311,15 @@ static dn_status rows_product(const dn_w16_kernels *kern, int sgemm, const uint1
     if (st != DN_OK) return st;
     if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
     columns cols;
-    st = make_columns(kern, NULL, act16, n * k, sgemm, &cols); /* check_matrix: n*k fits */
+    /* check_matrix: n*k fits */
+    st = make_columns(kern, NULL, act16, n * k, !sgemm && n == 1, &cols);
     if (st != DN_OK) return st;
     if (sgemm) {
         void *packed = pack_columns(kern, cols.f32, k, n);
         kern->sgemm_rows(w, rows, k, cols.f32, packed, n, row_begin, row_end, out);
         free(packed);
-    } else if (n == 1) {
-        kern->mat_vec_rows(w, k, cols.f32, cols.bits, row_begin, row_end, out);
     } else {
-        kern->vec_dot_cols(w, rows, k, cols.f32, n, row_begin, row_end, out);
+        vec_dot_rows(kern, w, rows, k, cols.f32, cols.bits, n, row_begin, row_end, out);
     }
     free(cols.block);
     return DN_OK;
@@ -343,7 +340,7 @@ static dn_status path_rows(const dn_w16_kernels *kern, dn_f16_path path, const u
 dn_status dn_f16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
                          dn_pool *pool)
 {
-    return mat_vec(f16_kern(), w, rows, k, x, out, pool);
+    return mat_mul(f16_kern(), 0, w, rows, k, x, 1, out, pool);
 }
 
 dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k, const float *x,
@@ -355,7 +352,7 @@ dn_status dn_f16_mat_vec_multi(const dn_f16_matrix *mats, size_t count, size_t k
 dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                          float *out, dn_pool *pool)
 {
-    return mat_mul(f16_kern(), w, rows, k, act, n, out, pool);
+    return mat_mul(f16_kern(), dn_f16_takes_sgemm(rows, k, n), w, rows, k, act, n, out, pool);
 }
 
 dn_status dn_f16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
@@ -387,7 +384,7 @@ dn_status dn_f16_mat_mul_path_rows(dn_f16_path path, const uint16_t *w, size_t r
 dn_status dn_bf16_mat_vec(const uint16_t *w, size_t rows, size_t k, const float *x, float *out,
                           dn_pool *pool)
 {
-    return mat_vec(bf16_kern(), w, rows, k, x, out, pool);
+    return mat_mul(bf16_kern(), 0, w, rows, k, x, 1, out, pool);
 }
 
 dn_status dn_bf16_mat_vec_multi(const dn_bf16_matrix *mats, size_t count, size_t k, const float *x,
@@ -399,7 +396,7 @@ dn_status dn_bf16_mat_vec_multi(const dn_bf16_matrix *mats, size_t count, size_t
 dn_status dn_bf16_mat_mul(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                           float *out, dn_pool *pool)
 {
-    return mat_mul(bf16_kern(), w, rows, k, act, n, out, pool);
+    return mat_mul(bf16_kern(), dn_f16_takes_sgemm(rows, k, n), w, rows, k, act, n, out, pool);
 }
 
 dn_status dn_bf16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,

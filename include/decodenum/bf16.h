@@ -81,8 +81,8 @@ DN_API dn_status dn_bf16_dot(dn_f16_path path, const uint16_t *w, const uint16_t
  * rounded to bfloat16 first. Outputs: out[c*rows + r] = row r . column c.
  * pool: NULL computes on the calling thread; the bits never depend on the
  * pool or the split. Working memory: the rounded activations, 6 bytes per
- * activation element (as floats and as bfloat16 patterns; 4, the floats
- * alone, for a tinyBLAS mat_mul), and the matrix list of
+ * activation element for one column on the vec_dot path (as floats and as
+ * bfloat16 patterns; 4, the floats alone, otherwise), and the matrix list of
  * dn_bf16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); on a CPU with
  * AVX-512, a tinyBLAS mat_mul also packs its columns once per call (2
  * bytes per element with AVX512_BF16, 4 without and up to 8 MiB, for

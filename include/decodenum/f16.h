@@ -106,8 +106,8 @@ DN_API dn_status dn_f16_scale(uint16_t *acc, float s, size_t n);
  * Outputs: out[c*rows + r] = row r . column c. pool: NULL computes on the
  * calling thread; the bits never depend on the pool or the split.
  * Working memory: the rounded and widened activations, 6 bytes per
- * activation element (4, the floats alone, for a tinyBLAS mat_mul), and the
- * matrix list of dn_f16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); a
+ * activation element for one column on the vec_dot path (4, the floats
+ * alone, otherwise), and the matrix list of dn_f16_mat_vec_multi (DN_ERR_OUT_OF_MEMORY possible); a
  * tinyBLAS product
  * may also pack the columns for its kernel (on AVX-512, 4 bytes per
  * element of n rounded up to 8 columns, when that is at most 8 MiB),
@@ -149,8 +149,7 @@ DN_API dn_status dn_f16_mat_mul(const uint16_t *w, size_t rows, size_t k, const 
    few columns, so a batch costs about rows*k*n fused multiply-adds, not n
    reads of the weights. DN_F16_PATH_SGEMM gives tinyBLAS's bits, also for
    n = 1. DN_ERR_INVALID_ARGUMENT also for another path, or SGEMM with
-   k % 8 != 0. Working memory as dn_f16_mat_mul's (for VEC_DOT: 6 bytes per
-   activation element). Since 0.3.0. */
+   k % 8 != 0. Working memory as dn_f16_mat_mul's. Since 0.3.0. */
 DN_API dn_status dn_f16_mat_mul_path(dn_f16_path path, const uint16_t *w, size_t rows, size_t k,
                                      const float *act, size_t n, float *out, dn_pool *pool);
 

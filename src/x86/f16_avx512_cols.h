@@ -43,8 +43,8 @@ typedef struct vd_chains {
    vec_dot_r keeps them, 2RC registers (24 at most); sixteen weights widened
    once for the C columns, sixteen activations loaded once for the R rows.
    Each chain takes its elements in k order, so each output is vec_dot's. */
-DN_INLINE void vd_pass(const uint16_t *w, size_t k, const float *act, size_t astride, size_t b0,
-                       size_t b1, int R, int C, vd_chains *st, int first, int bf)
+DN_INLINE void vd_pass(const uint16_t *w, size_t k, const float *act, size_t b0, size_t b1, int R,
+                       int C, vd_chains *st, int first, int bf)
 {
     __m512 lo[VD_R][VD_C], hi[VD_R][VD_C];
     for (int i = 0; i < R; i++)
@@ -54,13 +54,12 @@ DN_INLINE void vd_pass(const uint16_t *w, size_t k, const float *act, size_t ast
         }
     for (size_t b = b0; b < b1; b += 32) {
         __m512 x[VD_C];
-        for (int c = 0; c < C; c++) x[c] = keep(_mm512_loadu_ps(act + (size_t)c * astride + b));
+        for (int c = 0; c < C; c++) x[c] = keep(_mm512_loadu_ps(act + (size_t)c * k + b));
         for (int i = 0; i < R; i++) {
             __m512 wl = load_w(w + (size_t)i * k + b, bf);
             for (int c = 0; c < C; c++) lo[i][c] = vd_step(wl, x[c], lo[i][c], bf);
         }
-        for (int c = 0; c < C; c++)
-            x[c] = keep(_mm512_loadu_ps(act + (size_t)c * astride + b + 16));
+        for (int c = 0; c < C; c++) x[c] = keep(_mm512_loadu_ps(act + (size_t)c * k + b + 16));
         for (int i = 0; i < R; i++) {
             __m512 wh = load_w(w + (size_t)i * k + b + 16, bf);
             for (int c = 0; c < C; c++) hi[i][c] = vd_step(wh, x[c], hi[i][c], bf);
@@ -74,22 +73,22 @@ DN_INLINE void vd_pass(const uint16_t *w, size_t k, const float *act, size_t ast
 }
 
 /* vd_pass with compile-time sizes. */
-DN_INLINE void vd_pass_n(const uint16_t *w, size_t k, const float *act, size_t astride, size_t b0,
-                         size_t b1, size_t R, size_t C, vd_chains *st, int first, int bf)
+DN_INLINE void vd_pass_n(const uint16_t *w, size_t k, const float *act, size_t b0, size_t b1,
+                         size_t R, size_t C, vd_chains *st, int first, int bf)
 {
     switch (R * 8 + C) {
-    case 2 * 8 + 6: vd_pass(w, k, act, astride, b0, b1, 2, 6, st, first, bf); break;
-    case 2 * 8 + 5: vd_pass(w, k, act, astride, b0, b1, 2, 5, st, first, bf); break;
-    case 2 * 8 + 4: vd_pass(w, k, act, astride, b0, b1, 2, 4, st, first, bf); break;
-    case 2 * 8 + 3: vd_pass(w, k, act, astride, b0, b1, 2, 3, st, first, bf); break;
-    case 2 * 8 + 2: vd_pass(w, k, act, astride, b0, b1, 2, 2, st, first, bf); break;
-    case 2 * 8 + 1: vd_pass(w, k, act, astride, b0, b1, 2, 1, st, first, bf); break;
-    case 1 * 8 + 6: vd_pass(w, k, act, astride, b0, b1, 1, 6, st, first, bf); break;
-    case 1 * 8 + 5: vd_pass(w, k, act, astride, b0, b1, 1, 5, st, first, bf); break;
-    case 1 * 8 + 4: vd_pass(w, k, act, astride, b0, b1, 1, 4, st, first, bf); break;
-    case 1 * 8 + 3: vd_pass(w, k, act, astride, b0, b1, 1, 3, st, first, bf); break;
-    case 1 * 8 + 2: vd_pass(w, k, act, astride, b0, b1, 1, 2, st, first, bf); break;
-    default: vd_pass(w, k, act, astride, b0, b1, 1, 1, st, first, bf); break;
+    case 2 * 8 + 6: vd_pass(w, k, act, b0, b1, 2, 6, st, first, bf); break;
+    case 2 * 8 + 5: vd_pass(w, k, act, b0, b1, 2, 5, st, first, bf); break;
+    case 2 * 8 + 4: vd_pass(w, k, act, b0, b1, 2, 4, st, first, bf); break;
+    case 2 * 8 + 3: vd_pass(w, k, act, b0, b1, 2, 3, st, first, bf); break;
+    case 2 * 8 + 2: vd_pass(w, k, act, b0, b1, 2, 2, st, first, bf); break;
+    case 2 * 8 + 1: vd_pass(w, k, act, b0, b1, 2, 1, st, first, bf); break;
+    case 1 * 8 + 6: vd_pass(w, k, act, b0, b1, 1, 6, st, first, bf); break;
+    case 1 * 8 + 5: vd_pass(w, k, act, b0, b1, 1, 5, st, first, bf); break;
+    case 1 * 8 + 4: vd_pass(w, k, act, b0, b1, 1, 4, st, first, bf); break;
+    case 1 * 8 + 3: vd_pass(w, k, act, b0, b1, 1, 3, st, first, bf); break;
+    case 1 * 8 + 2: vd_pass(w, k, act, b0, b1, 1, 2, st, first, bf); break;
+    default: vd_pass(w, k, act, b0, b1, 1, 1, st, first, bf); break;
     }
 }
 
@@ -116,11 +115,11 @@ DN_INLINE void first_group_ahead(const uint16_t *w, size_t k, size_t rb, size_t 
 }
 
 /* Rows [r0, r1) x n columns: blocks of VD_RB rows (their weights stay in
-   L2), each passed by groups of at most VD_C columns, as even as n allows; a group runs VD_KC elements
-   of k through every tile of the block (the group's 12 KiB of activations
-   stay in L1 while the weights stream past them), the chains kept in
-   chains[] between; then each output is folded and its k % 32 products
-   added. No effect on bits. */
+   L2), each passed by groups of at most VD_C columns, as even as n allows;
+   a group runs VD_KC elements of k through every tile of the block (the
+   group's 12 KiB of activations stay in L1 while the weights stream past
+   them), the chains kept in chains[] between; then each output is folded
+   and its k % 32 products added. No effect on bits. */
 DN_INLINE void vec_dot_cols_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                               size_t r0, size_t r1, float *out, int bf)
 {
@@ -134,8 +133,8 @@ DN_INLINE void vec_dot_cols_t(const uint16_t *w, size_t rows, size_t k, const fl
                 size_t b1 = whole - b0 < VD_KC ? whole : b0 + VD_KC;
                 for (size_t r = rb; r < re; r += VD_R) {
                     if (g == 0) first_group_ahead(w, k, rb, re, r, b0, b1, whole);
-                    vd_pass_n(w + r * k, k, act + c * k, k, b0, b1, re - r < VD_R ? re - r : VD_R,
-                              C, &chains[(r - rb) / VD_R], b0 == 0, bf);
+                    vd_pass_n(w + r * k, k, act + c * k, b0, b1, re - r < VD_R ? re - r : VD_R, C,
+                              &chains[(r - rb) / VD_R], b0 == 0, bf);
                 }
             }
             for (size_t r = rb; r < re; r++)
