@@ -378,30 +378,42 @@ static inline V gelu_body(V x, const float *unused)
     return sel(gt(x, F(6.0f)), x, r);
 }
 
-/* The array loop of the fast paths whose chains are long: two vectors an
-   iteration, through body when neither has a lane outside its range (off),
-   else each through the whole sequence (slow). gelu's body is one chain of
-   ~175 cycles of latency in 245 instructions and ran at ~125 cycles a
-   vector: the scheduler holds little more than one vector's waiting
-   operations, so two chains side by side (DN_INTERLEAVED) fill it. tab is
-   a table the body reads (ln1p's paired ln tables), NULL for the others. */
-static inline __attribute__((always_inline)) void unary_pairs(const float *x, float *y, size_t n,
-                                                              const float *tab, int (*off)(V),
-                                                              V (*body)(V, const float *),
-                                                              V (*slow)(V))
+/* The array loop of the fast paths whose chains are long: `group` vectors
+   (2, 4 or 8) an iteration, through body when none has a lane outside its
+   range (off), else each through the whole sequence (slow). gelu's body is
+   one chain of ~175 cycles of latency in 245 instructions and ran at ~125
+   cycles a vector: the scheduler holds little more than one vector's
+   waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
+   sigmoid and silu (~75 operations a vector, a fourth of them the exp
+   table's permutes and blends) gain from more, though four and eight spill
+   registers: 0.79-0.84 of their time in pairs with four, 0.96-0.97 of
+   that with eight; softplus 0.87-0.90 with four; tanh, gelu_tanh, sin and
+   cos nothing (0.91-1.03), gelu and ln1p lose (1.2, 1.05), and keep two
+   (docs/log/math.md, "More vectors an iteration"). tab is a table the
+   body reads (ln1p's paired ln tables), NULL for the others. */
+static inline __attribute__((always_inline)) void
+unary_groups(const float *x, float *y, size_t n, int group, const float *tab, int (*off)(V),
+             V (*body)(V, const float *), V (*slow)(V))
 {
     unsigned csr = enter();
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        V a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
-        if (off(a) | off(b)) {
-            _mm256_storeu_ps(y + i, slow(a));
-            _mm256_storeu_ps(y + i + 8, slow(b));
-        } else {
-            V ra = body(a, tab), rb = body(b, tab);
-            _mm256_storeu_ps(y + i, ra);
-            _mm256_storeu_ps(y + i + 8, rb);
+    for (; i + 8 * (size_t)group <= n; i += 8 * (size_t)group) {
+        V v[8], r[8];
+        int bad = 0;
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) {
+            v[k] = _mm256_loadu_ps(x + i + 8 * k);
+            bad |= off(v[k]);
         }
+        if (bad) {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = slow(v[k]);
+        } else {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = body(v[k], tab);
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) _mm256_storeu_ps(y + i + 8 * k, r[k]);
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;
@@ -416,15 +428,15 @@ static inline __attribute__((always_inline)) void unary_pairs(const float *x, fl
 
 DN_INTERLEAVED static void tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, tanh_off, tanh_body, tanh_rare);
+    unary_groups(x, y, n, 2, NULL, tanh_off, tanh_body, tanh_rare);
 }
 DN_INTERLEAVED static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+    unary_groups(x, y, n, 2, NULL, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, gelu_off, gelu_body, v_gelu_slow);
+    unary_groups(x, y, n, 2, NULL, gelu_off, gelu_body, v_gelu_slow);
 }
 
 /* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
@@ -568,23 +580,23 @@ static inline V softplus_rare(V u)
 
 DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, sigmoid_off, sigmoid_body, v_sigmoid_slow);
+    unary_groups(x, y, n, 8, NULL, sigmoid_off, sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, silu_off, silu_body, v_silu_slow);
+    unary_groups(x, y, n, 8, NULL, silu_off, silu_body, v_silu_slow);
 }
 DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)
 {
     float pairs[256] __attribute__((aligned(32)));
     ln_pairs(pairs);
-    unary_pairs(x, y, n, pairs, softplus_off, softplus_body, softplus_rare);
+    unary_groups(x, y, n, 4, pairs, softplus_off, softplus_body, softplus_rare);
 }
 DN_INTERLEAVED static void ln1p_v_avx2(const float *x, float *y, size_t n)
 {
     float pairs[256] __attribute__((aligned(32)));
     ln_pairs(pairs);
-    unary_pairs(x, y, n, pairs, ln1p_off, ln1p_body, v_ln1p_slow);
+    unary_groups(x, y, n, 2, pairs, ln1p_off, ln1p_body, v_ln1p_slow);
 }
 
 #endif /* DN_MATH_ACT_AVX2_H */

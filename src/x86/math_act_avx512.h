@@ -13,9 +13,9 @@
  * reference's two multiplies are. The input flush and the zero and NaN
  * fixes run only in vectors with a zero, denormal or NaN input (one
  * compare per vector: tiny_or_nan). The recip seed is a division
- * (recip_split_s). The array loops take two vectors an iteration
- * (unary_pairs), each through a body without branches when neither has an
- * odd lane, with GCC's first scheduling pass and register-pressure
+ * (recip_split_s). The array loops take four or eight vectors an
+ * iteration (unary_groups), each through a body without branches when
+ * none has an odd lane, with GCC's first scheduling pass and register-pressure
  * scheduling on (DN_INTERLEAVED): 0.74-0.91x the time (docs/math.md,
  * "Branch-free bodies"). The whole masked sequence two vectors at a time,
  * its branches included, had gained nothing (1.00-1.05x).
@@ -376,22 +376,33 @@ INLINE V softplus_rare(V u)
     return v_softplus_slow(u);
 }
 
-/* math_act_avx2.h's unary_pairs: two vectors an iteration, interleaved. */
-INLINE void unary_pairs(const float *x, float *y, size_t n, int (*off)(V), V (*body)(V),
-                        V (*slow)(V))
+/* math_act_avx2.h's unary_groups: `group` vectors (4 or 8) an iteration,
+   interleaved. With 32 registers more chains pay here than on AVX2: four
+   took 0.71-0.96 of two's time in every one of these loops and sin/cos's,
+   eight 0.65 (sigmoid) and 0.70 (silu) of two's, 0.89-1.1 elsewhere
+   (docs/log/math.md, "More vectors an iteration"). */
+INLINE void unary_groups(const float *x, float *y, size_t n, int group, int (*off)(V), V (*body)(V),
+                         V (*slow)(V))
 {
     unsigned csr = dn_avx2_enter();
     size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        V a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-        if (off(a) | off(b)) {
-            _mm512_storeu_ps(y + i, slow(a));
-            _mm512_storeu_ps(y + i + 16, slow(b));
-        } else {
-            V ra = body(a), rb = body(b);
-            _mm512_storeu_ps(y + i, ra);
-            _mm512_storeu_ps(y + i + 16, rb);
+    for (; i + 16 * (size_t)group <= n; i += 16 * (size_t)group) {
+        V v[8], r[8];
+        int bad = 0;
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) {
+            v[k] = _mm512_loadu_ps(x + i + 16 * k);
+            bad |= off(v[k]);
         }
+        if (bad) {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = slow(v[k]);
+        } else {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = body(v[k]);
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) _mm512_storeu_ps(y + i + 16 * k, r[k]);
     }
     for (; i < n; i += 16) {
         M m = n - i < 16 ? (M)((1u << (n - i)) - 1u) : (M)0xFFFF;
@@ -416,31 +427,31 @@ INLINE V tanh_rare(V x)
 
 DN_INTERLEAVED static void tanh_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, tanh_off, tanh_body, tanh_rare);
+    unary_groups(x, y, n, 4, tanh_off, tanh_body, tanh_rare);
 }
 DN_INTERLEAVED static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+    unary_groups(x, y, n, 4, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, gelu_off, gelu_body, v_gelu_slow);
+    unary_groups(x, y, n, 4, gelu_off, gelu_body, v_gelu_slow);
 }
 DN_INTERLEAVED static void sigmoid_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, sigmoid_off, sigmoid_body, v_sigmoid_slow);
+    unary_groups(x, y, n, 8, sigmoid_off, sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, silu_off, silu_body, v_silu_slow);
+    unary_groups(x, y, n, 8, silu_off, silu_body, v_silu_slow);
 }
 DN_INTERLEAVED static void softplus_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, softplus_off, softplus_body, softplus_rare);
+    unary_groups(x, y, n, 4, softplus_off, softplus_body, softplus_rare);
 }
 DN_INTERLEAVED static void ln1p_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, ln1p_off, ln1p_body, v_ln1p_slow);
+    unary_groups(x, y, n, 4, ln1p_off, ln1p_body, v_ln1p_slow);
 }
 
 #undef A

@@ -569,26 +569,34 @@ INLINE void unary_avx512(const float *x, float *y, size_t n, V (*f)(V))
     leave(csr);
 }
 
-/* exp of x_i (or of x_i - m, with_m: softmax) into y: two vectors under one
-   range test (exp_slow2), then one, then the last n mod 16 under a mask.
-   One test per two vectors: exp_v took 0.96x the time of one per vector. */
+/* exp of x_i (or of x_i - m, with_m: softmax) into y: four vectors under
+   one range test (exp_slow2 twice), then one, then the last n mod 16 under
+   a mask. One test per two vectors: exp_v took 0.96x the time of one per
+   vector; four vectors an iteration with GCC's scheduling pass
+   (DN_INTERLEAVED on the callers) 0.87-0.90x that of two without it,
+   four without the pass 0.97-0.98x (docs/log/math.md, "More vectors an
+   iteration"). */
 INLINE void exp_loop(const float *x, float *y, size_t n, V vm, int with_m)
 {
     exp_words tw = exp_words_load();
     unsigned csr = dn_avx2_enter();
     size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        V a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-        if (with_m) a = SUB(a, vm), b = SUB(b, vm);
-        if (__builtin_expect(exp_slow2(a, b), 0)) {
-            a = v_exp(a);
-            b = v_exp(b);
-        } else {
-            a = exp_fast(a, &tw);
-            b = exp_fast(b, &tw);
+    for (; i + 64 <= n; i += 64) {
+        V v[4];
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm512_loadu_ps(x + i + 16 * k);
+            if (with_m) v[k] = SUB(v[k], vm);
         }
-        _mm512_storeu_ps(y + i, a);
-        _mm512_storeu_ps(y + i + 16, b);
+        if (__builtin_expect(exp_slow2(v[0], v[1]) | exp_slow2(v[2], v[3]), 0)) {
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) v[k] = v_exp(v[k]);
+        } else {
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; k++) v[k] = exp_fast(v[k], &tw);
+        }
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) _mm512_storeu_ps(y + i + 16 * k, v[k]);
     }
     for (; i + 16 <= n; i += 16) {
         V a = _mm512_loadu_ps(x + i);
@@ -602,7 +610,7 @@ INLINE void exp_loop(const float *x, float *y, size_t n, V vm, int with_m)
     leave(csr);
 }
 
-static void exp_v_avx512(const float *x, float *y, size_t n)
+DN_INTERLEAVED static void exp_v_avx512(const float *x, float *y, size_t n)
 {
     exp_loop(x, y, n, _mm512_setzero_ps(), 0);
 }
@@ -629,7 +637,7 @@ static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x,
 /* dn_ref_softmax: fmax and fsum are the fp32 core's AVX-512 reductions
    (the reference's lanes and tree), exp the fast loop above, the reciprocal
    the scalar one, then y_i * r with the result rule. */
-static float softmax_avx512(const float *x, float *y, size_t n)
+DN_INTERLEAVED static float softmax_avx512(const float *x, float *y, size_t n)
 {
     if (n == 0) return 0.0f;
     float mx = dn_fp32_avx512.fmax(x, n);

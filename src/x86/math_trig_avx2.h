@@ -235,7 +235,7 @@ static inline V v_cos(V x)
    binary32 x stay far above 2^-126), no NaN or infinity and no small
    argument, so it skips the flushes, the fixes and the small-argument
    select, and takes the shifted windows without the test for gathers;
-   two vectors an iteration, interleaved (unary_pairs). Any other vector
+   two vectors an iteration, interleaved (unary_groups). Any other vector
    takes the whole sequence, out of line. */
 static inline int trig_off(V x)
 {
@@ -271,11 +271,11 @@ static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
 
 DN_INTERLEAVED static void sin_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, trig_off, sin_body, v_sin_slow);
+    unary_groups(x, y, n, 2, NULL, trig_off, sin_body, v_sin_slow);
 }
 DN_INTERLEAVED static void cos_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_pairs(x, y, n, NULL, trig_off, cos_body, v_cos_slow);
+    unary_groups(x, y, n, 2, NULL, trig_off, cos_body, v_cos_slow);
 }
 
 static inline void sincos8(const float *x, float *s, float *c)
@@ -300,7 +300,7 @@ static inline void sincos8_fast(V x, float *s, float *c)
     _mm256_storeu_ps(c, trig_cos_val(a));
 }
 
-/* As unary_pairs, with two outputs. */
+/* As unary_groups with two, with two outputs. */
 DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
 {
     unsigned csr = enter();
