@@ -468,11 +468,6 @@ static inline V sigmoid_body(V x, const float *unused)
     return AS_F(_mm256_add_epi32(AS_I(y), s.se));
 }
 
-static inline V v_sigmoid_fast(V x)
-{
-    return sigmoid_off(x) ? v_sigmoid_slow(x) : sigmoid_body(x, NULL);
-}
-
 /* silu for x in [-86, inf] with |x| >= 2^-60: x sigmoid(x) >= 2^-118 and
    every step of times_sigmoid's two scales is normal (for x >= 80, e = 0;
    |v| <= 2, so v 2^127 is infinite in both forms), so they are one
@@ -494,8 +489,6 @@ static inline V silu_body(V x, const float *unused)
     VI step = _mm256_add_epi32(s.se, _mm256_sub_epi32(AS_I(x), AS_I(X)));
     return AS_F(_mm256_add_epi32(AS_I(v), step));
 }
-
-static inline V v_silu_fast(V x) { return silu_off(x) ? v_silu_slow(x) : silu_body(x, NULL); }
 
 /* recip_core() of u in [2^-125, 2^125] (positive): m = u 2^-E exactly,
    err = 0 (r - 0*y1 is r), and the result y 2^-E, normal, by adding
