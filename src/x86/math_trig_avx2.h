@@ -300,7 +300,7 @@ static inline void sincos8_fast(V x, float *s, float *c)
     _mm256_storeu_ps(c, trig_cos_val(a));
 }
 
-/* As unary_groups with two, with two outputs. */
+/* As unary_groups with a group of two, with two outputs. */
 DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
 {
     unsigned csr = enter();
