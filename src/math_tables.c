@@ -40,6 +40,22 @@ const uint32_t dn_exp_table[64] = {
     0x1575257D, 0x7377D0DF, 0xDBFA83B3, 0x0D7D3E0C,
 };
 
+/* 2^(j/64) = 2^(j1/8) 2^(j0/64), j = 8 j1 + j0: rows 2^(i/8) hi, lo, 2^(i/64)
+   hi, lo (each factor rounded to binary32, then its rest). The AVX2 kernels
+   form T_hi and T_lo from them (src/x86/math_avx2.c, exp_table); for every j
+   the result equals dn_exp_table's word, which the generator checks in exact
+   arithmetic. */
+const float dn_exp_factors[4][8] = {
+    {0x1p+0f, 0x1.172b84p+0f, 0x1.306fep+0f, 0x1.4bfdaep+0f,
+     0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f},
+    {0.0f, -0x1.c15742p-27f, 0x1.4636e2p-25f, -0x1.593abcp-25f,
+     0x1.9fcef4p-26f, 0x1.15506ep-27f, -0x1.a94b14p-26f, -0x1.822dbcp-27f},
+    {0x1p+0f, 0x1.02c9a4p+0f, 0x1.059b0ep+0f, 0x1.087452p+0f,
+     0x1.0b5586p+0f, 0x1.0e3ec4p+0f, 0x1.11301ep+0f, 0x1.1429aap+0f},
+    {0.0f, -0x1.887fap-28f, -0x1.9d4f52p-25f, -0x1.e2990ep-26f,
+     0x1.9f3122p-25f, -0x1.a585ccp-25f, -0x1.fdb496p-25f, 0x1.d525bcp-25f},
+};
+
 /* ln, j = the top 7 fraction bits of m in [3/4, 3/2): c_j = 128/K_j with
    K_j = the integer nearest 128 / (the middle of j's interval);
    invc = K_j/128 (8 bits, so m_hi*invc is exact), L_j = ln(c_j) = lhi + llo,

@@ -19,6 +19,9 @@ typedef struct dn_math_consts {
 extern const dn_math_consts dn_math_c;
 /* 2^(j/64): fraction of T_hi in bits 0-22, T_lo = (signed bits 23-31) * 2^-32 */
 extern const uint32_t dn_exp_table[64];
+/* 2^(i/8) hi, lo and 2^(i/64) hi, lo, i = 0..7: dn_exp_table's words rebuilt
+   by the AVX2 kernels (math_avx2.c, exp_table) */
+extern const float dn_exp_factors[4][8];
 /* ln: K_j/128, ln(c_j) = lhi + llo, j = top 7 fraction bits of m */
 extern const float dn_ln_invc[128];
 extern const float dn_ln_lhi[128];

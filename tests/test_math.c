@@ -4,16 +4,39 @@
  * docs/numerics.md section 8: special values, the overflow and underflow
  * thresholds, each seed sentence (softplus past 16, softmax's order, the
  * norms' order, rope's pairing and pass-through, hadamard twice), argument
- * errors. Runs under every DECODENUM_ISA (tests/CMakeLists.txt).
+ * errors; dn_exp_table rebuilt from the AVX2 kernels' two factor tables.
+ * Runs under every DECODENUM_ISA (tests/CMakeLists.txt).
  */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "decodenum.h"
+#include "math_tables.h"
 #include "testutil.h"
 
 #define NAN_BITS 0x7FC00000u
+
+/* The AVX2 kernels form 2^(j/64) = 2^(j1/8) 2^(j0/64) from dn_exp_factors
+   (src/x86/math_avx2.c, exp_table) instead of reading dn_exp_table: the
+   same operations here, in binary32 with one fused multiply-subtract and
+   one fused multiply-add, give every word's T_hi and T_lo exactly. */
+static void exp_factors_rebuild_table(void **state)
+{
+    (void)state;
+    const float sh = 0x1.8p-9f;
+    for (int j = 0; j < 64; j++) {
+        float ah = dn_exp_factors[0][j >> 3], al = dn_exp_factors[1][j >> 3];
+        float bh = dn_exp_factors[2][j & 7], bl = dn_exp_factors[3][j & 7];
+        float p = ah * bh;
+        float l = fmaf(ah, bh, -p) + fmaf(ah, bl, al * bh);
+        float t_hi = p + l;
+        float t_lo = ((l + sh) - sh) + (p - t_hi);
+        uint32_t w = dn_exp_table[j];
+        assert_bits(t_hi, 0x3F800000u | (w & 0x7FFFFFu));
+        assert_true(t_lo == (float)((int32_t)w >> 23) * 0x1p-32f);
+    }
+}
 
 static void exp_specials(void **state)
 {
@@ -443,7 +466,7 @@ int main(void)
         cmocka_unit_test(softmax_sum_bound), cmocka_unit_test(norms_order),
         cmocka_unit_test(rope_pairs),        cmocka_unit_test(hadamard_twice),
         cmocka_unit_test(tanh_specials),     cmocka_unit_test(gelu_specials),
-        cmocka_unit_test(rms0_gated),
+        cmocka_unit_test(rms0_gated),        cmocka_unit_test(exp_factors_rebuild_table),
     };
     return cmocka_run_group_tests_name("math", tests, NULL, NULL);
 }

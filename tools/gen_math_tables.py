@@ -127,6 +127,7 @@ def main():
         lo = int(mpmath.nint((t - mpmath.mpf(hi)) * 2 ** 32))
         assert -256 <= lo <= 255, (j, lo)
         exp_words.append(((lo & 0x1FF) << 23) | (bits(hi) & 0x7FFFFF))
+    exp_factors = exp_factor_tables(exp_words)
 
     # ---- ln ----------------------------------------------------------------
     # Index j = the top seven fraction bits of m in [3/4, 3/2): j < 64 is
@@ -219,6 +220,17 @@ def main():
         w("    " + " ".join("0x%08X," % v for v in exp_words[i:i + 4]))
     w("};")
     w("")
+    w("/* 2^(j/64) = 2^(j1/8) 2^(j0/64), j = 8 j1 + j0: rows 2^(i/8) hi, lo, 2^(i/64)")
+    w("   hi, lo (each factor rounded to binary32, then its rest). The AVX2 kernels")
+    w("   form T_hi and T_lo from them (src/x86/math_avx2.c, exp_table); for every j")
+    w("   the result equals dn_exp_table's word, which the generator checks in exact")
+    w("   arithmetic. */")
+    w("const float dn_exp_factors[4][8] = {")
+    for row in exp_factors:
+        w("    {" + ", ".join(hexf(v) for v in row[:4]) + ",")
+        w("     " + ", ".join(hexf(v) for v in row[4:]) + "},")
+    w("};")
+    w("")
     w("/* ln, j = the top 7 fraction bits of m in [3/4, 3/2): c_j = 128/K_j with")
     w("   K_j = the integer nearest 128 / (the middle of j's interval);")
     w("   invc = K_j/128 (8 bits, so m_hi*invc is exact), L_j = ln(c_j) = lhi + llo,")
@@ -255,6 +267,36 @@ def main():
     text = "\n".join(lines) + "\n"
     with open(out_path, "w") as f:
         f.write(text)
+
+
+def exp_factor_tables(exp_words):
+    """The rows 2^(i/8) hi, lo and 2^(i/64) hi, lo (i = 0..7), after checking
+    that math_avx2.c's exp_table() rebuilds every word of exp_words from them:
+    its binary32 operations replayed exactly, each rounded by f32()."""
+    rows = [[], [], [], []]
+    for i in range(8):
+        for r, d in ((0, 8), (2, 64)):
+            t = mpmath.power(2, mpmath.mpf(i) / d)
+            hi = f32(t)
+            rows[r].append(hi)
+            rows[r + 1].append(f32(t - mpmath.mpf(hi)))
+    q = [[Fraction(v) for v in row] for row in rows]
+    sh = Fraction(3, 2) * Fraction(2) ** -9
+    for j in range(64):
+        ah, al, bh, bl = q[0][j >> 3], q[1][j >> 3], q[2][j & 7], q[3][j & 7]
+        p = Fraction(f32(ah * bh))
+        e = ah * bh - p                       # the fused multiply-subtract: exact
+        c = Fraction(f32(ah * bl + Fraction(f32(al * bh))))
+        l = Fraction(f32(e + c))
+        t_hi = Fraction(f32(p + l))
+        t_lo = Fraction(f32(Fraction(f32(Fraction(f32(l + sh)) - sh)) + Fraction(f32(p - t_hi))))
+        word = exp_words[j]
+        want_hi = Fraction(struct.unpack("<f", struct.pack("<I", 0x3F800000 | (word & 0x7FFFFF)))[0])
+        lo_int = word >> 23
+        if lo_int >= 256:
+            lo_int -= 512
+        assert t_hi == want_hi and t_lo == Fraction(lo_int, 2 ** 32), j
+    return rows
 
 
 def split2(v):

@@ -30,7 +30,8 @@
      (mul2_fused: the reference's error is then exact, as the fused one
      is); the GELUs' fast paths start at |x| >= 2^-30 so that all of theirs
      are;
-   - the exp table is read by register permutes (lut64);
+   - the exp table is formed from two eight-entry factors by register
+     permutes (exp_table in math_avx2.c), not gathered;
    - the flushes, clamps and NaN selects of the inputs and results.
    Measured on the AMD EPYC host of docs/math.md (thread CPU time, the
    builds alternated in one process): see docs/log/math.md, "The
@@ -141,7 +142,7 @@ static inline V v_tanh(V x)
     V small = lt(a, F(0x1.2p-1f));
     if (_mm256_movemask_ps(small) != 0xFF) {
         /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
-        vsig_parts sg = sig_of_exp(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
+        vsig_parts sg = sig_of_exp(exp_split(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1));
         V s = scale(sg.y.y1, _mm256_sub_epi32(I(1), sg.e));
         V h = SUB(F(1.0f), s);
         V err = SUB(SUB(F(1.0f), h), s);
@@ -250,7 +251,7 @@ static inline __attribute__((always_inline)) vexp_parts gelu_q(V a, int fast)
     vtwo u = mul2_t(ha, tau.hi, fast);
     vtwo R = mul22(tau, gelu_poly(u.hi, ADD(u.lo, MUL(ha, tau.lo)), fast), fast);
     vtwo s = mul2_t(a, a, fast);
-    vexp_parts e = exp_split_t(MUL(s.hi, F(-0.5f)), 1, fast);
+    vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
     vtwo q = mul22(R, E, fast);
     vexp_parts r = {q.hi, q.lo, e.k};
@@ -321,7 +322,7 @@ static inline V tanh_body(V x, const float *unused)
     V a = _mm256_andnot_ps(F(-0.0f), x);
     V r = tanh_small(x);
     V small = lt(a, F(0x1.2p-1f));
-    vsig_fast sg = sig_fast(exp_split_t(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1, 1));
+    vsig_fast sg = sig_fast(exp_split(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 1));
     V s = AS_F(_mm256_add_epi32(AS_I(sg.y.y1), _mm256_add_epi32(sg.se, I(1 << 23)))); /* 2^(1-e) */
     V h = SUB(F(1.0f), s);
     V err = SUB(SUB(F(1.0f), h), s);
@@ -345,7 +346,7 @@ static inline V gelu_tanh_body(V x, const float *unused)
     V xm = _mm256_min_ps(x, F(10.0f));
     vtwo z = gelu_tanh_arg_t(xm, 1);
     V zc = _mm256_min_ps(F(80.0f), z.hi);
-    vexp_parts e = exp_split_t(neg(zc), 1, 1);
+    vexp_parts e = exp_split(neg(zc), 1);
     e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
     vsig_fast s = sig_fast(e);
     V X = smant(xm);
@@ -384,11 +385,12 @@ static inline V gelu_body(V x, const float *unused)
    one chain of ~175 cycles of latency in 245 instructions and ran at ~125
    cycles a vector: the scheduler holds little more than one vector's
    waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
-   sigmoid and silu (~75 operations a vector, a fourth of them the exp
-   table's permutes and blends) gain from more, though four and eight spill
-   registers: 0.79-0.84 of their time in pairs with four, 0.96-0.97 of
-   that with eight; softplus 0.87-0.90 with four; tanh, gelu_tanh, sin and
-   cos nothing (0.91-1.03), gelu and ln1p lose (1.2, 1.05), and keep two
+   sigmoid and silu (~65 operations a vector) gain from more: sigmoid
+   four (0.93-0.96 of the time of eight since the exp table became a
+   product of two eight-entry factors, exp_table), silu eight (0.96 of
+   four); softplus four (0.87-0.90 of two), tanh and gelu_tanh four
+   (0.93 of two); sin and cos nothing (0.91-1.03), gelu and ln1p lose
+   (1.07-1.2, 1.05), and keep two
    (docs/log/math.md, "More vectors an iteration"). tab is a table the
    body reads (ln1p's paired ln tables), NULL for the others. */
 static inline __attribute__((always_inline)) void
@@ -428,11 +430,11 @@ unary_groups(const float *x, float *y, size_t n, int group, const float *tab, in
 
 DN_INTERLEAVED static void tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 2, NULL, tanh_off, tanh_body, tanh_rare);
+    unary_groups(x, y, n, 4, NULL, tanh_off, tanh_body, tanh_rare);
 }
 DN_INTERLEAVED static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 2, NULL, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+    unary_groups(x, y, n, 4, NULL, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_v_avx2(const float *x, float *y, size_t n)
 {
@@ -463,7 +465,7 @@ static inline int sigmoid_off(V x)
 static inline V sigmoid_body(V x, const float *unused)
 {
     (void)unused;
-    vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
+    vsig_fast s = sig_fast(exp_split(neg(_mm256_min_ps(x, F(80.0f))), 1));
     V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
     return AS_F(_mm256_add_epi32(AS_I(y), s.se));
 }
@@ -480,7 +482,7 @@ static inline int silu_off(V x)
 static inline V silu_body(V x, const float *unused)
 {
     (void)unused;
-    vsig_fast s = sig_fast(exp_split_t(neg(_mm256_min_ps(x, F(80.0f))), 1, 1));
+    vsig_fast s = sig_fast(exp_split(neg(_mm256_min_ps(x, F(80.0f))), 1));
     V X = smant(x);
     V p = MUL(X, s.y.y1);
     /* mul_err(X, y1, p) is X y1 - p exactly (Dekker: every step exact for
@@ -555,7 +557,7 @@ static inline int softplus_off(V u) { return softplus_wide(u) | softplus_all_big
 static inline V softplus_body(V u, const float *pairs)
 {
     V big = gt(u, F(16.0f));
-    vexp_parts p = exp_split_t(sel(big, neg(u), u), 1, 1);
+    vexp_parts p = exp_split(sel(big, neg(u), u), 1);
     V eh = scale_normal(p.hi, p.k);
     V r = ADD(u, eh);
     return sel(big, r, ln1p_fast(eh, MUL(p.lo, pow2i(p.k)), pairs));
@@ -573,7 +575,7 @@ static inline V softplus_rare(V u)
 
 DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 8, NULL, sigmoid_off, sigmoid_body, v_sigmoid_slow);
+    unary_groups(x, y, n, 4, NULL, sigmoid_off, sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
 {

@@ -2,13 +2,14 @@
 /*
  * The transcendentals on AVX2: each kernel is its reference in src/math.c,
  * eight lanes at a time, operation for operation (the build passes
- * -ffp-contract=off, so nothing is fused behind the code's back; the one
- * fused intrinsic, in the sigmoid family's fast paths of math_act_avx2.h,
- * takes a product that is exact, so it rounds once where the reference's
- * multiply-then-add rounds once, to the same value). Tables are read with
- * gathers, except where register permutes measured faster: the exp table
- * of the activations and the sigmoid family (lut64) and the sin/cos tables
- * and windows (math_trig_avx2.h); the activations' recip seed is a
+ * -ffp-contract=off, so nothing is fused behind the code's back; a fused
+ * intrinsic stands for a reference's multiply-then-add only where the
+ * product is exact, so it rounds once where the reference rounds once, to
+ * the same value; exp_table's, which rebuild constants, are checked for
+ * every input they can take). Tables are read with
+ * gathers, except where register permutes measured faster: exp's table,
+ * rebuilt from two eight-entry factors (exp_table), and the sin/cos
+ * tables and windows (math_trig_avx2.h); the activations' recip seed is a
  * division (math_act_avx2.h).
  *
  * Floating-point environment: the kernels run with MXCSR = DAZ only (see
@@ -98,32 +99,41 @@ typedef struct {
     VI k;
 } vexp_parts;
 
-/* Entry i (0..63) of a 64-word table from registers: eight vpermd on bits
-   0..2 and three levels of blends on bits 3, 4, 5 (15 operations). The
-   same word as a gather; on the AMD host of docs/math.md an 8-lane gather
-   costs about as much as 30 simple operations (docs/log/math.md, "The
-   activations' fast paths"), so tanh's kernel reads the exp table this
-   way: tanh_v took 0.92x its time with the gather (builds alternated on
-   that host, thread CPU time); so do the GELUs' fast paths
-   (math_act_avx2.h). The other kernels keep the gather. */
-static inline VI lut64(const uint32_t *tab, VI i)
+/* T_hi and T_lo of 2^(j/64), j = bits 0-5 of t (the shifter's sum, whose
+   low bits are n's), without reading dn_exp_table: 2^(j/64) = 2^(j1/8)
+   2^(j0/64) (j = 8 j1 + j0), each factor hi + lo from dn_exp_factors by
+   one vpermps on the index's low three bits. The product's head P = Ah*Bh,
+   its exact error (vfmsub) and the cross terms Ah*Bl + Al*Bh give L with
+   P + L within 2^-46 of 2^(j/64) (Al*Bl, below 2^-48, is left out);
+   T_hi = P + L rounded, T_lo = L rounded to a multiple of 2^-32 (the
+   shifter 1.5 * 2^-9) plus P - T_hi (exact). These operations are not the
+   reference's: they only rebuild its constants, and for every j they give
+   exactly dn_exp_table's T_hi and T_lo (tools/gen_math_tables.py replays
+   them in exact arithmetic before it writes the factors; tests/test_math.c
+   checks the compiled tables), so where they round, fused or not, changes
+   no result. Fifteen operations in place of a gather and five (exp_v) or
+   of the 64-word permute's 22 (8 vpermd, 7 blends: the activations): on
+   the AMD EPYC host of docs/math.md exp_v 0.86-0.92x its time, tanh_v
+   0.84x, sigmoid_v 0.92-0.94x, gelu_v 1.03x (its one long chain waits
+   the longer latency); docs/log/math.md, "The exp table as a product". */
+static inline void exp_table(V t, V *t_hi, V *t_lo)
 {
-    V b3 = AS_F(_mm256_slli_epi32(i, 28)), b4 = AS_F(_mm256_slli_epi32(i, 27));
-    V b5 = AS_F(_mm256_slli_epi32(i, 26));
-    V q[8];
-    for (int k = 0; k < 8; k++)
-        q[k] = AS_F(_mm256_permutevar8x32_epi32(_mm256_loadu_si256((const VI *)(tab + 8 * k)), i));
-    V lo = sel(b4, sel(b3, q[3], q[2]), sel(b3, q[1], q[0]));
-    V hi = sel(b4, sel(b3, q[7], q[6]), sel(b3, q[5], q[4]));
-    return AS_I(sel(b5, hi, lo));
+    VI i0 = AS_I(t), i1 = _mm256_srli_epi32(AS_I(t), 3);
+    V ah = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[0]), i1);
+    V al = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[1]), i1);
+    V bh = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[2]), i0);
+    V bl = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[3]), i0);
+    V p = MUL(ah, bh);
+    V l = ADD(_mm256_fmsub_ps(ah, bh, p), _mm256_fmadd_ps(ah, bl, MUL(al, bh)));
+    V hi = ADD(p, l);
+    *t_hi = hi;
+    *t_lo = ADD(SUB(ADD(l, F(0x1.8p-9f)), F(0x1.8p-9f)), SUB(p, hi));
 }
 
-/* exp_split() of x in [-95, 95]; lo only when want_lo; the table read by
-   lut64 when perm, else gathered. Fused where exact, as exp_fast below:
-   n*C1 is exact for |n| < 2^14 (math_tables.c), so x - n*C1 is one
-   vfnmadd; T_lo's integer times 2^-32 is exact, so T_lo + T_hi*q is one
-   vfmadd with the rounded product. */
-static inline vexp_parts exp_split_t(V x, int want_lo, int perm)
+/* exp_split() of x in [-95, 95]; lo only when want_lo. Fused where exact,
+   as exp_fast below: n*C1 is exact for |n| < 2^14 (math_tables.c), so
+   x - n*C1 is one vfnmadd. */
+static inline vexp_parts exp_split(V x, int want_lo)
 {
     const V shifter = F(0x1.8p23f);
     V z = MUL(x, F(C.exp_inv_ln2_64));
@@ -132,19 +142,15 @@ static inline vexp_parts exp_split_t(V x, int want_lo, int perm)
     V nf = SUB(t, shifter);
     V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
-    VI w = perm ? lut64(dn_exp_table, n)
-                : _mm256_i32gather_epi32((const int *)dn_exp_table, _mm256_and_si256(n, I(63)), 4);
-    V t_hi = AS_F(_mm256_or_si256(_mm256_and_si256(w, I(0x7FFFFF)), I(0x3F800000u)));
-    V t_lo32 = _mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23));
-    V lo = _mm256_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q));
+    V t_hi, t_lo;
+    exp_table(t, &t_hi, &t_lo);
+    V lo = ADD(t_lo, MUL(t_hi, q));
     vexp_parts p;
     p.hi = ADD(t_hi, lo);
     p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
     p.k = _mm256_srai_epi32(n, 6);
     return p;
 }
-
-static inline vexp_parts exp_split(V x, int want_lo) { return exp_split_t(x, want_lo, 0); }
 
 /* max(-95, min(95, x)) with a NaN kept */
 static inline V clamp95(V x) { return _mm256_min_ps(F(95.0f), _mm256_max_ps(F(-95.0f), x)); }
@@ -465,11 +471,9 @@ static inline V v_softplus(V u)
    add to the exponent field; other vectors take v_exp whole. Within that
    range the reference's operations are kept, fused only where they are
    exact, as the AVX-512 kernel does (math_avx512.c): x - n*C1 is one
-   vfnmadd, T_lo + T_hi*q one vfmadd of T_lo's integer times 2^-32 with the
-   rounded product; the table index and k << 23 come from t's bits (t =
+   vfnmadd; the table's index and k << 23 come from t's bits (t =
    1.5*2^23 + n). 0.91x the time of the exp_split form on the AMD EPYC
-   host of docs/math.md (builds alternated; "AVX2 exp_v" there); the table
-   read by lut64's permutes instead of the gather was slower. */
+   host of docs/math.md (builds alternated; "AVX2 exp_v" there). */
 static inline V exp_fast(V x)
 {
     const V shifter = F(0x1.8p23f);
@@ -478,10 +482,9 @@ static inline V exp_fast(V x)
     V nf = SUB(t, shifter);
     V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
-    VI w = _mm256_i32gather_epi32((const int *)dn_exp_table, _mm256_and_si256(AS_I(t), I(63)), 4);
-    V t_hi = AS_F(_mm256_or_si256(_mm256_and_si256(w, I(0x7FFFFF)), I(0x3F800000u)));
-    V t_lo32 = _mm256_cvtepi32_ps(_mm256_srai_epi32(w, 23));
-    V hi = ADD(t_hi, _mm256_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q)));
+    V t_hi, t_lo;
+    exp_table(t, &t_hi, &t_lo);
+    V hi = ADD(t_hi, ADD(t_lo, MUL(t_hi, q)));
     /* k << 23 = bits 6-14 of n at bits 23-31: t's bits << 17 (the
        shifter's bits shift out) with the low six cleared */
     VI e = _mm256_and_si256(_mm256_slli_epi32(AS_I(t), 17), I(0xFF800000u));
