@@ -434,6 +434,46 @@ static size_t sgemm_kc(size_t n) { return n > 8 ? 1024 : 512; }
    four rows of weights the next pass widens, asked for into L2 a line per
    step (the kc / 8 steps of a full pass cover their 4 x kc / 32 lines):
    read unasked, they stalled each pass on memory. */
+/* One step (eight elements of k, at l) of tile() below. */
+DN_INLINE void tile_step(float *wf, const uint16_t *w16, const float *act, size_t k, size_t kc,
+                         size_t l, size_t l0, size_t c, int RM, int RN, __m256 sum[4][3],
+                         const char *const *next, unsigned lsh, int bf)
+{
+    if (next) { /* step s asks for line s % lines of row s / lines */
+        size_t s = (l - l0) / 8;
+        _mm_prefetch(next[(s >> lsh) & 3] + 64 * (s & ((1u << lsh) - 1)), _MM_HINT_T1);
+    }
+    __m256 b[3];
+    for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
+    for (int i = 0; i < RM; i++) {
+        __m256 a;
+        if (w16) { /* the pass's first tile widens the weights for the others */
+            a = load_w(w16 + (size_t)i * k + l, bf);
+            _mm256_store_ps(wf + (size_t)i * kc + (l - l0), a);
+        } else {
+            a = _mm256_load_ps(wf + (size_t)i * kc + (l - l0));
+        }
+        for (int j = 0; j < RN; j++) sum[i][j] = _mm256_fmadd_ps(a, b[j], sum[i][j]);
+    }
+}
+
+/* One RM x RN tile (RM <= 4, RN <= 3) of tinyBLAS outputs over elements
+   [l0, l1) of k, from widened weights wf (RM rows of kc, element l at
+   wf[l - l0]). Each output is its own FMA chain, carried between passes in
+   acc (8 lanes per output) and folded by hsum after the last pass; storing a
+   chain's lanes and loading them back changes no bit. w16: NULL, or the
+   RM binary16 rows (stride k) this tile converts itself, storing them into
+   wf for the pass's other tiles (with a separate widening loop first, n = 8
+   ran 13 % slower: 0.99 against 1.14 FMAs per cycle). next: NULL, or the
+   four rows of weights the next pass widens, asked for into L2 a line per
+   step (the kc / 8 steps of a full pass cover their 4 x kc / 32 lines):
+   read unasked, they stalled each pass on memory. The pass's other tiles,
+   which neither widen nor ask, run a loop of their own without the two
+   tests, which GCC 12 kept in the one loop (two compares and branches a
+   step beside twelve FMAs): 4096^2 at n = 64 against ggml's AVX2 build in
+   the same runs went from 0.82-0.94x its speed to 0.93-0.99x on one
+   thread and from 0.83-0.93x to 0.94-1.01x on two (nine runs of each
+   build, alternated; docs/f16.md). */
 static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t *w16,
                                                        const float *act, size_t k, size_t kc,
                                                        size_t l0, size_t l1, size_t rows, size_t r,
@@ -445,24 +485,12 @@ static inline __attribute__((always_inline)) void tile(float *wf, const uint16_t
         for (int j = 0; j < RN; j++)
             sum[i][j] = l0 == 0 ? _mm256_setzero_ps() : _mm256_loadu_ps(acc + 8 * (3 * i + j));
     const unsigned lsh = kc == 1024 ? 5 : 4; /* log2 of the kc / 32 lines of a row */
-    for (size_t l = l0; l < l1; l += 8) {
-        if (next) { /* step s asks for line s % lines of row s / lines */
-            size_t s = (l - l0) / 8;
-            _mm_prefetch(next[(s >> lsh) & 3] + 64 * (s & ((1u << lsh) - 1)), _MM_HINT_T1);
-        }
-        __m256 b[3];
-        for (int j = 0; j < RN; j++) b[j] = _mm256_loadu_ps(act + (c + (size_t)j) * k + l);
-        for (int i = 0; i < RM; i++) {
-            __m256 a;
-            if (w16) { /* the pass's first tile widens the weights for the others */
-                a = load_w(w16 + (size_t)i * k + l, bf);
-                _mm256_store_ps(wf + (size_t)i * kc + (l - l0), a);
-            } else {
-                a = _mm256_load_ps(wf + (size_t)i * kc + (l - l0));
-            }
-            for (int j = 0; j < RN; j++) sum[i][j] = _mm256_fmadd_ps(a, b[j], sum[i][j]);
-        }
-    }
+    if (w16 || next)
+        for (size_t l = l0; l < l1; l += 8)
+            tile_step(wf, w16, act, k, kc, l, l0, c, RM, RN, sum, next, lsh, bf);
+    else
+        for (size_t l = l0; l < l1; l += 8)
+            tile_step(wf, NULL, act, k, kc, l, l0, c, RM, RN, sum, NULL, lsh, bf);
     for (int i = 0; i < RM; i++)
         for (int j = 0; j < RN; j++) {
             if (l1 == k)
