@@ -389,7 +389,7 @@ static inline V gelu_body(V x, const float *unused)
    four (0.93-0.96 of the time of eight since the exp table became a
    product of two eight-entry factors, exp_table), silu eight (0.96 of
    four); softplus four (0.87-0.90 of two), tanh and gelu_tanh four
-   (0.93 of two); sin and cos nothing (0.91-1.03), gelu and ln1p lose
+   (0.91-0.94 of two); sin and cos nothing (0.91-1.03), gelu and ln1p lose
    (1.07-1.2, 1.05), and keep two
    (docs/log/math.md, "More vectors an iteration"). tab is a table the
    body reads (ln1p's paired ln tables), NULL for the others. */
