@@ -423,17 +423,6 @@ DN_INLINE void vec_dot_cols_t(const uint16_t *w, size_t rows, size_t k, const fl
    on 4096^2 products, 1024 gave n = 64 +4 % and n = 8 -5 % against 512. */
 static size_t sgemm_kc(size_t n) { return n > 8 ? 1024 : 512; }
 
-/* One RM x RN tile (RM <= 4, RN <= 3) of tinyBLAS outputs over elements
-   [l0, l1) of k, from widened weights wf (RM rows of kc, element l at
-   wf[l - l0]). Each output is its own FMA chain, carried between passes in
-   acc (8 lanes per output) and folded by hsum after the last pass; storing a
-   chain's lanes and loading them back changes no bit. w16: NULL, or the
-   RM binary16 rows (stride k) this tile converts itself, storing them into
-   wf for the pass's other tiles (with a separate widening loop first, n = 8
-   ran 13 % slower: 0.99 against 1.14 FMAs per cycle). next: NULL, or the
-   four rows of weights the next pass widens, asked for into L2 a line per
-   step (the kc / 8 steps of a full pass cover their 4 x kc / 32 lines):
-   read unasked, they stalled each pass on memory. */
 /* One step (eight elements of k, at l) of tile() below. */
 DN_INLINE void tile_step(float *wf, const uint16_t *w16, const float *act, size_t k, size_t kc,
                          size_t l, size_t l0, size_t c, int RM, int RN, __m256 sum[4][3],
