@@ -104,7 +104,7 @@ typedef struct {
    2^(j0/64) (j = 8 j1 + j0), each factor hi + lo from dn_exp_factors by
    one vpermps on the index's low three bits. The product's head P = Ah*Bh,
    its exact error (vfmsub) and the cross terms Ah*Bl + Al*Bh give L with
-   P + L within 2^-46 of 2^(j/64) (Al*Bl, below 2^-48, is left out);
+   P + L within about 2^-46 of 2^(j/64) (Al*Bl, below 2^-48, is left out);
    T_hi = P + L rounded, T_lo = L rounded to a multiple of 2^-32 (the
    shifter 1.5 * 2^-9) plus P - T_hi (exact). These operations are not the
    reference's: they only rebuild its constants, and for every j they give
