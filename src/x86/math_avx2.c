@@ -130,25 +130,36 @@ static inline void exp_table(V t, V *t_hi, V *t_lo)
     *t_lo = ADD(SUB(ADD(l, F(0x1.8p-9f)), F(0x1.8p-9f)), SUB(p, hi));
 }
 
-/* exp_split() of x in [-95, 95]; lo only when want_lo. Fused where exact,
-   as exp_fast below: n*C1 is exact for |n| < 2^14 (math_tables.c), so
-   x - n*C1 is one vfnmadd. */
-static inline vexp_parts exp_split(V x, int want_lo)
+/* exp_split()'s sum before its last rounding, T e^r = t_hi + lo, for x in
+   [-95, 95], and t, the shifter's sum (n in its low bits). Fused where
+   exact: n*C1 is exact for |n| < 2^14 (math_tables.c), so x - n*C1 is one
+   vfnmadd. */
+typedef struct {
+    V t, t_hi, lo;
+} vexp_sum;
+
+static inline vexp_sum exp_sum(V x)
 {
     const V shifter = F(0x1.8p23f);
-    V z = MUL(x, F(C.exp_inv_ln2_64));
-    V t = ADD(z, shifter);
-    VI n = _mm256_sub_epi32(AS_I(t), AS_I(shifter));
-    V nf = SUB(t, shifter);
+    vexp_sum s;
+    s.t = ADD(MUL(x, F(C.exp_inv_ln2_64)), shifter);
+    V nf = SUB(s.t, shifter);
     V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
-    V t_hi, t_lo;
-    exp_table(t, &t_hi, &t_lo);
-    V lo = ADD(t_lo, MUL(t_hi, q));
+    V t_lo;
+    exp_table(s.t, &s.t_hi, &t_lo);
+    s.lo = ADD(t_lo, MUL(s.t_hi, q));
+    return s;
+}
+
+/* exp_split() of x in [-95, 95]; lo only when want_lo. */
+static inline vexp_parts exp_split(V x, int want_lo)
+{
+    vexp_sum s = exp_sum(x);
     vexp_parts p;
-    p.hi = ADD(t_hi, lo);
-    p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
-    p.k = _mm256_srai_epi32(n, 6);
+    p.hi = ADD(s.t_hi, s.lo);
+    p.lo = want_lo ? ADD(SUB(s.t_hi, p.hi), s.lo) : p.hi;
+    p.k = _mm256_srai_epi32(_mm256_sub_epi32(AS_I(s.t), AS_I(F(0x1.8p23f))), 6);
     return p;
 }
 
@@ -476,18 +487,11 @@ static inline V v_softplus(V u)
    host of docs/math.md (builds alternated; "AVX2 exp_v" there). */
 static inline V exp_fast(V x)
 {
-    const V shifter = F(0x1.8p23f);
-    V z = MUL(x, F(C.exp_inv_ln2_64));
-    V t = ADD(z, shifter);
-    V nf = SUB(t, shifter);
-    V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
-    V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
-    V t_hi, t_lo;
-    exp_table(t, &t_hi, &t_lo);
-    V hi = ADD(t_hi, ADD(t_lo, MUL(t_hi, q)));
+    vexp_sum s = exp_sum(x);
+    V hi = ADD(s.t_hi, s.lo);
     /* k << 23 = bits 6-14 of n at bits 23-31: t's bits << 17 (the
        shifter's bits shift out) with the low six cleared */
-    VI e = _mm256_and_si256(_mm256_slli_epi32(AS_I(t), 17), I(0xFF800000u));
+    VI e = _mm256_and_si256(_mm256_slli_epi32(AS_I(s.t), 17), I(0xFF800000u));
     return AS_F(_mm256_add_epi32(AS_I(hi), e));
 }
 
