@@ -163,8 +163,16 @@ dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type, const
     size_t c1 = act && col < SIZE_MAX ? col + 1 : col;
     dn_status st = act_args(act, col, c1, type, w, rows, row_begin, row_end, out, 1, &empty);
     if (st != DN_OK || empty) return st;
-    return dn_kernels_active()->dot->mat_mul_rows(act, col, c1, type, w, rows, row_begin, row_end,
-                                                  out, 0, bad);
+    /* The table's row kernel itself where it has one: its mat_mul_rows
+       reaches it for one column through three more calls and as many
+       coverage tests, which an engine splitting rows pays per chunk. */
+    const dn_dot_kernels *k = dn_kernels_active()->dot;
+    const dn_act_row *row;
+    const dn_dot_act *a;
+    if (k->mat_vec_rows_act && dn_act_view(act, col, type, &row, &a))
+        return k->mat_vec_rows_act(type, w, rows, act->n, row, act->scaling, a, row_begin, row_end,
+                                   out, bad);
+    return k->mat_mul_rows(act, col, c1, type, w, rows, row_begin, row_end, out, 0, bad);
 }
 
 dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end, dn_type type,

@@ -178,6 +178,10 @@ static void unreadable_named(const dn_act *act, const mats *m, size_t ti, dn_poo
     assert_int_equal(dn_act_mat_mul_rows(act, 1, 3, t, w, m->rows, 5, m->rows, out, &bad),
                      DN_ERR_UNREADABLE_BLOCK);
     assert_int_equal(bad, blk);
+    bad = 0;
+    assert_int_equal(dn_act_mat_vec_rows(act, 2, t, w, m->rows, 21, 25, out, &bad),
+                     DN_ERR_UNREADABLE_BLOCK);
+    assert_int_equal(bad, blk);
     assert_int_equal(dn_act_mat_vec_rows(act, 0, t, w, m->rows, 24, m->rows, out, &bad), DN_OK);
     w[blk * bb + d] = keep[0], w[blk * bb + d + 1] = keep[1];
 }
