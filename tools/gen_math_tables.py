@@ -284,12 +284,11 @@ def exp_factor_tables(exp_words):
     sh = Fraction(3, 2) * Fraction(2) ** -9
     for j in range(64):
         ah, al, bh, bl = q[0][j >> 3], q[1][j >> 3], q[2][j & 7], q[3][j & 7]
-        p = Fraction(f32(ah * bh))
-        e = ah * bh - p                       # the fused multiply-subtract: exact
-        c = Fraction(f32(ah * bl + Fraction(f32(al * bh))))
-        l = Fraction(f32(e + c))
-        t_hi = Fraction(f32(p + l))
-        t_lo = Fraction(f32(Fraction(f32(Fraction(f32(l + sh)) - sh)) + Fraction(f32(p - t_hi))))
+        c = Fraction(f32(ah * bl + Fraction(f32(al * bh))))   # fused multiply-add
+        t_hi = Fraction(f32(ah * bh + c))                      # fused multiply-add
+        rest = ah * bh - t_hi                                  # fused multiply-subtract:
+        assert Fraction(f32(rest)) == rest, j                  # exact
+        t_lo = Fraction(f32(Fraction(f32(Fraction(f32(rest + c)) + sh)) - sh))
         word = exp_words[j]
         want_hi = Fraction(struct.unpack("<f", struct.pack("<I", 0x3F800000 | (word & 0x7FFFFF)))[0])
         lo_int = word >> 23

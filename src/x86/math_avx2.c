@@ -102,20 +102,23 @@ typedef struct {
 /* T_hi and T_lo of 2^(j/64), j = bits 0-5 of t (the shifter's sum, whose
    low bits are n's), without reading dn_exp_table: 2^(j/64) = 2^(j1/8)
    2^(j0/64) (j = 8 j1 + j0), each factor hi + lo from dn_exp_factors by
-   one vpermps on the index's low three bits. The product's head P = Ah*Bh,
-   its exact error (vfmsub) and the cross terms Ah*Bl + Al*Bh give L with
-   P + L within about 2^-46 of 2^(j/64) (Al*Bl, below 2^-48, is left out);
-   T_hi = P + L rounded, T_lo = L rounded to a multiple of 2^-32 (the
-   shifter 1.5 * 2^-9) plus P - T_hi (exact). These operations are not the
-   reference's: they only rebuild its constants, and for every j they give
-   exactly dn_exp_table's T_hi and T_lo (tools/gen_math_tables.py replays
-   them in exact arithmetic before it writes the factors; tests/test_math.c
-   checks the compiled tables), so where they round, fused or not, changes
-   no result. Fifteen operations in place of a gather and five (exp_v) or
-   of the 64-word permute's 22 (8 vpermd, 7 blends: the activations): on
-   the AMD EPYC host of docs/math.md exp_v 0.86-0.92x its time, tanh_v
-   0.84x, sigmoid_v 0.92-0.94x, gelu_v 1.03x (its one long chain waits
-   the longer latency); docs/log/math.md, "The exp table as a product". */
+   one vpermps on the index's low three bits. The cross terms c = Ah*Bl +
+   Al*Bh (Al*Bl, below 2^-48, left out) complete the product: T_hi =
+   Ah*Bh + c rounded once (vfmadd), its rest Ah*Bh - T_hi exact (vfmsub:
+   its 24 significant bits lie between 2^-23 and 2^-46), and T_lo = that
+   rest plus c rounded to a multiple of 2^-32 (the shifter 1.5 * 2^-9).
+   2^(j/64) is nowhere within 0.002 of T_hi's ulp of a rounding boundary,
+   nor 2^(j/64) - T_hi within 0.011 of 2^-32 of one, against the sum's
+   error near 2^-48 (docs/log/math.md). These operations are not
+   the reference's: they only rebuild its constants, and for every j they
+   give exactly dn_exp_table's T_hi and T_lo (the generator replays them in
+   exact arithmetic before it writes the factors; tests/test_math.c checks
+   the compiled tables), so where they round, fused or not, changes no
+   result. Twelve operations in place of a gather and five or of the
+   64-word permute's 22 (8 vpermd, 7 blends); a form that rounded Ah*Bh
+   first (P, its error by vfmsub, T_lo from P - T_hi) took fifteen with a
+   shorter chain: docs/log/math.md, "The exp table as a product" and "The
+   exp table in twelve operations". */
 static inline void exp_table(V t, V *t_hi, V *t_lo)
 {
     VI i0 = AS_I(t), i1 = _mm256_srli_epi32(AS_I(t), 3);
@@ -123,27 +126,30 @@ static inline void exp_table(V t, V *t_hi, V *t_lo)
     V al = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[1]), i1);
     V bh = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[2]), i0);
     V bl = _mm256_permutevar8x32_ps(_mm256_loadu_ps(dn_exp_factors[3]), i0);
-    V p = MUL(ah, bh);
-    V l = ADD(_mm256_fmsub_ps(ah, bh, p), _mm256_fmadd_ps(ah, bl, MUL(al, bh)));
-    V hi = ADD(p, l);
+    V c = _mm256_fmadd_ps(ah, bl, MUL(al, bh));
+    V hi = _mm256_fmadd_ps(ah, bh, c);
+    V rest = _mm256_fmsub_ps(ah, bh, hi);
     *t_hi = hi;
-    *t_lo = ADD(SUB(ADD(l, F(0x1.8p-9f)), F(0x1.8p-9f)), SUB(p, hi));
+    *t_lo = SUB(ADD(ADD(rest, c), F(0x1.8p-9f)), F(0x1.8p-9f));
 }
 
 /* exp_split()'s sum before its last rounding, T e^r = t_hi + lo, for x in
    [-95, 95], and t, the shifter's sum (n in its low bits). Fused where
    exact: n*C1 is exact for |n| < 2^14 (math_tables.c), so x - n*C1 is one
-   vfnmadd. */
+   vfnmadd. n = t - shifter is x*(64/ln2) rounded to the nearest integer,
+   ties to even (the shifter is even; |n| < 2^13 here), which vroundps
+   gives beside t rather than after it: one addition less on the chain to
+   q (exp_v 0.97x its time, "The exp table in twelve operations"). */
 typedef struct {
     V t, t_hi, lo;
 } vexp_sum;
 
 static inline vexp_sum exp_sum(V x)
 {
-    const V shifter = F(0x1.8p23f);
     vexp_sum s;
-    s.t = ADD(MUL(x, F(C.exp_inv_ln2_64)), shifter);
-    V nf = SUB(s.t, shifter);
+    V xs = MUL(x, F(C.exp_inv_ln2_64));
+    s.t = ADD(xs, F(0x1.8p23f));
+    V nf = _mm256_round_ps(xs, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     V r = SUB(_mm256_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
     V t_lo;
@@ -495,23 +501,22 @@ static inline V exp_fast(V x)
     return AS_F(_mm256_add_epi32(AS_I(hi), e));
 }
 
-/* Whether a lane of a or b is outside exp_fast's range: |a| or |b| > 86,
-   an infinity or a NaN (as integers, every such magnitude's bits are above
-   86's, so one integer maximum covers both vectors). */
-static inline int exp_slow2(V a, V b)
+/* A lane's magnitude as an integer: every |x| above 86, an infinity or a
+   NaN has larger bits than 86's, so the largest of several vectors' tells
+   whether any lane is outside exp_fast's range (exp_slow). */
+static inline VI abs_bits(V a) { return _mm256_andnot_si256(AS_I(F(-0.0f)), AS_I(a)); }
+static inline int exp_slow(VI m)
 {
-    VI m = _mm256_max_epu32(_mm256_andnot_si256(AS_I(F(-0.0f)), AS_I(a)),
-                            _mm256_andnot_si256(AS_I(F(-0.0f)), AS_I(b)));
     return !_mm256_testz_si256(_mm256_cmpgt_epi32(m, AS_I(F(86.0f))), m);
 }
 
-static inline V v_exp_fast(V x) { return exp_slow2(x, x) ? v_exp(x) : exp_fast(x); }
+static inline V v_exp_fast(V x) { return exp_slow(abs_bits(x)) ? v_exp(x) : exp_fast(x); }
 
 /* exp's argument: x - m (softmax), or x itself (exp_v). */
 static inline V exp_arg(V x, V vm, int with_m) { return with_m ? SUB(x, vm) : x; }
 
-/* y = exp(x - m) (with_m), else exp(x): 32 at a time with two range
-   tests (four vectors an iteration: 0.93x the time of two once the table
+/* y = exp(x - m) (with_m), else exp(x): 32 at a time under one range
+   test (four vectors an iteration: 0.93x the time of two once the table
    was no longer gathered; docs/log/math.md, "The exp table as a
    product"), then eight, then the tail through a zero-padded buffer. */
 static inline __attribute__((always_inline)) void exp_rows(const float *x, float m, float *y,
@@ -524,7 +529,8 @@ static inline __attribute__((always_inline)) void exp_rows(const float *x, float
           b = exp_arg(_mm256_loadu_ps(x + i + 8), vm, with_m),
           c = exp_arg(_mm256_loadu_ps(x + i + 16), vm, with_m),
           d = exp_arg(_mm256_loadu_ps(x + i + 24), vm, with_m);
-        int slow = exp_slow2(a, b) | exp_slow2(c, d);
+        int slow = exp_slow(_mm256_max_epu32(_mm256_max_epu32(abs_bits(a), abs_bits(b)),
+                                             _mm256_max_epu32(abs_bits(c), abs_bits(d))));
         _mm256_storeu_ps(y + i, slow ? v_exp(a) : exp_fast(a));
         _mm256_storeu_ps(y + i + 8, slow ? v_exp(b) : exp_fast(b));
         _mm256_storeu_ps(y + i + 16, slow ? v_exp(c) : exp_fast(c));
