@@ -139,7 +139,7 @@ static inline void exp_table(V t, V *t_hi, V *t_lo)
    vfnmadd. n = t - shifter is x*(64/ln2) rounded to the nearest integer,
    ties to even (the shifter is even; |n| < 2^13 here), which vroundps
    gives beside t rather than after it: one addition less on the chain to
-   q (exp_v 0.97x its time, "The exp table in twelve operations"). */
+   q (exp_v 0.96x its time, "The exp table in twelve operations"). */
 typedef struct {
     V t, t_hi, lo;
 } vexp_sum;
