@@ -155,6 +155,22 @@ static dn_status act_args(const dn_act *x, size_t c0, size_t c1, dn_type type, c
     return DN_OK;
 }
 
+/* Rows [r0, r1) of columns [c0, c1) on the calling thread, the column j's
+   values at out[(j - c0) ldo + row]. One column goes to the table's row
+   kernel itself where it has one: its mat_mul_rows reaches that kernel for
+   one column through three more calls and as many coverage tests (~20 ns),
+   which an engine splitting rows pays per chunk. */
+static dn_status act_rows(const dn_dot_kernels *k, const dn_act *x, size_t c0, size_t c1,
+                          dn_type type, const uint8_t *w, size_t rows, size_t r0, size_t r1,
+                          float *out, size_t ldo, size_t *bad)
+{
+    const dn_act_row *row;
+    const dn_dot_act *a;
+    if (c1 - c0 == 1 && k->mat_vec_rows_act && dn_act_view(x, c0, type, &row, &a))
+        return k->mat_vec_rows_act(type, w, rows, x->n, row, x->scaling, a, r0, r1, out, bad);
+    return k->mat_mul_rows(x, c0, c1, type, w, rows, r0, r1, out, ldo, bad);
+}
+
 dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type, const uint8_t *w,
                               size_t rows, size_t row_begin, size_t row_end, float *out,
                               size_t *bad)
@@ -163,16 +179,8 @@ dn_status dn_act_mat_vec_rows(const dn_act *act, size_t col, dn_type type, const
     size_t c1 = act && col < SIZE_MAX ? col + 1 : col;
     dn_status st = act_args(act, col, c1, type, w, rows, row_begin, row_end, out, 1, &empty);
     if (st != DN_OK || empty) return st;
-    /* The table's row kernel itself where it has one: its mat_mul_rows
-       reaches it for one column through three more calls and as many
-       coverage tests, which an engine splitting rows pays per chunk. */
-    const dn_dot_kernels *k = dn_kernels_active()->dot;
-    const dn_act_row *row;
-    const dn_dot_act *a;
-    if (k->mat_vec_rows_act && dn_act_view(act, col, type, &row, &a))
-        return k->mat_vec_rows_act(type, w, rows, act->n, row, act->scaling, a, row_begin, row_end,
-                                   out, bad);
-    return k->mat_mul_rows(act, col, c1, type, w, rows, row_begin, row_end, out, 0, bad);
+    return act_rows(dn_kernels_active()->dot, act, col, c1, type, w, rows, row_begin, row_end, out,
+                    0, bad);
 }
 
 dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_end, dn_type type,
@@ -183,8 +191,8 @@ dn_status dn_act_mat_mul_rows(const dn_act *act, size_t col_begin, size_t col_en
     dn_status st = act_args(act, col_begin, col_end, type, w, rows, row_begin, row_end, out,
                             act ? act->cols : 0, &empty);
     if (st != DN_OK || empty) return st;
-    return dn_kernels_active()->dot->mat_mul_rows(act, col_begin, col_end, type, w, rows, row_begin,
-                                                  row_end, out + col_begin * rows, rows, bad);
+    return act_rows(dn_kernels_active()->dot, act, col_begin, col_end, type, w, rows, row_begin,
+                    row_end, out + col_begin * rows, rows, bad);
 }
 
 /* A pooled product over one or more matrices whose rows are laid end to
@@ -209,8 +217,8 @@ static void act_task(size_t t, void *ctx)
         const dn_act_matrix *m = &j->mats[i];
         size_t r0 = s0 > base ? s0 - base : 0, r1 = s1 - base < m->rows ? s1 - base : m->rows;
         if (r0 >= r1) continue;
-        j->status[t] = k->mat_mul_rows(j->x, j->c0, j->c1, m->type, m->w, m->rows, r0, r1, m->out,
-                                       m->rows, &j->bad[t]);
+        j->status[t] = act_rows(k, j->x, j->c0, j->c1, m->type, m->w, m->rows, r0, r1, m->out,
+                                m->rows, &j->bad[t]);
         j->which[t] = i;
         if (j->status[t] != DN_OK) return;
     }
