@@ -34,34 +34,37 @@ static __attribute__((noinline)) __m256 q6k8_ref_pieces(const dn_mv_ctx *c, cons
     return _mm256_loadu_ps(f);
 }
 
-/* The digits (0..63) of chunks 4h .. 4h + 3 from one step's ql bytes x0
-   (chunks 4h low nibbles, 4h + 2 high), x1 (4h + 1, 4h + 3) and qh bytes y
-   (chunk 4h + k in bits 2k, 2k + 1), the high bits moved to bits 4-5 by
-   16-bit shifts below 8 (from the same byte) and masked. */
-AI void q6k8_digits2(__m256i x0, __m256i x1, __m256i y, __m256i q[4])
+/* The digits (0..63) of chunk 4h + k of four rows, from one step's half
+   st (ql bytes at st: chunks 4h low nibbles, 4h + 2 high; at st + 64:
+   4h + 1, 4h + 3; qh bytes at st + 128: chunk 4h + k in bits 2k, 2k + 1),
+   the high bits moved to bits 4-5 by 16-bit shifts below 8 (from the same
+   byte) and masked. */
+AI __m256i q6k8_half_digits(const uint8_t *st, int k)
 {
     const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
-    q[0] =
-        _mm256_or_si256(_mm256_and_si256(x0, m4), _mm256_and_si256(_mm256_slli_epi16(y, 4), m30));
-    q[1] =
-        _mm256_or_si256(_mm256_and_si256(x1, m4), _mm256_and_si256(_mm256_slli_epi16(y, 2), m30));
-    q[2] =
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(x0, 4), m4), _mm256_and_si256(y, m30));
-    q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(x1, 4), m4),
-                           _mm256_and_si256(_mm256_srli_epi16(y, 2), m30));
+    const __m256i x = load32(st + 64 * (k & 1)), y = load32(st + 128);
+    const __m256i lo = k < 2 ? x : _mm256_srli_epi16(x, 4);
+    const __m256i hi = k == 0   ? _mm256_slli_epi16(y, 4)
+                       : k == 1 ? _mm256_slli_epi16(y, 2)
+                       : k == 2 ? y
+                                : _mm256_srli_epi16(y, 2);
+    return _mm256_or_si256(_mm256_and_si256(lo, m4), _mm256_and_si256(hi, m30));
 }
 
-/* C[k] = [C_k of rows 0..7] (int32) of an interleaved chunk, C_k = sum over
-   the chunk's two sub-blocks s of sc_s (sum q c - 32 bs16_s). A 32-byte
-   half of a step's load holds eight bytes of four rows (rows 4 hf ..): one
-   broadcast of eight codes feeds the four rows' maddubs, row r's pairs in
-   words 4 (r % 4) ..; a pair is <= 2 * 63 * 127 = 16002, so the two steps
-   of one sub-block (elements 0-15 or 16-31 of the chunk) add in int16
-   exactly (<= 32004), and madd with the rows' scale (<= 128) gives int32
-   lanes <= 2 * 32004 * 128. hadd then adds each row's two lanes: |raw_k|
-   <= 32 * 63 * 127 * 128 < 2^25, the zero point 32 sum sc bs16 <= 32 * 2 *
-   128 * 2032. */
-AI void q6k8_chunks2(const uint8_t *grp, const int8_t *c8, const int16_t *bs16n, __m256i C[8])
+/* C_j = [C_j of rows 0..7] (int32) of chunk j = 4h + k of an interleaved
+   chunk group, C_j = sum over the chunk's two sub-blocks s of sc_s (sum q c
+   - 32 bs16_s). A 32-byte half hf of a step holds eight bytes of four rows
+   (rows 4 hf ..): one broadcast of eight codes feeds both halves' maddubs,
+   row r's pairs in words 4 (r % 4) ..; a pair is <= 2 * 63 * 127 = 16002,
+   so the two steps of one sub-block (elements 0-15 or 16-31 of the chunk)
+   add in int16 exactly (<= 32004), and madd with the rows' scale (<= 128)
+   gives int32 lanes <= 2 * 32004 * 128. hadd then adds each row's two
+   lanes: |raw_j| <= 32 * 63 * 127 * 128 < 2^25, the zero point 32 sum sc
+   bs16 <= 32 * 2 * 128 * 2032. One chunk at a time, so that its working
+   set (two halves' sums, the broadcast, a digit vector, the scales) stays
+   in registers: the four chunks of a step at once spilled a third of the
+   loop's instructions to the stack. */
+AI __m256i q6k8_chunk(const uint8_t *grp, const int8_t *c8, const int16_t *bs16n, int h, int k)
 {
     /* words 4 r .. 4 r + 3 of the scale of row 4 hf + r: byte pairs of
        words 4 hf + r (low 128-bit lane: r = 0, 1; high: 2, 3) */
@@ -70,45 +73,36 @@ AI void q6k8_chunks2(const uint8_t *grp, const int8_t *c8, const int16_t *bs16n,
                              _mm256_setr_epi8(8, 9, 8, 9, 8, 9, 8, 9, 10, 11, 10, 11, 10, 11, 10,
                                               11, 12, 13, 12, 13, 12, 13, 12, 13, 14, 15, 14, 15,
                                               14, 15, 14, 15)};
-    for (int h = 0; h < 2; h++)
-        for (int hf = 0; hf < 2; hf++) {
-            __m256i T[4];
-            for (int k = 0; k < 4; k++) T[k] = _mm256_setzero_si256();
-            for (int e = 0; e < 2; e++) { /* sub-block 2 (4h + k) + e of chunk 4h + k */
-                __m256i P[4];
-                for (int v = 0; v < 2; v++) {
-                    const int u = 2 * e + v;
-                    const uint8_t *st = grp + Q6K8_Q + 192 * (4 * h + u) + 32 * hf;
-                    __m256i q[4];
-                    q6k8_digits2(load32(st), load32(st + 64), load32(st + 128), q);
-                    for (int k = 0; k < 4; k++) {
-                        int64_t x;
-                        memcpy(&x, c8 + 32 * (4 * h + k) + 8 * u, 8);
-                        const __m256i p = _mm256_maddubs_epi16(q[k], _mm256_set1_epi64x(x));
-                        P[k] = v ? _mm256_add_epi16(P[k], p) : p;
-                    }
-                }
-                for (int k = 0; k < 4; k++) {
-                    const int s = 2 * (4 * h + k) + e;
-                    const __m256i w = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(
-                        _mm_loadl_epi64((const __m128i *)(grp + Q6K8_SC + 8 * s))));
-                    T[k] = _mm256_add_epi32(
-                        T[k], _mm256_madd_epi16(P[k], _mm256_shuffle_epi8(w, pick[hf])));
-                }
+    const int j = 4 * h + k;
+    __m256i T[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+    for (int e = 0; e < 2; e++) { /* sub-block 2 j + e */
+        __m256i P[2];
+        for (int v = 0; v < 2; v++) {
+            const int u = 2 * e + v;
+            int64_t x;
+            memcpy(&x, c8 + 32 * j + 8 * u, 8);
+            const __m256i b = _mm256_set1_epi64x(x);
+            for (int hf = 0; hf < 2; hf++) {
+                const __m256i q = q6k8_half_digits(grp + Q6K8_Q + 192 * (4 * h + u) + 32 * hf, k);
+                const __m256i p = _mm256_maddubs_epi16(q, b);
+                P[hf] = v ? _mm256_add_epi16(P[hf], p) : p;
             }
-            for (int k = 0; k < 4; k++)
-                C[4 * h + k] = hf ? _mm256_hadd_epi32(C[4 * h + k], T[k]) : T[k];
         }
+        const __m256i w = _mm256_broadcastsi128_si256(
+            _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(grp + Q6K8_SC + 8 * (2 * j + e)))));
+        for (int hf = 0; hf < 2; hf++)
+            T[hf] =
+                _mm256_add_epi32(T[hf], _mm256_madd_epi16(P[hf], _mm256_shuffle_epi8(w, pick[hf])));
+    }
     /* [r0 r1 r4 r5 | r2 r3 r6 r7] -> [r0 .. r7], less 32 sum_s sc_s bs16_s */
     const __m128i il = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    for (int k = 0; k < 8; k++) {
-        const __m256i sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
-            _mm_loadu_si128((const __m128i *)(grp + Q6K8_SC + 16 * k)), il)); /* s = 2k, 2k + 1 */
-        int32_t b;
-        memcpy(&b, bs16n + 2 * k, 4);
-        const __m256i z = _mm256_madd_epi16(sc, _mm256_set1_epi32(b));
-        C[k] = _mm256_sub_epi32(_mm256_permute4x64_epi64(C[k], 0xD8), _mm256_slli_epi32(z, 5));
-    }
+    const __m256i sc = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+        _mm_loadu_si128((const __m128i *)(grp + Q6K8_SC + 16 * j)), il)); /* s = 2j, 2j + 1 */
+    int32_t bz;
+    memcpy(&bz, bs16n + 2 * j, 4);
+    const __m256i z = _mm256_madd_epi16(sc, _mm256_set1_epi32(bz));
+    return _mm256_sub_epi32(_mm256_permute4x64_epi64(_mm256_hadd_epi32(T[0], T[1]), 0xD8),
+                            _mm256_slli_epi32(z, 5));
 }
 
 /* The eight rows of an interleaved Q6_K row group (grp0: its first chunk),
@@ -131,16 +125,17 @@ AI int batch8_q6k2(const dn_mv_ctx *c, const uint8_t *grp0, float v[8])
         if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(h, e), e))) return -1;
         __m256 p;
         if (a->gok[gi]) {
-            __m256i C[8];
-            q6k8_chunks2(grp, a->c8 + g, a->bs16n + g / 16, C);
             const double *S = a->S + g / 32;
             __m256d A[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-            for (int k = 0; k < 8; k++)
+            /* unrolled: each chunk's digit steps are fixed at compile time */
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; j++) {
+                const __m256i C = q6k8_chunk(grp, a->c8 + g, a->bs16n + g / 16, j / 4, j % 4);
                 for (int hf = 0; hf < 2; hf++)
-                    A[hf] =
-                        _mm256_fmadd_pd(_mm256_cvtepi32_pd(hf ? _mm256_extracti128_si256(C[k], 1)
-                                                              : _mm256_castsi256_si128(C[k])),
-                                        _mm256_broadcast_sd(S + k), A[hf]);
+                    A[hf] = _mm256_fmadd_pd(_mm256_cvtepi32_pd(hf ? _mm256_extracti128_si256(C, 1)
+                                                                  : _mm256_castsi256_si128(C)),
+                                            _mm256_broadcast_sd(S + j), A[hf]);
+            }
             const __m256 d = _mm256_cvtph_ps(h);
             __m128 q[2];
             int need = 0;

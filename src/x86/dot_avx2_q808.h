@@ -84,8 +84,10 @@ AI __m256 q808_sub32_2(const dn_dot_act *a, const uint8_t *grp, size_t g, int G,
                 _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(C, 1) : _mm256_castsi256_si128(C));
             if (test)
                 sub32_terms4(Ck, dk, Sk, Ik, &s[h], &ab[h], &ym[h]);
-            else /* sub32_terms4's sum alone (ab 0, ym +inf: *need 0) */
-                s[h] = _mm256_add_pd(s[h], _mm256_mul_pd(Ck, _mm256_mul_pd(dk, Sk)));
+            else /* sub32_terms4's sum alone (ab 0, ym +inf: *need 0); the term
+                    C_k (d_k S_k) is exact (an integer below 2^34 times a power
+                    of two), so one fma adds it as its product and add do */
+                s[h] = _mm256_fmadd_pd(Ck, _mm256_mul_pd(dk, Sk), s[h]);
         }
     }
     return sub32_finish4x2(s, ab, ym, a->gfac[g / DN_GROUP], need);

@@ -13,8 +13,8 @@
 #include "dot_avx2_q6k8.h"
 #include "dot_avx512_decode.h"
 
-/* The digits (0..63) of chunks 4h .. 4h + 3 of one step (q6k8_digits2's
-   with 64 bytes: eight bytes of each of the eight rows). */
+/* The digits (0..63) of chunks 4h .. 4h + 3 of one step (q6k8_half_digits's,
+   four at once, with 64 bytes: eight bytes of each of the eight rows). */
 AIV void q6k8_digits(__m512i x0, __m512i x1, __m512i y, __m512i q[4])
 {
     const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
