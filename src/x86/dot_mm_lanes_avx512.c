@@ -205,11 +205,7 @@ AIV void ln_quad(const ln_tile *T, const dn_dot_act *const a[4], size_t g, int w
         for (int j = 0; j < 4; j++) {
             const int8_t *c = a[j]->c8 + g + 32 * (size_t)k;
             __m512i r2[2] = {z, z}; /* two chains: 1.45x over one, four no better */
-            for (int u = 0; u < 8; u++) {
-                int32_t four;
-                memcpy(&four, c + 4 * u, 4);
-                r2[u & 1] = _mm512_dpbusd_epi32(r2[u & 1], dg[u], _mm512_set1_epi32(four));
-            }
+            for (int u = 0; u < 8; u++) r2[u & 1] = dpbusd_bcst(r2[u & 1], dg[u], c + 4 * u);
             const __m512i raw = _mm512_add_epi32(r2[0], r2[1]);
             const __m512i M = _mm512_madd_epi16(
                 T->sc[k], _mm512_permutexvar_epi32(_mm512_set1_epi32(k / 2), F4[j]));

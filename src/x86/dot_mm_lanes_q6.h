@@ -121,11 +121,8 @@ AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, int m
             const int32_t *bs = a[j]->bs16 + g / 16 + 2 * (size_t)k;
             __m512i lo = _mm512_set1_epi32(-32 * bs[0]), hi = _mm512_set1_epi32(-32 * bs[1]);
             for (int u = 0; u < 4; u++) {
-                int32_t f0, f1;
-                memcpy(&f0, c + 4 * u, 4);
-                memcpy(&f1, c + 16 + 4 * u, 4);
-                lo = _mm512_dpbusd_epi32(lo, dg[u], _mm512_set1_epi32(f0));
-                hi = _mm512_dpbusd_epi32(hi, dg[u + 4], _mm512_set1_epi32(f1));
+                lo = dpbusd_bcst(lo, dg[u], c + 4 * u);
+                hi = dpbusd_bcst(hi, dg[u + 4], c + 16 + 4 * u);
             }
             const __m512i C =
                 _mm512_add_epi32(_mm512_mullo_epi32(lo, s0), _mm512_mullo_epi32(hi, s1));

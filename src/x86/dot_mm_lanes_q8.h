@@ -86,11 +86,7 @@ AIV __m512i l8_block(const l8_tile *T, const dn_dot_act *a, size_t g, int k)
 {
     const int8_t *c = a->c8 + g + 32 * (size_t)k;
     __m512i r2[2] = {_mm512_set1_epi32(-128 * a->bs32[g / 32 + (size_t)k]), _mm512_setzero_si512()};
-    for (int u = 0; u < 8; u++) {
-        int32_t four;
-        memcpy(&four, c + 4 * u, 4);
-        r2[u & 1] = _mm512_dpbusd_epi32(r2[u & 1], T->q[k][u], _mm512_set1_epi32(four));
-    }
+    for (int u = 0; u < 8; u++) r2[u & 1] = dpbusd_bcst(r2[u & 1], T->q[k][u], c + 4 * u);
     return _mm512_add_epi32(r2[0], r2[1]);
 }
 
