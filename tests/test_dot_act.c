@@ -12,7 +12,7 @@
  *    activation serves every format at once (32- and 256-element blocks).
  *  - Columns whose blocks' exponents spread far (the kernels' exact paths
  *    refused), all-zero columns, odd memory addresses (pieces next to an
- *    f32 tie: test_dot_ties.c).
+ *    f32 tie: test_dot_ties.c), chains that overflow to infinities and NaNs.
  *  - Unreadable blocks named as dn_mat_vec names them; every argument error.
  *  - dn_act_prepare_for: each named format's products (plain and repacked)
  *    with those bits, every other format refused by every product form with
@@ -438,6 +438,54 @@ static void blocked_edges_change_no_bit(void **state)
     free(x), free(out), free(v), free(w);
 }
 
+/* Products whose chains overflow (block scales near 65504, activations
+   near 2^120): the pieces go to infinities of both signs, the chains to
+   infinities and NaNs, in the row tiles of the prefill kernels (whole tiles
+   of 16 rows, four columns) as in dn_act_mat_vec: the same bits, the NaNs
+   the one canonical NaN. The matrix must give at least one NaN and one
+   infinity, or the test proves nothing. */
+static void overflowing_chains_keep_their_bits(void **state)
+{
+    (void)state;
+    const size_t n = 2048, rows = 48, cols = 4;
+    static const dn_type ts[3] = {DN_TYPE_Q8_0, DN_TYPE_Q4_K, DN_TYPE_Q6_K};
+    uint64_t s = 0x6f766572u;
+    float *x = malloc(cols * n * sizeof *x), *out = malloc(cols * rows * sizeof *out),
+          *v = malloc(cols * rows * sizeof *v);
+    uint8_t *w = malloc(rows * (n / 32) * 34);
+    assert_true(x && out && v && w);
+    for (size_t c = 0; c < cols; c++) /* 2^120, 2^110, 2^100, 1: some chains stay finite */
+        for (size_t i = 0; i < n; i++)
+            x[c * n + i] =
+                ldexpf((float)between(&s, -1000, 1000), c == 3 ? -10 : 110 - 10 * (int)c);
+    dn_act *act = NULL;
+    assert_int_equal(dn_act_create(x, n, cols, DN_ACT_SUB32, DN_WORDS_ONE, &act, NULL), DN_OK);
+    for (int k = 0; k < 3; k++) {
+        const dn_type t = ts[k];
+        const size_t blocks = rows * (n / dn_type_block_elements(t)), bb = dn_type_block_bytes(t);
+        int d, dm;
+        block_scale_offsets(t, &d, &dm);
+        random_blocks(&s, t, w, blocks);
+        for (size_t b = 0; b < blocks; b++) { /* row r's blocks all positive when r % 3 == 0 */
+            const int neg = (b * 32 / n) % 3 != 0 && (splitmix(&s) & 1);
+            put16(w + b * bb + d, (uint16_t)(0x7800 | (neg ? 0x8000 : 0) | (splitmix(&s) & 0x3FF)));
+        }
+        int nans = 0, infs = 0;
+        for (size_t c = 0; c < cols; c++)
+            assert_int_equal(dn_act_mat_vec(act, c, t, w, rows, v + c * rows, NULL, NULL), DN_OK);
+        for (size_t i = 0; i < cols * rows; i++) nans += isnan(v[i]) != 0, infs += isinf(v[i]) != 0;
+        assert_true(nans > 0 && infs > 0);
+        memset(out, 0xFF, cols * rows * sizeof *out); /* one call: whole tiles */
+        assert_int_equal(dn_act_mat_mul_rows(act, 0, cols, t, w, rows, 0, rows, out, NULL), DN_OK);
+        assert_same(out, v, cols * rows);
+        memset(out, 0xFF, cols * rows * sizeof *out);
+        assert_int_equal(dn_act_mat_mul(act, t, w, rows, out, NULL, NULL), DN_OK);
+        assert_same(out, v, cols * rows);
+    }
+    dn_act_destroy(act);
+    free(x), free(out), free(v), free(w);
+}
+
 /* Every product form of format t refuses act (not prepared for t) with
    DN_ERR_INVALID_ARGUMENT and writes nothing, on the plain matrix w and the
    repacked one pw; a grouped product refuses it even after a served
@@ -645,6 +693,7 @@ int main(void)
         cmocka_unit_test(every_form_equals_mat_vec),
         cmocka_unit_test(column_blocks_change_no_bit),
         cmocka_unit_test(blocked_edges_change_no_bit),
+        cmocka_unit_test(overflowing_chains_keep_their_bits),
         cmocka_unit_test(created_equals_prepared),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(prepared_for_equals_prepare),

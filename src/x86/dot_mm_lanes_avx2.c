@@ -364,8 +364,16 @@ static dn_status la_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c
             }
         }
         for (int j = 0; j < nc; j++) {
+            float *o = out + (b0 + (size_t)j - c0) * ldo;
+            if (!tiny[j]) { /* dn_chain_result in the lanes */
+                const __m256 v = _mm256_loadu_ps(acc[j]);
+                const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+                _mm256_storeu_ps(o + r,
+                                 _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+                continue;
+            }
             dn_status st = dn_mm_lanes_store(type, w, rows, n, col[j].act, acc[j], tiny[j], LA_ROWS,
-                                             r, out + (b0 + (size_t)j - c0) * ldo, bad);
+                                             r, o, bad);
             if (st != DN_OK) return st;
         }
     }

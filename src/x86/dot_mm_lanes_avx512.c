@@ -368,8 +368,17 @@ AIV dn_status ln_tile_rows(dn_type type, const dn_act *x, size_t c0, size_t c1,
             ln_run_group(type, blk, col, nc, g, n, acc, tiny);
         }
         for (int j = 0; j < nc; j++) {
+            float *o = out + (b0 + (size_t)j - c0) * ldo;
+            if (!tiny[j]) { /* dn_chain_result in the lanes */
+                const __m512 v = _mm512_loadu_ps(acc[j]);
+                const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                _mm512_storeu_ps(
+                    o + r,
+                    _mm512_mask_mov_ps(v, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000))));
+                continue;
+            }
             dn_status st = dn_mm_lanes_store(type, w, rows, n, col[j].act, acc[j], tiny[j], LN_ROWS,
-                                             r, out + (b0 + (size_t)j - c0) * ldo, bad);
+                                             r, o, bad);
             if (st != DN_OK) return st;
         }
     }

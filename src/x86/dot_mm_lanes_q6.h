@@ -110,7 +110,13 @@ AIV void l6_load(l6_tile *T, const uint8_t *const blk[LN_ROWS])
    columns ran 1.18x, six 1.10x the padded form's speed). */
 AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, int m, __m512d A[4][2])
 {
-    for (int j = 0; j < 4; j++) A[j][0] = A[j][1] = _mm512_setzero_pd();
+    int32_t bias[4][16]; /* -32 bs16_s of each column's 16 sub-blocks (as l8_quad's) */
+    for (int j = 0; j < 4; j++) {
+        A[j][0] = A[j][1] = _mm512_setzero_pd();
+        const __m512i b = _mm512_loadu_si512(a[j]->bs16 + g / 16);
+        _mm512_storeu_si512(bias[j],
+                            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(b, 5)));
+    }
 #pragma GCC unroll 1
     for (int k = 0; k < 8; k++) {
         __m512i dg[8];
@@ -118,8 +124,8 @@ AIV void l6_quad(const l6_tile *T, const dn_dot_act *const a[4], size_t g, int m
         const __m512i s0 = T->sc[2 * k], s1 = T->sc[2 * k + 1];
         for (int j = 0; j < m; j++) {
             const int8_t *c = a[j]->c8 + g + 32 * (size_t)k;
-            const int32_t *bs = a[j]->bs16 + g / 16 + 2 * (size_t)k;
-            __m512i lo = _mm512_set1_epi32(-32 * bs[0]), hi = _mm512_set1_epi32(-32 * bs[1]);
+            __m512i lo = _mm512_set1_epi32(bias[j][2 * k]),
+                    hi = _mm512_set1_epi32(bias[j][2 * k + 1]);
             for (int u = 0; u < 4; u++) {
                 lo = dpbusd_bcst(lo, dg[u], c + 4 * u);
                 hi = dpbusd_bcst(hi, dg[u + 4], c + 16 + 4 * u);

@@ -80,26 +80,40 @@ AIV void l8_load(l8_tile *T, const uint8_t *const blk[LN_ROWS], int G)
 
 /* Block k's C_k of the 16 rows against column a's codes (g: the group):
    eight vpdpbusd of the tile's digits + 128 with broadcast codes, started
-   at -128 bs32_k (q8_0_chunks4's sums; |raw| <= 32 * 255 * 127 in each
-   lane, two chains: the second half's latency hidden). */
-AIV __m512i l8_block(const l8_tile *T, const dn_dot_act *a, size_t g, int k)
+   at bias = -128 bs32_k (q8_0_chunks4's sums; |raw| <= 32 * 255 * 127 in
+   each lane, two chains: the second half's latency hidden). */
+AIV __m512i l8_block(const l8_tile *T, const dn_dot_act *a, size_t g, int k, const int32_t *bias)
 {
     const int8_t *c = a->c8 + g + 32 * (size_t)k;
-    __m512i r2[2] = {_mm512_set1_epi32(-128 * a->bs32[g / 32 + (size_t)k]), _mm512_setzero_si512()};
+    __m512i r2[2] = {_mm512_set1_epi32(*bias), _mm512_setzero_si512()};
     for (int u = 0; u < 8; u++) r2[u & 1] = dpbusd_bcst(r2[u & 1], T->q[k][u], c + 4 * u);
     return _mm512_add_epi32(r2[0], r2[1]);
 }
 
+/* -128 bs32_k of column a's G <= 8 blocks of group g, for l8_block. */
+AIV void l8_bias(const dn_dot_act *a, size_t g, int G, int32_t bias[8])
+{
+    const __m256i b = _mm256_maskz_loadu_epi32((__mmask8)((1u << G) - 1), a->bs32 + g / 32);
+    _mm256_storeu_si256((__m256i *)bias,
+                        _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(b, 7)));
+}
+
 /* Four columns' sums s[j] = sum_k C_k (d_k S_k) of the 16 rows (rows 0-7
    in s[j][0], 8-15 in s[j][1]); exact where l8_piece's test passes (then
-   in any order, so the product and the add may be one fma). */
+   in any order, so the product and the add may be one fma). The biases
+   are formed per column and group beforehand: in the block loop each was
+   a scalar load, negation, shift and a broadcast from a general register. */
 AIV void l8_quad(const l8_tile *T, const dn_dot_act *const a[4], size_t g, __m512d s[4][2])
 {
-    for (int j = 0; j < 4; j++) s[j][0] = s[j][1] = _mm512_setzero_pd();
+    int32_t bias[4][8];
+    for (int j = 0; j < 4; j++) {
+        s[j][0] = s[j][1] = _mm512_setzero_pd();
+        l8_bias(a[j], g, T->G, bias[j]);
+    }
 #pragma GCC unroll 1
     for (int k = 0; k < T->G; k++) {
         for (int j = 0; j < 4; j++) {
-            const __m512i C = l8_block(T, a[j], g, k);
+            const __m512i C = l8_block(T, a[j], g, k, &bias[j][k]);
             const __m512d S = _mm512_set1_pd(a[j]->S[g / 32 + (size_t)k]);
             s[j][0] = _mm512_fmadd_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(C)),
                                       _mm512_mul_pd(T->d[k][0], S), s[j][0]);
@@ -119,8 +133,10 @@ AIV __m512 l8_fine(const l8_tile *T, const dn_dot_act *a, size_t g, int *need)
         s[h] = ab[h] = _mm512_setzero_pd();
         ym[h] = _mm512_set1_pd(INFINITY);
     }
+    int32_t bias[8];
+    l8_bias(a, g, T->G, bias);
     for (int k = 0; k < T->G; k++) {
-        const __m512i C = l8_block(T, a, g, k);
+        const __m512i C = l8_block(T, a, g, k, &bias[k]);
         sub32_terms8(_mm512_cvtepi32_pd(_mm512_castsi512_si256(C)), T->d[k][0], S[k], Sinf[k],
                      &s[0], &ab[0], &ym[0]);
         sub32_terms8(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(C, 1)), T->d[k][1], S[k], Sinf[k],
