@@ -176,42 +176,59 @@ static size_t chunk_rows(size_t rows, dn_pool *pool, int sgemm)
     return chunk ? chunk : grain;
 }
 
-/* The columns in the table's packed form, once for every task of the
-   product; NULL when the table has none or there is no memory for it (its
-   sgemm_rows then gives the same bits without). */
-static void *pack_columns(const dn_w16_kernels *kern, const float *act, size_t k, size_t n)
-{
-    size_t bytes = kern->pack_bytes(k, n);
-    void *packed = bytes ? malloc(bytes) : NULL;
-    if (packed) kern->pack(act, k, n, packed);
-    return packed;
-}
-
 /* The activation as the kernels take it. */
 typedef struct columns {
     void *block;    /* the allocation */
     float *f32;     /* rounded to the type and widened */
     uint16_t *bits; /* the same as the type's patterns (mat_vec), or NULL */
+    void *packed;   /* the table's packed form of f32 (sgemm), or NULL */
 } columns;
 
-/* The activation (act as floats, or act16 as the type's patterns) in one
-   allocation, each part starting on a cache line: the kernels read them 64
-   bytes a load, and a load that straddles two lines costs a second. The
-   BF16 one-row stream on patterns 16 bytes past a line (where malloc puts
-   a large block) made TinyLlama's BF16 decode 1.45x slower on one thread.
-   The patterns are made once here, not once per task, and only where a
-   kernel reads them (patterns: one column on vec_dot's path). */
-static dn_status make_columns(const dn_w16_kernels *kern, const float *act, const uint16_t *act16,
-                              size_t elems, int patterns, columns *c)
+/* Bytes of one allocation holding elems floats, with patterns their 16-bit
+   patterns, and pack bytes of a packed form, each part on a line; 0 when
+   that does not fit a size_t. */
+static size_t columns_bytes(size_t elems, int patterns, size_t pack)
 {
     size_t bytes;
     if (!dn_size_mul(elems, sizeof(float) + (patterns ? sizeof(uint16_t) : 0), &bytes) ||
-        bytes > SIZE_MAX - 2 * DN_LINE)
-        return DN_ERR_INVALID_ARGUMENT;
-    c->block = malloc(bytes + 2 * DN_LINE);
+        bytes > SIZE_MAX - 2 * DN_LINE - pack)
+        return 0;
+    return bytes + 2 * DN_LINE + pack;
+}
+
+/* The activation (act as floats, or act16 as the type's patterns) of n
+   columns of k in one allocation, each part starting on a cache line: the
+   kernels read them 64 bytes a load, and a load that straddles two lines
+   costs a second. The BF16 one-row stream on patterns 16 bytes past a line
+   (where malloc puts a large block) made TinyLlama's BF16 decode 1.45x
+   slower on one thread. The patterns are made once here, not once per
+   task, and only where a kernel reads them (one column on vec_dot's path);
+   tinyBLAS's packed form (sgemm), once for every task, in the same block:
+   as two blocks of 1 MiB each (4096^2, n = 64) glibc returned the heap's
+   top to the system after every call (its trim threshold is twice the
+   largest block it has unmapped) and each call faulted 2 MiB of pages back
+   in: 8549 page faults against 1481 in `decodenum-bench-f16 --quick`, and
+   n = 64 at 0.65-0.75x the speed. Without memory for the packed form the
+   columns alone (sgemm_rows gives the same bits without it). */
+static dn_status make_columns(const dn_w16_kernels *kern, const float *act, const uint16_t *act16,
+                              size_t k, size_t n, int sgemm, columns *c)
+{
+    size_t elems;
+    if (!dn_size_mul(n, k, &elems)) return DN_ERR_INVALID_ARGUMENT;
+    const int patterns = !sgemm && n == 1;
+    size_t pack = sgemm ? kern->pack_bytes(k, n) : 0;
+    size_t bytes = columns_bytes(elems, patterns, pack);
+    c->block = bytes ? malloc(bytes) : NULL;
+    if (!c->block && pack) {
+        pack = 0;
+        bytes = columns_bytes(elems, patterns, 0);
+        c->block = bytes ? malloc(bytes) : NULL;
+    }
+    if (!bytes) return DN_ERR_INVALID_ARGUMENT;
     if (!c->block) return DN_ERR_OUT_OF_MEMORY;
     c->f32 = dn_line_up(c->block);
     c->bits = patterns ? dn_line_up(c->f32 + elems) : NULL;
+    c->packed = pack ? dn_line_up(c->f32 + elems) : NULL;
     if (act16) {
         if (c->bits && elems) memcpy(c->bits, act16, elems * sizeof *act16);
         kern->widen(act16, c->f32, elems);
@@ -221,16 +238,15 @@ static dn_status make_columns(const dn_w16_kernels *kern, const float *act, cons
         kern->from_f32(act, c->bits, elems);
         kern->widen(c->bits, c->f32, elems);
     }
+    if (c->packed) kern->pack(c->f32, k, n, c->packed);
     return DN_OK;
 }
 
 static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t nparts, size_t k,
                              const float *act, size_t n, int sgemm, dn_pool *pool)
 {
-    size_t elems;
     columns cols;
-    if (!dn_size_mul(n, k, &elems)) return DN_ERR_INVALID_ARGUMENT;
-    dn_status st = make_columns(kern, act, NULL, elems, !sgemm && n == 1, &cols);
+    dn_status st = make_columns(kern, act, NULL, k, n, sgemm, &cols);
     if (st != DN_OK) return st;
 
     size_t tasks = 0;
@@ -239,10 +255,8 @@ static dn_status run_product(const dn_w16_kernels *kern, part *parts, size_t npa
         parts[i].first_task = tasks;
         tasks += dn_size_div_up(parts[i].rows, parts[i].chunk);
     }
-    void *packed = sgemm ? pack_columns(kern, cols.f32, k, n) : NULL;
-    product p = {kern, parts, nparts, k, n, cols.f32, cols.bits, packed, sgemm};
+    product p = {kern, parts, nparts, k, n, cols.f32, cols.bits, cols.packed, sgemm};
     dn_pool_run(pool, tasks, run_task, &p);
-    free(packed);
     free(cols.block);
     return DN_OK;
 }
@@ -311,13 +325,10 @@ static dn_status rows_product(const dn_w16_kernels *kern, int sgemm, const uint1
     if (st != DN_OK) return st;
     if (row_begin > row_end || row_end > rows) return DN_ERR_INVALID_ARGUMENT;
     columns cols;
-    /* check_matrix: n*k fits */
-    st = make_columns(kern, NULL, act16, n * k, !sgemm && n == 1, &cols);
+    st = make_columns(kern, NULL, act16, k, n, sgemm, &cols);
     if (st != DN_OK) return st;
     if (sgemm) {
-        void *packed = pack_columns(kern, cols.f32, k, n);
-        kern->sgemm_rows(w, rows, k, cols.f32, packed, n, row_begin, row_end, out);
-        free(packed);
+        kern->sgemm_rows(w, rows, k, cols.f32, cols.packed, n, row_begin, row_end, out);
     } else {
         vec_dot_rows(kern, w, rows, k, cols.f32, cols.bits, n, row_begin, row_end, out);
     }
