@@ -207,7 +207,7 @@ static size_t columns_bytes(size_t elems, int patterns, size_t pack)
    as two blocks of 1 MiB each (4096^2, n = 64) glibc returned the heap's
    top to the system after every call (its trim threshold is twice the
    largest block it has unmapped) and each call faulted 2 MiB of pages back
-   in: 8549 page faults against 1481 in `decodenum-bench-f16 --quick`, and
+   in: 8549 page faults against 1344 in `decodenum-bench-f16 --quick`, and
    n = 64 at 0.65-0.75x the speed. Without memory for the packed form the
    columns alone (sgemm_rows gives the same bits without it). */
 static dn_status make_columns(const dn_w16_kernels *kern, const float *act, const uint16_t *act16,
