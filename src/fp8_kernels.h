@@ -59,6 +59,7 @@ extern const dn_fp8_kernels dn_fp8_avx2;
 #endif
 #if defined(DN_HAVE_AVX512)
 extern const dn_fp8_kernels dn_fp8_avx512;
+extern const dn_fp8_kernels dn_fp8_avx512vbmi; /* with AVX512_VBMI */
 #endif
 #if defined(DN_HAVE_NEON)
 extern const dn_fp8_kernels dn_fp8_neon;

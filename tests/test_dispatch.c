@@ -166,6 +166,28 @@ static void avx512_dot_needs_vnni(void **state)
     }
 }
 
+/* The AVX-512 FP8 mat_vec tests its codes by a VBMI byte permute where the
+   CPU has AVX512_VBMI; the AVX-512 slot holds that table then, the plain
+   AVX-512 one otherwise (never AVX2's: the decode is AVX-512F/BW). */
+static void avx512_fp8_by_vbmi(void **state)
+{
+    (void)state;
+    const dn_kernels *k5 = dn_kernels_for(DN_ISA_AVX512), *k2 = dn_kernels_for(DN_ISA_AVX2);
+    if (!k5 || !k2) {
+        print_message("no AVX-512 on this CPU or build\n");
+        skip();
+    }
+    assert_ptr_not_equal(k5->fp8->mat_vec_rows, k2->fp8->mat_vec_rows);
+#if defined(DN_HAVE_AVX512)
+    if (dn_cpu()->avx512vbmi)
+        assert_ptr_equal(k5->fp8->mat_vec_rows, dn_fp8_avx512vbmi.mat_vec_rows);
+    else
+        assert_ptr_equal(k5->fp8->mat_vec_rows, dn_fp8_avx512.mat_vec_rows);
+    assert_ptr_equal(k5->fp8->mat_mul_rows, dn_fp8_avx512.mat_mul_rows);
+    assert_ptr_not_equal(dn_fp8_avx512vbmi.mat_vec_rows, dn_fp8_avx512.mat_vec_rows);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +195,7 @@ int main(void)
         cmocka_unit_test(missing_entry_runs_the_reference),
         cmocka_unit_test(new_isa_with_one_kernel),
         cmocka_unit_test(avx512_dot_needs_vnni),
+        cmocka_unit_test(avx512_fp8_by_vbmi),
     };
     return cmocka_run_group_tests_name("dispatch", tests, NULL, NULL);
 }

@@ -38,8 +38,8 @@ DN_API int dn_selftest(dn_isa isa, dn_selftest_line line, void *ctx);
 
 /* The CPU as the dispatcher sees it, in one line: "x86-64, avx yes, avx2
    yes, fma yes, f16c yes, os ymm state yes, avx512 f yes bw yes vl yes dq
-   yes vnni yes bf16 yes, os zmm state yes", "aarch64, neon yes", or "no
-   SIMD kernels for this architecture". A static string. */
+   yes vnni yes bf16 yes vbmi yes, os zmm state yes", "aarch64, neon yes",
+   or "no SIMD kernels for this architecture". A static string. */
 DN_API const char *dn_cpu_description(void);
 
 #ifdef __cplusplus

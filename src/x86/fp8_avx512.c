@@ -23,7 +23,23 @@
  * it. One row at a time with eight blocks' chains in flight (one stream
  * 4 KiB ahead, its pages touched) ran 0.83x in L2 and 0.88-0.99x from
  * memory; the next rows' pages touched ahead of the eight-row streams
- * 1.00-1.02x. Three
+ * 1.00-1.02x.
+ *
+ * The code tests cost a sixth of mat_vec's time in L2 (without them, its
+ * bits then wrong, 1.23x the speed; without only their branch 1.06x): the
+ * kernel is bound by its vector operations, about five per row and 16
+ * codes. Where the CPU has AVX512_VBMI (dn_fp8_avx512vbmi), one two-table
+ * byte permute classifies 64 codes by their 7 value bits (zero exponent
+ * field, NaN, other) and one or gathers the classes, where the byte tests
+ * take an add, a maximum, a test into a mask and its or: in one process
+ * against the byte tests (41 alternated pairs, CPU time, 2026-12-06) 1.05x
+ * the speed in L2 on the bench's codes (1.05-1.11 over nine runs), 1.01x
+ * on smaller weights, 1.03x on random bytes; 8192^2 from memory on two
+ * threads 1.04-1.08x. Not kept: one test per 128 codes (0.96x of one per
+ * 64, more runs slow), a maximum and a minimum of the doubled bytes
+ * without the mask (1.01x), the codes spread by an in-lane vpshufb from a
+ * broadcast load instead of vpmovsxbd (0.85x), decoding from the raw
+ * register by a byte permute (1.01x). Three
  * decodes were measured on AMD EPYC (family 26), 64 x 8192 weights in L2,
  * eight rows at a time, CPU time, best of 200 calls, load average ~17 (a
  * development microbenchmark): this one 22.6 G weights/s; the same on 32
@@ -144,23 +160,52 @@ DN_INLINE void steps64(const uint8_t *const w[DN_FP8_WAYS], const float *x, size
     }
 }
 
-/* The block sums of eight rows over 128 columns; *top collects each code's
-   byte doubled (its 7 value bits; 0xFE only for a NaN code) by maximum.
-   With `scaled`, x is the activation times 2^8; else the weights are made
-   whole here. */
+/* The class of each of 64 codes by its 7 value bits, or'd into `classes`:
+   1 for a zero exponent field (a zero or subnormal code), 2 for the NaN
+   code, 0 else; one two-table byte permute (AVX512_VBMI) on the raw bytes,
+   whose index bits 0-6 are the value bits whatever the sign. */
+typedef __m512i (*code_classes_fn)(__m512i classes, __m512i raw);
+
+static inline __attribute__((always_inline, target("avx512vbmi"))) __m512i
+code_classes_vbmi(__m512i classes, __m512i raw)
+{
+    const __m512i first64 = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, 0x0101010101010101ll);
+    const __m512i last64 = _mm512_set_epi64(0x0200000000000000ll, 0, 0, 0, 0, 0, 0, 0);
+    return _mm512_or_si512(classes, _mm512_permutex2var_epi8(first64, raw, last64));
+}
+
+/* The block sums of eight rows over 128 columns; *top collects what the
+   NaN test needs: without `classes`, each code's byte doubled (its 7 value
+   bits; 0xFE only for a NaN code) by maximum (two operations per row and
+   64 codes, beside the zero-exponent test and its mask); with it, the
+   codes' classes or'd together (one permute and one or, the two tests in
+   one). With `scaled`, x is the activation times 2^8; else the weights are
+   made whole here. */
 DN_INLINE __m256 block8(const uint8_t *const w[DN_FP8_WAYS], const float *x, __m512i *top,
-                        int scaled)
+                        int scaled, code_classes_fn classes)
 {
     __m512 a[DN_FP8_WAYS];
     for (int r = 0; r < DN_FP8_WAYS; r++) a[r] = _mm512_setzero_ps();
     __m512i mx = *top;
     for (size_t i = 0; i < DN_FP8_BLOCK; i += 64) {
-        __mmask64 low = 0; /* codes with a zero exponent field */
-        for (int r = 0; r < DN_FP8_WAYS; r++) {
-            _mm_prefetch((const char *)w[r] + i + DN_FP8_PREFETCH, _MM_HINT_T0);
-            __m512i raw = _mm512_loadu_si512(w[r] + i);
-            mx = _mm512_max_epu8(mx, _mm512_add_epi8(raw, raw));
-            low |= _mm512_testn_epi8_mask(raw, _mm512_set1_epi8(0x78));
+        int low;
+        if (classes) {
+            __m512i c = _mm512_setzero_si512();
+            for (int r = 0; r < DN_FP8_WAYS; r++) {
+                _mm_prefetch((const char *)w[r] + i + DN_FP8_PREFETCH, _MM_HINT_T0);
+                c = classes(c, _mm512_loadu_si512(w[r] + i));
+            }
+            mx = _mm512_or_si512(mx, c);
+            low = _mm512_test_epi8_mask(c, _mm512_set1_epi8(1)) != 0;
+        } else {
+            __mmask64 lows = 0; /* codes with a zero exponent field */
+            for (int r = 0; r < DN_FP8_WAYS; r++) {
+                _mm_prefetch((const char *)w[r] + i + DN_FP8_PREFETCH, _MM_HINT_T0);
+                __m512i raw = _mm512_loadu_si512(w[r] + i);
+                mx = _mm512_max_epu8(mx, _mm512_add_epi8(raw, raw));
+                lows |= _mm512_testn_epi8_mask(raw, _mm512_set1_epi8(0x78));
+            }
+            low = lows != 0;
         }
         if (low)
             steps64(w, x, i, a, scaled, 0);
@@ -172,9 +217,10 @@ DN_INLINE __m256 block8(const uint8_t *const w[DN_FP8_WAYS], const float *x, __m
 }
 
 /* A partial last block: its codes and activations copied, zeros after
-   them (a pad adds fma(+0, +0, lane) = lane; see fp8_avx2.c). */
-static __m256 partial8(const uint8_t *const w[DN_FP8_WAYS], const float *x, size_t len,
-                       __m512i *top, int scaled)
+   them (a pad adds fma(+0, +0, lane) = lane; see fp8_avx2.c). Out of line,
+   once per code test (inlined into the row loops it cost them 4 %). */
+DN_INLINE __m256 partial8(const uint8_t *const w[DN_FP8_WAYS], const float *x, size_t len,
+                          __m512i *top, int scaled, code_classes_fn classes)
 {
     uint8_t wp[DN_FP8_WAYS][DN_FP8_BLOCK]; /* prefetches past it are harmless */
     float xp[DN_FP8_BLOCK];
@@ -186,7 +232,21 @@ static __m256 partial8(const uint8_t *const w[DN_FP8_WAYS], const float *x, size
         memcpy(wp[r], w[r], len);
         p[r] = wp[r];
     }
-    return scaled ? block8(p, xp, top, 1) : block8(p, xp, top, 0);
+    return scaled ? block8(p, xp, top, 1, classes) : block8(p, xp, top, 0, classes);
+}
+
+static __attribute__((noinline)) __m256 partial8_plain(const uint8_t *const w[DN_FP8_WAYS],
+                                                       const float *x, size_t len, __m512i *top,
+                                                       int scaled)
+{
+    return partial8(w, x, len, top, scaled, NULL);
+}
+
+static __attribute__((noinline, target("avx512vbmi"))) __m256
+partial8_vbmi(const uint8_t *const w[DN_FP8_WAYS], const float *x, size_t len, __m512i *top,
+              int scaled)
+{
+    return partial8(w, x, len, top, scaled, code_classes_vbmi);
 }
 
 /* Block j's scales of rows r[0..8): one broadcast when they share a row
@@ -202,9 +262,9 @@ static __m256 block_scales(const float *const srow[DN_FP8_WAYS], size_t j)
 
 /* Rows r[0..8) (repeats allowed) against x (times 2^8 when `scaled`): their
    sums before the tensor scale into sum[8]; 1 when one of them may hold a
-   NaN code. */
+   NaN code. `classes` as block8's. */
 DN_INLINE int rows8(const dn_fp8_mat *m, const float *x, int scaled, const size_t r[DN_FP8_WAYS],
-                    float sum[DN_FP8_WAYS])
+                    float sum[DN_FP8_WAYS], code_classes_fn classes)
 {
     const size_t k = m->k, kb = dn_size_div_up(k, DN_FP8_BLOCK);
     const uint8_t *w[DN_FP8_WAYS];
@@ -218,24 +278,45 @@ DN_INLINE int rows8(const dn_fp8_mat *m, const float *x, int scaled, const size_
     for (size_t j = 0, col = 0; col < k; col += DN_FP8_BLOCK, j++) {
         const uint8_t *wb[DN_FP8_WAYS];
         for (int i = 0; i < DN_FP8_WAYS; i++) wb[i] = w[i] + col;
-        __m256 s = col + DN_FP8_BLOCK > k ? partial8(wb, x + col, k - col, &top, scaled)
-                                          : block8(wb, x + col, &top, scaled);
+        __m256 s = col + DN_FP8_BLOCK <= k ? block8(wb, x + col, &top, scaled, classes)
+                   : classes               ? partial8_vbmi(wb, x + col, k - col, &top, scaled)
+                                           : partial8_plain(wb, x + col, k - col, &top, scaled);
         acc = _mm256_fmadd_ps(s, block_scales(srow, j), acc);
     }
     _mm256_storeu_ps(sum, acc);
+    if (classes) return _mm512_test_epi8_mask(top, _mm512_set1_epi8(2)) != 0;
     return _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8((char)0xFE)) != 0;
 }
+
+typedef int (*rows8_fn)(const dn_fp8_mat *m, const float *x, const size_t r[DN_FP8_WAYS],
+                        float sum[DN_FP8_WAYS]);
 
 static int rows8_scaled(const dn_fp8_mat *m, const float *x, const size_t r[DN_FP8_WAYS],
                         float sum[DN_FP8_WAYS])
 {
-    return rows8(m, x, 1, r, sum);
+    return rows8(m, x, 1, r, sum, NULL);
 }
 
 static int rows8_plain(const dn_fp8_mat *m, const float *x, const size_t r[DN_FP8_WAYS],
                        float sum[DN_FP8_WAYS])
 {
-    return rows8(m, x, 0, r, sum);
+    return rows8(m, x, 0, r, sum, NULL);
+}
+
+static __attribute__((target("avx512vbmi"))) int rows8_scaled_vbmi(const dn_fp8_mat *m,
+                                                                   const float *x,
+                                                                   const size_t r[DN_FP8_WAYS],
+                                                                   float sum[DN_FP8_WAYS])
+{
+    return rows8(m, x, 1, r, sum, code_classes_vbmi);
+}
+
+static __attribute__((target("avx512vbmi"))) int rows8_plain_vbmi(const dn_fp8_mat *m,
+                                                                  const float *x,
+                                                                  const size_t r[DN_FP8_WAYS],
+                                                                  float sum[DN_FP8_WAYS])
+{
+    return rows8(m, x, 0, r, sum, code_classes_vbmi);
 }
 
 /* xs[i] = x[i] * 2^8, exact, unless some finite |x[i]| >= 2^120 (then 0). */
@@ -258,8 +339,12 @@ static int scale_activation(const float *x, size_t k, float *xs)
     return over == 0;
 }
 
-static int mat_vec_rows_avx512(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1,
-                               float *out)
+/* mat_vec's rows r0..r1, eight at a time by `scaled` (on the activation
+   times 2^8) or, past 2^120, `plain`; inlined into each table's entry, so
+   the row functions inline into the loop (called through the pointers, the
+   kernel lost 4 % in L2). */
+DN_INLINE int mat_vec_rows_by(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1, float *out,
+                              rows8_fn scaled_rows, rows8_fn plain_rows)
 {
     float stack[DN_FP8_STACK_FLOATS];
     float *xs = m->k <= DN_FP8_STACK_FLOATS ? stack : malloc(m->k * sizeof *xs);
@@ -269,7 +354,7 @@ static int mat_vec_rows_avx512(const dn_fp8_mat *m, const float *x, size_t r0, s
         size_t rr[DN_FP8_WAYS];
         float sum[DN_FP8_WAYS];
         for (int i = 0; i < DN_FP8_WAYS; i++) rr[i] = r + (size_t)i < r1 ? r + (size_t)i : r1 - 1;
-        int maybe = scaled ? rows8_scaled(m, xs, rr, sum) : rows8_plain(m, x, rr, sum);
+        int maybe = scaled ? scaled_rows(m, xs, rr, sum) : plain_rows(m, x, rr, sum);
         for (int i = 0; i < DN_FP8_WAYS && r + (size_t)i < r1; i++) {
             out[r + (size_t)i] = dn_fp8_finish(sum[i], m->tensor_scale);
             if (maybe && dn_fp8_has_nan(m->w + rr[i] * m->k, m->k)) {
@@ -280,6 +365,18 @@ static int mat_vec_rows_avx512(const dn_fp8_mat *m, const float *x, size_t r0, s
     }
     if (xs != stack) free(xs);
     return nan;
+}
+
+static int mat_vec_rows_avx512(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1,
+                               float *out)
+{
+    return mat_vec_rows_by(m, x, r0, r1, out, rows8_scaled, rows8_plain);
+}
+
+static __attribute__((target("avx512vbmi"))) int
+mat_vec_rows_vbmi(const dn_fp8_mat *m, const float *x, size_t r0, size_t r1, float *out)
+{
+    return mat_vec_rows_by(m, x, r0, r1, out, rows8_scaled_vbmi, rows8_plain_vbmi);
 }
 
 /* ---- mat_mul: four rows' blocks decoded once, eight columns at a time ------------ */
@@ -376,5 +473,14 @@ static int mat_mul_rows_avx512(const dn_fp8_mat *m, const float *act, size_t n, 
 const dn_fp8_kernels dn_fp8_avx512 = {
     .decode = decode_avx512,
     .mat_vec_rows = mat_vec_rows_avx512,
+    .mat_mul_rows = mat_mul_rows_avx512,
+};
+
+/* The same kernels with mat_vec's code tests by AVX512_VBMI's byte
+   permute: registered in place of the table above when the CPU has it
+   (src/dispatch.c). */
+const dn_fp8_kernels dn_fp8_avx512vbmi = {
+    .decode = decode_avx512,
+    .mat_vec_rows = mat_vec_rows_vbmi,
     .mat_mul_rows = mat_mul_rows_avx512,
 };
