@@ -76,7 +76,9 @@ selftest)
     ;;
 test)
     apt_install $base $testing
-    cmake --preset release
+    # the examples and benches back on: `selftest`, `bench` and `bench-llama`
+    # configure this tree without some of them, and their tests count here
+    cmake --preset release -DDECODENUM_BUILD_EXAMPLES=ON -DDECODENUM_BUILD_BENCH=ON
     cmake --build --preset release -j "$jobs"
     ctest --preset release -j "$jobs"
     ;;
