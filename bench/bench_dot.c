@@ -45,13 +45,12 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "common.h"
 #include "decodenum/dot.h"
-#include "decodenum/repack.h"
 #include "decodenum/pool.h"
 #include "dispatch.h"
+#include "dot_repacked.h"
 #ifdef DN_BENCH_GGML
 #include "ggml_peer.h"
 #endif
@@ -59,6 +58,7 @@
 #define ROWS ((size_t)8192)
 #define COLS ((size_t)16384)
 #define ISA_ROWS ((size_t)512)
+#define L2_ROWS ((size_t)32) /* the product in L2: 288-544 KiB of weights */
 
 /* ggml on this machine as issue 5 gives it (its own benchmark of the same
    shapes; not measured here, printed when the bench has no ggml peer): ms
@@ -109,6 +109,22 @@ static void call_kern(bench_case *c)
     dn_status st = p->kern->mat_vec_rows(p->type, p->w, p->rows, p->n, p->act, p->scaling, 0,
                                          p->rows, p->out, NULL);
     if (st != DN_OK) fail_status("mat_vec_rows", st);
+}
+
+/* The rows in L2: the product alone (dn_act_mat_vec, no pool) on an
+   activation prepared once. */
+typedef struct l2_product {
+    dn_type type;
+    const uint8_t *w;
+    const dn_act *act;
+    float *out;
+} l2_product;
+
+static void call_l2(bench_case *c)
+{
+    const l2_product *p = c->ctx;
+    dn_status st = dn_act_mat_vec(p->act, 0, p->type, p->w, L2_ROWS, p->out, NULL, NULL);
+    if (st != DN_OK) fail_status("dn_act_mat_vec", st);
 }
 
 static size_t row_bytes(dn_type t)
@@ -280,9 +296,12 @@ typedef struct dot_run {
 #ifdef DN_BENCH_GGML
     ggml_peer *gp[12];
 #endif
-    product mv[6];     /* the three formats on 1 and 2 threads */
-    bench_case g1[64]; /* mv's cases, ggml's, the read kernels' */
-    int n1, r1_first, r2_first, best1, best2;
+    product mv[6]; /* the three formats on 1 and 2 threads */
+    void *act_mem; /* the prepared activation of the rows in L2 */
+    dn_act *act;
+    l2_product l2[3];  /* the three formats' first L2_ROWS rows */
+    bench_case g1[64]; /* mv's cases, ggml's, the rows in L2, the read kernels' */
+    int n1, l2_first, r1_first, r2_first, best1, best2;
     peer_cases peers;
     int ggml_ok; /* the peer's products look computed (no peer: trivially) */
 } dot_run;
@@ -334,12 +353,20 @@ static int setup(dot_run *r)
     r->x = bench_alloc(COLS * sizeof *r->x);
     r->codes = bench_alloc(COLS * sizeof *r->codes * 16);
     r->scales = bench_alloc(COLS / 32 * sizeof *r->scales * 16);
-    r->out = bench_alloc(ROWS * 44 * sizeof *r->out); /* 16 + 9 kernel cases; 12 ggml from 32 */
+    r->out = bench_alloc(ROWS * 45 * sizeof *r->out); /* 16 + 9 kernel cases; 12 ggml from 32; L2 */
     if (!r->x || !r->codes || !r->scales || !r->out) {
         fprintf(stderr, "decodenum-bench-dot: out of memory\n");
         return -1;
     }
     fill_activation(r->x, COLS);
+    size_t abytes = 0;
+    if (dn_act_size(COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, &abytes) != DN_OK ||
+        !(r->act_mem = bench_alloc(abytes)) ||
+        dn_act_prepare(r->x, COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, r->act_mem, abytes, &r->act,
+                       NULL) != DN_OK) {
+        fprintf(stderr, "decodenum-bench-dot: cannot prepare the activation\n");
+        return -1;
+    }
     for (int i = 0; i < 16; i++)
         r->acts[i] =
             (dn_act_row){r->codes + i * COLS, r->scales + i * (COLS / 32), COLS, 0, DN_WORDS_ONE};
@@ -399,11 +426,26 @@ static void measure_threads(dot_run *r)
 {
     bench_case *g1 = r->g1;
     size_t bytes = r->wb[2] & ~(size_t)4095;
+    r->l2_first = r->n1;
+    for (int f = 0; f < 3; f++) {
+        r->l2[f] = (l2_product){ftypes[f], r->w[f], r->act, r->out + 44 * ROWS + f * L2_ROWS};
+        g1[r->n1] = (bench_case){.op = fnames[f],
+                                 .impl = "in L2",
+                                 .call = call_l2,
+                                 .ctx = &r->l2[f],
+                                 .n = L2_ROWS * COLS,
+                                 .bytes = (double)L2_ROWS * (double)row_bytes(ftypes[f]),
+                                 .reps = 1,
+                                 .want = r->samples};
+        r->n1++;
+    }
     r->r1_first = r->n1;
     r->n1 = bench_add_read_cases(g1, r->n1, NULL, r->w[2], bytes, r->samples);
     r->r2_first = r->n1;
     r->n1 = bench_add_read_cases(g1, r->n1, r->team2, r->w[2], bytes, r->samples);
-    for (int i = 0; i < r->n1; i++) bench_calibrate(&g1[i], r->warm, 0.0);
+    for (int i = 0; i < r->n1;
+         i++) /* the rows in L2: 2 ms samples, the first call's misses spread */
+        bench_calibrate(&g1[i], r->warm, i >= r->l2_first && i < r->l2_first + 3 ? 0.002 : 0.0);
     bench_run_group_shuffled(g1, r->n1);
     r->best1 = bench_best_case(g1, r->r1_first, r->r2_first);
     r->best2 = bench_best_case(g1, r->r2_first, r->n1);
@@ -415,16 +457,25 @@ static void print_threads(dot_run *r)
     printf("\n%zu x %zu mat_vec, Sub32 scales, one word: dn_quantize + dn_mat_vec, %d samples of 1 "
            "call:\n",
            ROWS, COLS, r->samples);
-    printf("  %-5s %-9s %7s %8s %8s %8s   %s\n", "type", "threads", "MiB", "ms/call", "GB/s",
-           "GB/s-max", "/ read bandwidth, same threads (paired, medians)");
+    printf("  %-5s %-9s %7s %8s %8s %8s   %-11s %s\n", "type", "threads", "MiB", "ms/call", "GB/s",
+           "GB/s-max", "/ L2 x t", "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 6; i++) {
         const bench_case *c = &g1[i], *rd = &g1[i % 2 ? r->best2 : r->best1];
+        const bench_case *l2 = &g1[r->l2_first + i / 2];
         double rm, rp;
         bench_ratio(c, rd, &rm, &rp);
-        printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n", c->op,
-               c->impl, r->wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med),
-               bench_gbps(c, c->best), rp, rm, rd->impl, bench_gbps(rd, rd->med));
+        printf("  %-5s %-9s %7zu %8.2f %8.2f %8.2f   %-11.3f %.3f, %.3f  (read %s %.2f GB/s)\n",
+               c->op, c->impl, r->wb[i / 2] >> 20, ms(c->med), bench_gbps(c, c->med),
+               bench_gbps(c, c->best),
+               bench_gbps(c, c->med) / ((i % 2 + 1) * bench_gbps(l2, l2->med)), rp, rm, rd->impl,
+               bench_gbps(rd, rd->med));
     }
+    printf("  in L2 (the first %zu rows, dn_act_mat_vec on an activation prepared once, no pool;\n"
+           "  t threads' compute limit taken as t times it), GB/s:",
+           L2_ROWS);
+    for (int f = 0; f < 3; f++)
+        printf(" %s %.2f", fnames[f], bench_gbps(&g1[r->l2_first + f], g1[r->l2_first + f].med));
+    printf("\n");
     printf("  read bandwidth over %zu MiB (median / max GB/s):\n", r->wb[2] >> 20);
     bench_print_read_pairs(g1, r->r1_first, r->r2_first);
 #ifdef DN_BENCH_GGML
@@ -540,181 +591,12 @@ static int per_isa(dot_run *r)
     return isa_ok;
 }
 
-/* ---- repacked weights (decodenum/repack.h) ------------------------------------------ */
-
-/* One product of the repacked comparison: the activation prepared
-   (dn_act_prepare into memory allocated once) and the product on the plain
-   or the repacked matrix; prep 0: the activation prepared beforehand, the
-   product alone. */
-typedef struct rp_ctx {
-    dn_type type;
-    const uint8_t *w;
-    size_t rows;
-    const float *x;
-    void *amem;
-    size_t abytes;
-    dn_act *act;
-    float *out;
-    dn_pool *pool;
-    int packed, prep;
-} rp_ctx;
-
-static void rp_call(void *ctx)
+/* The repacked layout's comparison (dot_repacked.c) on the run's matrices. */
+static void repacked_section(const dot_run *r)
 {
-    rp_ctx *p = ctx;
-    dn_status st = DN_OK;
-    if (p->prep)
-        st = dn_act_prepare(p->x, COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, p->amem, p->abytes, &p->act,
-                            NULL);
-    if (st != DN_OK) fail_status("dn_act_prepare", st);
-    st = p->packed ? dn_repacked_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL)
-                   : dn_act_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL);
-    if (st != DN_OK) fail_status(p->packed ? "dn_repacked_mat_vec" : "dn_act_mat_vec", st);
-}
-
-#ifdef DN_BENCH_GGML
-static void rp_ggml(void *ctx)
-{
-    bench_case c = {.ctx = ctx};
-    ggml_peer_call(&c);
-}
-#endif
-
-typedef struct rp_case {
-    const char *name;
-    void (*fn)(void *);
-    void *ctx;
-    int reps;
-    double cpu, wall; /* the minima over the rounds, seconds per call */
-} rp_case;
-
-static double clock_of(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The cases alternated round by round (each round starting one case on),
-   each sample `reps` calls: the minimum CPU time (clock `id`) and wall
-   time per call. */
-static void rp_run(rp_case *c, int nc, int rounds, clockid_t id)
-{
-    for (int i = 0; i < nc; i++) {
-        c[i].fn(c[i].ctx); /* warm */
-        double t0 = now_s();
-        c[i].fn(c[i].ctx);
-        double one = now_s() - t0;
-        c[i].reps = one > 2e-3 ? 1 : (int)(2e-3 / (one + 1e-9)) + 1;
-        c[i].cpu = c[i].wall = INFINITY;
-    }
-    for (int k = 0; k < rounds; k++)
-        for (int j = 0; j < nc; j++) {
-            rp_case *q = &c[(j + k) % nc];
-            double w0 = now_s(), c0 = clock_of(id);
-            for (int r = 0; r < q->reps; r++) q->fn(q->ctx);
-            double cpu = (clock_of(id) - c0) / q->reps, wall = (now_s() - w0) / q->reps;
-            q->cpu = cpu < q->cpu ? cpu : q->cpu;
-            q->wall = wall < q->wall ? wall : q->wall;
-        }
-}
-
-/* One format, `rows` rows of its matrix, t threads: ours plain, ours
-   repacked (activation prepared in the call, and the product alone) and
-   ggml on its repacked weights, alternated; their minima into res (cpu,
-   wall; ggml's NAN without a peer; *ggml_inplace 1 where ggml has no
-   repacked form and ran on its weights in place). 0 when the bits differ. */
-static int rp_compare(dot_run *r, int f, size_t rows, int t, int rounds, double res[4][2],
-                      int *ggml_inplace)
-{
-    *ggml_inplace = 0;
-    const dn_type type = ftypes[f];
-    size_t pbytes = 0, abytes = 0;
-    if (dn_repack_size(type, rows, COLS, &pbytes) != DN_OK ||
-        dn_act_size(COLS, 1, DN_ACT_SUB32, DN_WORDS_ONE, &abytes) != DN_OK)
-        fail_status("repack sizes", DN_ERR_INVALID_ARGUMENT);
-    uint8_t *packed = bench_alloc(pbytes);
-    void *am[3] = {bench_alloc(abytes), bench_alloc(abytes), bench_alloc(abytes)};
-    float *out = bench_alloc(4 * rows * sizeof *out);
-    if (!packed || !am[0] || !am[1] || !am[2] || !out) fail_status("bench", DN_ERR_OUT_OF_MEMORY);
-    if (dn_repack(type, r->w[f], rows, COLS, packed, pbytes) != DN_OK)
-        fail_status("dn_repack", DN_ERR_INVALID_ARGUMENT);
-    dn_pool *pool = t == 2 ? r->pool2 : NULL;
-    rp_ctx ctx[3] = {
-        {type, r->w[f], rows, r->x, am[0], abytes, NULL, out, pool, 0, 1},
-        {type, packed, rows, r->x, am[1], abytes, NULL, out + rows, pool, 1, 1},
-        {type, packed, rows, r->x, am[2], abytes, NULL, out + 2 * rows, pool, 1, 1},
-    };
-    rp_call(&ctx[2]); /* prepares ctx[2]'s activation once */
-    ctx[2].prep = 0;
-    rp_case c[4] = {{"ours plain", rp_call, &ctx[0], 0, 0, 0},
-                    {"ours repacked", rp_call, &ctx[1], 0, 0, 0},
-                    {"ours repacked, product alone", rp_call, &ctx[2], 0, 0, 0}};
-    int nc = 3;
-#ifdef DN_BENCH_GGML
-    ggml_peer *gp = ggml_peer_create((int)type, r->w[f], rows, COLS, r->x, 1, out + 3 * rows, t, 1);
-    /* where ggml keeps no repacked form for the format on this CPU (Q8_0,
-       Q6_K on x86), its product on the weights in place */
-    if (gp)
-        c[nc++] = (rp_case){
-            ggml_peer_repacked(gp) ? "ggml repacked" : "ggml in place", rp_ggml, gp, 0, 0, 0};
-    *ggml_inplace = gp && !ggml_peer_repacked(gp);
-#endif
-    rp_run(c, nc, rounds, t == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_PROCESS_CPUTIME_ID);
-    const int same = memcmp(out, out + rows, rows * sizeof *out) == 0 &&
-                     memcmp(out, out + 2 * rows, rows * sizeof *out) == 0;
-    for (int i = 0; i < 4; i++) {
-        res[i][0] = i < nc ? c[i].cpu : NAN;
-        res[i][1] = i < nc ? c[i].wall : NAN;
-    }
-#ifdef DN_BENCH_GGML
-    ggml_peer_destroy(gp);
-#endif
-    free(packed);
-    for (int i = 0; i < 3; i++) free(am[i]);
-    free(out);
-    return same;
-}
-
-static void rp_print(int f, const char *regime, int t, int same, int inplace, double v[4][2])
-{
-    printf("  %-5s %-14s %dT %-11s", fnames[f], regime, t, same ? "bits =" : "BITS DIFFER");
-    if (inplace) printf("(ggml in place) ");
-    for (int i = 0; i < 4; i++) printf(" %8.1f %8.1f", v[i][0] * 1e6, v[i][1] * 1e6);
-    printf("  | ggml/repacked %.3f %.3f, ggml/alone %.3f %.3f, plain/repacked %.3f %.3f\n",
-           v[3][0] / v[1][0], v[3][1] / v[1][1], v[3][0] / v[2][0], v[3][1] / v[2][1],
-           v[0][0] / v[1][0], v[0][1] / v[1][1]);
-    fflush(stdout);
-}
-
-/* The repacked layout against the plain one and against ggml's repacked
-   weights, 1 and 2 threads: in cache, as the difference of 48 rows and 16
-   rows (0.4-0.8 MiB: 32 rows' product, each side's activation
-   quantization and call overhead cancelled), and from memory (all 8192
-   rows). */
-static void repacked_section(dot_run *r)
-{
-    printf(
-        "\nrepacked weights, us per call (minimum over the rounds; cpu = the calling thread's\n"
-        "CPU time with 1 thread, the process's with 2; then wall): plain = dn_act_prepare +\n"
-        "dn_act_mat_vec, repacked = dn_act_prepare + dn_repacked_mat_vec, alone = the repacked\n"
-        "product on an activation prepared once, ggml = ggml_mul_mat on its repacked weights\n"
-        "(its quantization in every call; \"ggml in place\": ggml keeps no repacked form of the\n"
-        "format on this CPU, its weights in place); ratios > 1: ours faster:\n");
-    printf("  %-5s %-14s %2s %-11s %17s %17s %17s %17s\n", "type", "regime", "", "", "plain",
-           "repacked", "alone", "ggml");
-    for (int f = 0; f < 3; f++)
-        for (int t = 1; t <= 2; t++) {
-            double a[4][2], b[4][2], d[4][2];
-            int ip = 0;
-            int same = rp_compare(r, f, 48, t, r->quick ? 300 : 1500, a, &ip);
-            same &= rp_compare(r, f, 16, t, r->quick ? 300 : 1500, b, &ip);
-            for (int i = 0; i < 4; i++)
-                for (int k = 0; k < 2; k++) d[i][k] = a[i][k] - b[i][k];
-            rp_print(f, "cache 48-16", t, same, ip, d);
-            same = rp_compare(r, f, ROWS, t, r->quick ? 5 : 15, a, &ip);
-            rp_print(f, "memory 8192", t, same, ip, a);
-        }
+    const uint8_t *w[3] = {r->w[0], r->w[1], r->w[2]};
+    dot_repacked_set set = {3, ftypes, fnames, w, ROWS, COLS, r->x, r->pool2, r->quick};
+    bench_dot_repacked(&set);
 }
 
 /* 1 when the outputs of 1 and 2 threads are bit-identical, each format. */
@@ -738,6 +620,7 @@ static void teardown(dot_run *r)
     dn_pool_destroy(r->pool2);
     for (int f = 0; f < 3; f++) free(r->w[f]);
     free(r->x);
+    free(r->act_mem);
     free(r->codes);
     free(r->scales);
     free(r->out);

@@ -18,9 +18,16 @@
  *    weights (2 * rows * k bytes per call) and the ratio to the best
  *    streaming-read kernel reading the same 128 MiB with as many threads
  *    (1 thread: the caller; 2 threads: each reads its own half). One call
- *    per sample, sampled round-robin with the read kernels.
+ *    per sample, sampled round-robin with the read kernels; beside them the
+ *    active kernel table's mat_vec_rows on the matrix's first 32 rows
+ *    (512 KiB, in L2, the activation rounded beforehand), whose rate times
+ *    the threads is the product's compute limit: the fraction of it reached
+ *    from memory says how much of the time the memory takes.
  *  - dn_f16_mat_mul of a 4096 x 4096 matrix (the first 32 MiB of the same
- *    weights) times n = 8 and n = 64 columns (tinyBLAS path), 1 and 2 threads.
+ *    weights) times n = 8 and n = 64 columns (tinyBLAS path), 1 and 2 threads,
+ *    with the fraction of the peak of the instruction the kernel is built on
+ *    (bench_peak: vfmadd231ps, or vdpbf16ps for BF16's AVX-512 tile, measured
+ *    on one thread, times the threads).
  *  - with a ggml peer, ggml_mul_mat of each of those products (activation
  *    converted to F16 in every call, as ggml does) sampled round-robin with
  *    ours, and our speed over ggml's paired round by round.
@@ -47,6 +54,7 @@
 #include "decodenum/f16.h"
 #include "decodenum/pool.h"
 #include "dispatch.h"
+#include "f16_shapes.h"
 #ifdef DN_BENCH_GGML
 #include "ggml_peer.h"
 #endif
@@ -55,6 +63,7 @@
 #define MM_DIM ((size_t)4096)  /* mat_mul: MM_DIM x MM_DIM */
 #define ISA_DIM ((size_t)2048) /* per-ISA kernels: ISA_DIM x ISA_DIM */
 #define ISA_N ((size_t)8)      /* columns of the per-ISA sgemm */
+#define L2_ROWS ((size_t)32)   /* mat_vec in L2: 32 x 8192 (512 KiB) */
 #define MM_MAX_N ((size_t)64)
 
 /* ggml on this machine as issue 4 gives it (not measured here; printed when
@@ -262,6 +271,42 @@ static const char *kern_name(const dn_w16_kernels *k)
     return "?";
 }
 
+/* The measured peak (bench_peak) of the instruction table k's sgemm tile
+   is built on, flops a second on one thread; 0 where unknown. */
+static double peak_of(const dn_w16_kernels *k)
+{
+#if defined(DN_HAVE_AVX512)
+    if (k == &dn_f16_avx512.fp16 || k == &dn_f16_avx512.bf16) return bench_peak(BENCH_PEAK_FMA_ZMM);
+#endif
+    const char *isa = kern_name(k);
+    if (!strcmp(isa, "avx2")) return bench_peak(BENCH_PEAK_FMA_YMM);
+    if (strcmp(isa, "avx512")) return 0;
+    return bench_peak(T->bf ? BENCH_PEAK_BF16_ZMM : BENCH_PEAK_FMA_ZMM); /* vdpbf16ps's table */
+}
+
+/* The measured peak's name for table k (as peak_of). */
+static const char *peak_name(const dn_w16_kernels *k)
+{
+#if defined(DN_HAVE_AVX512)
+    if (k == &dn_f16_avx512.fp16 || k == &dn_f16_avx512.bf16)
+        return bench_peak_name(BENCH_PEAK_FMA_ZMM);
+#endif
+    const char *isa = kern_name(k);
+    if (!strcmp(isa, "avx2")) return bench_peak_name(BENCH_PEAK_FMA_YMM);
+    if (strcmp(isa, "avx512")) return "-";
+    return bench_peak_name(T->bf ? BENCH_PEAK_BF16_ZMM : BENCH_PEAK_FMA_ZMM);
+}
+
+/* "%8.3f" of the fraction, or "       -" without a peak. */
+static const char *fraction(char buf[16], double part, double whole)
+{
+    if (whole > 0)
+        snprintf(buf, 16, "%8.3f", part / whole);
+    else
+        snprintf(buf, 16, "%8s", "-");
+    return buf;
+}
+
 /* The plan, the data and the cases of one run. */
 typedef struct f16_run {
     int quick;
@@ -283,10 +328,11 @@ typedef struct f16_run {
 #ifdef DN_BENCH_GGML
     ggml_cases gc;
 #endif
-    product mv[3], mm[8];
-    bench_case g1[64]; /* mat_vec: ours, ggml's, the read kernels' */
-    bench_case g2[16]; /* mat_mul: ours 4, ggml up to 8, ours on the vec_dot path 4 */
-    int ggml_bits_ok;  /* no peer, or ours = ggml's where they must be */
+    product mv[4], mm[8]; /* mv[3]: the rows in L2 */
+    bench_case g1[64];    /* mat_vec: ours, ggml's, the read kernels' */
+    bench_case g2[16];    /* mat_mul: ours 4, ggml up to 8, ours on the vec_dot path 4 */
+    int ggml_bits_ok;     /* no peer, or ours = ggml's where they must be */
+    int l2_case;          /* g1's index of the mat_vec in L2 */
 } f16_run;
 
 static void plan(f16_run *r, int quick)
@@ -328,8 +374,9 @@ static int setup(f16_run *r)
     r->act = bench_alloc(MM_MAX_N * MM_DIM * sizeof(float));
     r->act_r = bench_alloc(ISA_N * ISA_DIM * sizeof(float)); /* rounded, for the kernels */
     r->act_h = bench_alloc(ISA_N * ISA_DIM * sizeof(uint16_t));
-    r->out = bench_alloc((7 * MV_DIM + 16 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
-                         sizeof(float));
+    r->out =
+        bench_alloc((7 * MV_DIM + L2_ROWS + 16 * MM_MAX_N * MM_DIM + 2 * NISA * ISA_N * ISA_DIM) *
+                    sizeof(float));
     if (!r->w || !r->act || !r->act_r || !r->act_h || !r->out) {
         fprintf(stderr, "decodenum-bench-f16: out of memory (needs ~140 MiB)\n");
         return -1;
@@ -358,16 +405,22 @@ static void print_mat_vec(const f16_run *r, int r1_first, int r2_first, int best
     const size_t w_bytes = MV_DIM * MV_DIM * sizeof *r->w;
     printf("\n%zu x %zu mat_vec (%zu MiB of %s weights), dn_%s_mat_vec, %d samples of 1 call:\n",
            MV_DIM, MV_DIM, w_bytes >> 20, T->name, T->bf ? "bf16" : "f16", r->mv_samples);
-    printf("  %-7s %-9s %8s %8s %8s   %s\n", "threads", "pool", "ms/call", "GB/s", "GB/s-max",
-           "/ read bandwidth, same threads (paired, medians)");
+    const bench_case *l2 = &g1[r->l2_case];
+    printf("  %-7s %-9s %8s %8s %8s   %-13s %s\n", "threads", "pool", "ms/call", "GB/s", "GB/s-max",
+           "/ in L2 x t", "/ read bandwidth, same threads (paired, medians)");
     for (int i = 0; i < 3; i++) {
         const bench_case *c = &g1[i], *rd = &g1[i < 2 ? best1 : best2];
+        unsigned t = dn_pool_threads(r->mv[i].pool);
         double rm, rp;
         bench_ratio(c, rd, &rm, &rp);
-        printf("  %-7u %-9s %8.2f %8.2f %8.2f   %.3f, %.3f  (read %s %.2f GB/s)\n",
-               dn_pool_threads(r->mv[i].pool), c->impl, ms(c->med), bench_gbps(c, c->med),
-               bench_gbps(c, c->best), rp, rm, rd->impl, bench_gbps(rd, rd->med));
+        printf("  %-7u %-9s %8.2f %8.2f %8.2f   %-13.3f %.3f, %.3f  (read %s %.2f GB/s)\n", t,
+               c->impl, ms(c->med), bench_gbps(c, c->med), bench_gbps(c, c->best),
+               bench_gbps(c, c->med) / (t * bench_gbps(l2, l2->med)), rp, rm, rd->impl,
+               bench_gbps(rd, rd->med));
     }
+    printf("  in L2: the active table's mat_vec_rows on the first %zu rows (%zu KiB), %.2f GB/s\n"
+           "  (median, the same rounds); t threads' compute limit taken as t times it\n",
+           L2_ROWS, L2_ROWS * MV_DIM * 2 >> 10, bench_gbps(l2, l2->med));
     printf("  read bandwidth over the same %zu MiB (median / max GB/s):\n", w_bytes >> 20);
     bench_print_read_pairs(g1, r1_first, r2_first);
     printf("    best: 1 thread %s %.2f GB/s, 2 threads %s %.2f GB/s\n", g1[best1].impl,
@@ -394,11 +447,18 @@ static void mat_vec_section(f16_run *r)
         for (int t = 0; t < 2; t++)
             if (add_ggml(&r->gc, v, t, g1, &n1, &r->mv[2 * t], r->o, r->mv_samples)) r->o += MV_DIM;
 #endif
+    r->mv[3] = (product){r->w,     L2_ROWS, MV_DIM, 1,
+                         r->act_r, r->o,    NULL,   table_of(dn_kernels_active()->f16),
+                         r->act_h};
+    r->o += L2_ROWS;
+    r->l2_case = n1;
+    g1[n1++] = mk("mat_vec", "in L2", call_kern_mat_vec, &r->mv[3], r->mv_samples);
     int r1_first = n1;
     n1 = bench_add_read_cases(g1, n1, NULL, r->w, w_bytes, r->mv_samples);
     int r2_first = n1;
     n1 = bench_add_read_cases(g1, n1, r->team2, r->w, w_bytes, r->mv_samples);
-    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], r->mv_warm, 0.0);
+    for (int i = 0; i < n1; i++) /* the rows in L2: 2 ms samples, the first call's misses spread */
+        bench_calibrate(&g1[i], r->mv_warm, i == r->l2_case ? 0.002 : 0.0);
     bench_run_group_shuffled(g1, n1);
     int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
     print_mat_vec(r, r1_first, r2_first, best1, best2);
@@ -437,15 +497,23 @@ static void mat_mul_section(f16_run *r)
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_%s_mat_mul, %d samples of ~%.0f ms:\n",
            MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, T->bf ? "bf16" : "f16", r->mm_samples,
            r->mm_target * 1e3);
-    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call",
-           "ms-min", "GFLOP/s");
+    const dn_w16_kernels *active = table_of(dn_kernels_active()->f16);
+    const double peak = peak_of(active);
+    printf("  %-3s %-7s %-9s %-7s %8s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call",
+           "ms-min", "GFLOP/s", "/ peak");
     for (int i = 0; i < 4; i++) {
         const bench_case *c = &g2[i];
-        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f\n", r->mm[i].n,
-               dn_pool_threads(r->mm[i].pool), c->impl,
+        unsigned t = dn_pool_threads(r->mm[i].pool);
+        char f[16];
+        printf("  %-3zu %-7u %-9s %-7s %8.3f %8.3f %8.1f %s\n", r->mm[i].n, t, c->impl,
                dn_f16_takes_sgemm(MM_DIM, MM_DIM, r->mm[i].n) ? "sgemm" : "vec_dot", ms(c->med),
-               ms(c->best), gflops(c, &r->mm[i]));
+               ms(c->best), gflops(c, &r->mm[i]),
+               fraction(f, gflops(c, &r->mm[i]), t * peak * 1e-9));
     }
+    if (peak > 0)
+        printf("  peak: %s, %.1f GFLOP/s on one thread (measured); / peak = GFLOP/s over threads"
+               " times it\n",
+               peak_name(active), peak * 1e-9);
     printf("dn_%s_mat_mul_path(DN_F16_PATH_VEC_DOT), the same rounds (every column the bits of "
            "one\nmat_vec); speed = its throughput over the mat_mul above on the same columns%s:\n",
            T->bf ? "bf16" : "f16",
@@ -589,8 +657,8 @@ static int per_isa(f16_run *r)
            "weights\n(%zu MiB), activations already rounded; %d samples (scalar %d) of ~%.0f ms:\n",
            T->bf ? "bf16" : "fp16", ISA_DIM, ISA_DIM, ISA_DIM * ISA_DIM * 2 >> 20, r->isa_samples,
            r->isa_scalar_samples, r->isa_target * 1e3);
-    printf("  %-8s %-7s %3s %9s %8s %8s  %s\n", "op", "isa", "n", "ms/call", "GB/s", "GFLOP/s",
-           "check");
+    printf("  %-8s %-7s %3s %9s %8s %8s %8s  %s\n", "op", "isa", "n", "ms/call", "GB/s", "GFLOP/s",
+           "/ peak", "check");
     int isa_bits_ok = 1;
     for (int i = 0; i < n3; i++) {
         const bench_case *c = &g3[i];
@@ -600,8 +668,11 @@ static int per_isa(f16_run *r)
             isa_bits_ok &= same;
             chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
         }
-        printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f  %s%s\n", c->op, c->impl, kp[i].n, ms(c->med),
-               bench_gbps(c, c->med), gflops(c, &kp[i]), chk, i < nisa ? "" : " (the FMA rows)");
+        char f[16];
+        double pk = kp[i].n > 1 ? peak_of(kp[i].kern) * 1e-9 : 0; /* sgemm rows */
+        printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f %s  %s%s\n", c->op, c->impl, kp[i].n, ms(c->med),
+               bench_gbps(c, c->med), gflops(c, &kp[i]), fraction(f, gflops(c, &kp[i]), pk), chk,
+               i < nisa ? "" : " (the FMA rows)");
     }
     if (nisa >= 4)
         printf("  speed-up over scalar: mat_vec %.1fx, sgemm n=%zu %.1fx\n",
@@ -613,95 +684,6 @@ static int per_isa(f16_run *r)
         printf("  avx512 sgemm n=%zu, vdpbf16ps over the FMA rows (last line): %.2fx\n", ISA_N,
                g3[n3 - 1].med / g3[nisa - 1].med);
     return isa_bits_ok;
-}
-
-/* ---- decode shapes from memory (--shapes) --------------------------------------- */
-
-#define SH_BUF ((size_t)512 << 20) /* bytes the shape cases rotate through */
-/* Elements each matrix starts past a cache line: 32 bytes, where a mapped
-   GGUF file puts half of its tensors (the format aligns them to 32). */
-#define SH_PAST 16
-
-/* One table's mat_vec_rows over a shape, each call on the next matrix of a
-   512 MiB buffer, so every call reads its weights from memory. */
-typedef struct shape_ctx {
-    product p;
-    const uint16_t *base;
-    size_t at; /* elements */
-} shape_ctx;
-
-static void call_shape(bench_case *c)
-{
-    shape_ctx *s = c->ctx;
-    size_t m = s->p.rows * s->p.k;
-    if (s->at + SH_PAST + m > SH_BUF / 2) s->at = 0;
-    s->p.kern->mat_vec_rows(s->base + s->at + SH_PAST, s->p.k, s->p.act, s->p.act16, 0, s->p.rows,
-                            s->p.out);
-    s->at += m;
-}
-
-/* mat_vec from memory, one thread, on the decode shapes of a TinyLlama-sized
-   model and 8192^2, each ISA's table (not scalar) sampled round-robin with
-   the read kernels over the 512 MiB buffer. */
-static int shapes_section(f16_run *r)
-{
-    static const size_t shp[5][2] = {
-        {8192, 8192}, {2048, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}};
-    uint16_t *buf = bench_alloc(SH_BUF);
-    float *x = bench_alloc(8192 * sizeof(float));
-    uint16_t *xh = bench_alloc(8192 * sizeof(uint16_t));
-    if (!buf || !x || !xh) return -1;
-    for (size_t o = 0; o < SH_BUF / 2; o += MV_DIM * MV_DIM)
-        memcpy(buf + o, r->w, MV_DIM * MV_DIM * 2);
-    r->kt[0]->from_f32(r->act, xh, 8192);
-    r->kt[0]->widen(xh, x, 8192);
-    static shape_ctx sc[5 * NISA];
-    static bench_case g[5 * NISA + 16];
-    int n = 0, want = r->quick ? 15 : 41, per = 0;
-    for (int s = 0; s < 5; s++)
-        for (int i = 1; i < NISA; i++) {
-            if (!r->kt[i]) continue;
-            /* each case starts 48 MiB past the last one's start: what another
-               case read just before is never in the last-level cache */
-            size_t start = ((size_t)n * (48 << 20) / 2) % (SH_BUF / 2);
-            sc[n] = (shape_ctx){
-                {buf, shp[s][0], shp[s][1], 1, x, r->out, NULL, r->kt[i], xh}, buf, start};
-            g[n] = mk("mat_vec", dn_isa_name(isas[i]), call_shape, &sc[n].p, want);
-            g[n].ctx = &sc[n];
-            n++;
-        }
-    per = n / 5;
-    int rd0 = n;
-    n = bench_add_read_cases(g, n, NULL, buf, SH_BUF, want);
-    for (int i = 0; i < n; i++) g[i].call ? g[i].call(&g[i]) : (void)0;
-    bench_run_group_shuffled(g, n);
-    int best = bench_best_case(g, rd0, n);
-    printf("\nmat_vec from memory, 1 thread, kernel tables called directly, each call on the"
-           " next\nmatrix of a %zu MiB buffer, %d bytes past a line as in a mapped GGUF file;"
-           " %d samples of 1\ncall; read: %s over the buffer, %.2f GB/s median, %.2f best\n",
-           SH_BUF >> 20, SH_PAST * 2, want, g[best].impl, bench_gbps(&g[best], g[best].med),
-           bench_gbps(&g[best], g[best].best));
-    printf("  %-12s %-7s %8s %8s %8s   %s\n", "rows x k", "isa", "ms/call", "GB/s", "GB/s-max",
-           "/ read (medians; best/best)");
-    for (int i = 0; i < rd0; i++) {
-        const bench_case *c = &g[i];
-        char dim[32];
-        snprintf(dim, sizeof dim, "%zux%zu", sc[i].p.rows, sc[i].p.k);
-        printf("  %-12s %-7s %8.3f %8.2f %8.2f   %.3f; %.3f", dim, c->impl, ms(c->med),
-               bench_gbps(c, c->med), bench_gbps(c, c->best),
-               g[best].med * c->bytes / g[best].bytes / c->med,
-               g[best].best * c->bytes / g[best].bytes / c->best);
-        if (per == 2 && i % 2 == 1) {
-            double rm, rp;
-            bench_ratio(c, c - 1, &rm, &rp);
-            printf("   %s/%s %.3f paired", c->impl, c[-1].impl, rp);
-        }
-        printf("\n");
-    }
-    free(buf);
-    free(x);
-    free(xh);
-    return 0;
 }
 
 /* Bits across thread counts: 1 when identical. */
@@ -751,7 +733,12 @@ int main(int argc, char **argv)
     print_header(&r, argc, argv);
     if (setup(&r)) return 1;
     if (shapes) {
-        int st = shapes_section(&r);
+        const dn_w16_kernels *tables[NISA];
+        const char *names[NISA];
+        int count = 0;
+        for (int i = 1; i < NISA; i++) /* the SIMD tables */
+            if (r.kt[i]) tables[count] = r.kt[i], names[count++] = dn_isa_name(isas[i]);
+        int st = bench_f16_shapes(tables, names, count, r.w, r.act, r.out, r.quick);
         bench_print_load();
         teardown(&r);
         return st ? 1 : 0;

@@ -286,10 +286,20 @@ static void mat_mul_section(run *r)
         bench_calibrate(&r->g2[i], 0.0, r->quick ? 0.02 : 0.05);
     }
     bench_run_group_shuffled(r->g2, 2);
+    /* the products are FMAs of the active ISA's width */
+    const dn_isa isa = dn_isa_active();
+    const bench_peak_kind pk = isa == DN_ISA_AVX512 ? BENCH_PEAK_FMA_ZMM : BENCH_PEAK_FMA_YMM;
+    const double peak = isa == DN_ISA_AVX512 || isa == DN_ISA_AVX2 ? bench_peak(pk) * 1e-9 : 0;
     printf("\n%zu x %zu mat_mul, n = %zu:\n", MM_DIM, DIM, MM_N);
-    for (int i = 0; i < 2; i++)
-        printf("  %-9s %8.2f ms/call %8.2f GFLOP/s\n", r->g2[i].impl, r->g2[i].med * 1e3,
-               2.0 * (double)(MM_DIM * DIM * MM_N) / r->g2[i].med * 1e-9);
+    for (int i = 0; i < 2; i++) {
+        double gf = 2.0 * (double)(MM_DIM * DIM * MM_N) / r->g2[i].med * 1e-9;
+        printf("  %-9s %8.2f ms/call %8.2f GFLOP/s", r->g2[i].impl, r->g2[i].med * 1e3, gf);
+        if (peak > 0) printf("  %.3f of the peak", gf / ((i + 1) * peak));
+        printf("\n");
+    }
+    if (peak > 0)
+        printf("  peak: %s, %.1f GFLOP/s on one thread (measured), times the threads\n",
+               bench_peak_name(pk), peak);
 }
 
 static int per_isa(run *r)
@@ -356,6 +366,13 @@ static void in_cache_section(run *r)
         "\nin L2, one thread, %zu x %zu, the active kernels, best of %d by CPU time:\n"
         "  fp8 mat_vec_rows %.2f G weights/s, f16 mat_vec_rows %.2f G weights/s (fp8 / f16 %.3f)\n",
         rows, DIM, 30 * r->samples, n / best8 * 1e-9, n / best16 * 1e-9, best16 / best8);
+    /* one byte a weight: the mat_vec cases' GB/s are G weights/s */
+    const double l2 = n / best8 * 1e-9;
+    printf(
+        "  %zu x %zu fp8 mat_vec from memory / (threads x this rate, its compute limit): pool NULL "
+        "%.3f, pool 2 %.3f\n",
+        DIM, DIM, bench_gbps(&r->g1[0], r->g1[0].med) / l2,
+        bench_gbps(&r->g1[2], r->g1[2].med) / (2 * l2));
     free(xh), free(xr);
 }
 

@@ -14,7 +14,10 @@
  * so load from other processes falls on all of them alike; the figure is
  * the median of the samples (--min: the fastest). --cpu times this
  * thread's CPU time instead of the wall clock. Peers are optional: without libsleef-dev or
- * libmvec the bench says "not found" and skips them.
+ * libmvec the bench says "not found" and skips them. Beside each time, the
+ * cycles a vector of the case's lanes at the clock the run measures: what
+ * to set against a kernel's instruction count per vector (docs/math.md,
+ * "What bounds each kernel") and the core's issue width.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "decodenum.h"
 #include "dispatch.h"
 #include "isa.h"
@@ -291,6 +295,19 @@ static bcase *add_case(const char *name, void (*fn)(bcase *), dn_unary_kernel k,
     return c;
 }
 
+/* The lanes of a case's vectors, from its name: our ISAs' widths, SLEEF's
+   16-lane functions, else (SLEEF's 8-lane ones, libmvec's AVX2) 8. */
+static int lanes_of(const char *name)
+{
+    static const struct {
+        const char *prefix;
+        int lanes;
+    } isas[] = {{"scalar ", 1}, {"neon ", 4}, {"avx2 ", 8}, {"avx512 ", 16}};
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++)
+        if (strncmp(name, isas[i].prefix, strlen(isas[i].prefix)) == 0) return isas[i].lanes;
+    return strstr(name, "16_u10") ? 16 : 8;
+}
+
 static double find(const char *name)
 {
     for (int i = 0; i < ncases; i++)
@@ -377,8 +394,11 @@ int main(int argc, char **argv)
         xact[i] = -8.0f + 16.0f * (float)rand() / (float)RAND_MAX; /* tanh, the GELUs */
         xsmall[i] = xact[i] / 16.0f;
     }
-    printf("decodenum-bench-math: ns per element over %d floats, %s of %d samples\n", N,
-           use_min ? "minimum" : "median", samples);
+    const double ghz = bench_clock_ghz(0.05);
+    printf("decodenum-bench-math: ns per element over %d floats, %s of %d samples;\n"
+           "cycles a vector (1 lane scalar, 4 NEON, 8 AVX2 and SLEEF's f8, 16 AVX-512 and f16)\n"
+           "at %.2f GHz (dependent integer adds)\n",
+           N, use_min ? "minimum" : "median", samples, ghz);
     add_cases();
     add_trig_cases();
     /* calibrate: calls per sample */
@@ -403,7 +423,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < ncases; i++) {
         qsort(cases[i].t, (size_t)cases[i].have, sizeof(double), cmp_double);
         cases[i].med = cases[i].t[use_min ? 0 : cases[i].have / 2];
-        printf("  %-26s %8.3f ns/element\n", cases[i].name, cases[i].med);
+        printf("  %-26s %8.3f ns/element %7.1f cycles/vector\n", cases[i].name, cases[i].med,
+               cases[i].med * ghz * lanes_of(cases[i].name));
     }
     printf("ratios (ours / peer, same run; < 1 is faster):\n");
     ratio("avx2 exp_v", "sleef Sleef_expf8_u10");

@@ -27,7 +27,7 @@
  *  - the core's int8 multiply-add peak: chain-free loops of vpmaddubsw
  *    (AVX2, 32 multiply-adds each) and, where the CPU has AVX512-VNNI,
  *    vpdpbusd on 512 bits (64) on one thread; the larger is the peak the
- *    products are quoted against.
+ *    products are quoted against (bench_peak, peak.c).
  * Every output of 1 and 2 threads is checked equal to the one-thread
  * product, and every product to n dn_act_mat_vec calls, bit for bit.
  */
@@ -343,66 +343,14 @@ static int grouped(int quick)
     return ok;
 }
 
-/* ---- the int8 multiply-add peak ------------------------------------------------------ */
-
-#if defined(__x86_64__)
-/* 12 independent accumulators, one instruction each per step (more than
-   latency x throughput, so the ports are the limit), in assembly: written
-   in C with an empty asm per accumulator, GCC kept the array in memory and
-   the loop ran at half the instruction's throughput. */
-#define PEAK_R(op, r, k) op " %%" r "13, %%" r "12, %%" r #k "\n\t"
-#define PEAK_4(op, r, a, b, c, d) \
-    PEAK_R(op, r, a) PEAK_R(op, r, b) PEAK_R(op, r, c) PEAK_R(op, r, d)
-#define PEAK_12(op, r) \
-    PEAK_4(op, r, 0, 1, 2, 3) PEAK_4(op, r, 4, 5, 6, 7) PEAK_4(op, r, 8, 9, 10, 11)
-#define PEAK_CLOBBERS                                                                        \
-    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
-        "xmm11", "xmm12", "xmm13", "cc"
-
-__attribute__((target("avx2"))) static void maddubs_loop(size_t steps)
-{
-    __asm__ volatile("1:\n\t" PEAK_12("vpmaddubsw", "ymm") "dec %0\n\tjnz 1b"
-                     : "+r"(steps)
-                     :
-                     : PEAK_CLOBBERS);
-}
-
-__attribute__((target("avx512f,avx512vnni"))) static void dpbusd_loop(size_t steps)
-{
-    __asm__ volatile("1:\n\t" PEAK_12("vpdpbusd", "zmm") "dec %0\n\tjnz 1b"
-                     : "+r"(steps)
-                     :
-                     : PEAK_CLOBBERS);
-}
-
-/* Multiply-adds per CPU second of loop f (macs per instruction), the best
-   of 5. */
-static double peak_of(void (*f)(size_t), double macs)
-{
-    const size_t steps = 4000000;
-    double best = 0;
-    for (int k = 0; k < 5; k++) {
-        double t = cpu_s();
-        f(steps);
-        t = cpu_s() - t;
-        double r = (double)steps * 12 * macs / t;
-        best = r > best ? r : best;
-    }
-    return best;
-}
-#endif
-
 /* The core's int8 multiply-adds per CPU second on one thread: vpmaddubsw
    (AVX2, 32 u8 x s8 products) and, where the CPU has AVX512-VNNI, vpdpbusd
    on 512 bits (64), the larger the peak; printed with the per-cycle
    figures at the measured clock. */
 static double int8_peak(double ghz)
 {
-#if defined(__x86_64__)
-    if (!__builtin_cpu_supports("avx2")) return 0;
-    double mb = peak_of(maddubs_loop, 32), dp = 0;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni"))
-        dp = peak_of(dpbusd_loop, 64);
+    double mb = bench_peak(BENCH_PEAK_INT8_YMM), dp = bench_peak(BENCH_PEAK_INT8_ZMM);
+    if (mb <= 0) return 0;
     printf("\nint8 multiply-add peak, one thread, CPU time, 12 independent chains: vpmaddubsw "
            "ymm %.1f G/s (%.2f instructions a cycle at %.2f GHz)",
            mb * 1e-9, ghz > 0 ? mb * 1e-9 / ghz / 32 : 0.0, ghz);
@@ -411,10 +359,6 @@ static double int8_peak(double ghz)
                ghz > 0 ? dp * 1e-9 / ghz / 64 : 0.0);
     printf("; peak %.1f G/s\n", (dp > mb ? dp : mb) * 1e-9);
     return dp > mb ? dp : mb;
-#else
-    (void)ghz;
-    return 0;
-#endif
 }
 
 /* ---- the matrix products ----------------------------------------------------------- */

@@ -123,6 +123,26 @@ typedef struct bench_bw {
 } bench_bw;
 bench_bw bench_read_best(const void *p, size_t bytes, unsigned threads, int samples);
 
+/* ---- measured peaks (peak.c) ------------------------------------------------------ */
+
+/* The most one core does of one instruction: twelve independent chains of
+   it on one thread, CPU time, the best of five loops. A compute-bound
+   kernel's rate over the peak of the instruction it is built on is how near
+   it runs to the core's limit. */
+typedef enum bench_peak_kind {
+    BENCH_PEAK_FMA_YMM,  /* vfmadd231ps ymm: flops, two a lane */
+    BENCH_PEAK_FMA_ZMM,  /* vfmadd231ps zmm */
+    BENCH_PEAK_BF16_ZMM, /* vdpbf16ps zmm: flops, four a lane (two products, two adds) */
+    BENCH_PEAK_INT8_YMM, /* vpmaddubsw ymm: multiply-adds, 32 an instruction */
+    BENCH_PEAK_INT8_ZMM, /* vpdpbusd zmm (AVX512_VNNI): multiply-adds, 64 */
+    BENCH_PEAK_KINDS
+} bench_peak_kind;
+/* Operations per second of one thread (~50 ms the first time, then
+   remembered); 0 where the CPU or the build lacks the instruction. */
+double bench_peak(bench_peak_kind kind);
+/* "vfmadd231ps ymm", ...; "-" for an unknown kind. */
+const char *bench_peak_name(bench_peak_kind kind);
+
 /* ---- the machine, buffers, data --------------------------------------------------- */
 
 /* The core clock from a dependent chain of integer adds, best over about
