@@ -258,7 +258,7 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
 /* ---- the weighted sum ------------------------------------------------------ */
 
 #define TILE 64     /* elements per pass: the lanes of 4 heads x 64 elements, 32 KiB */
-#define LANE_ROWS 4 /* positions per lane per block: a block of 256 positions */
+#define LANE_ROWS 4 /* positions per lane per block: a block of 128 positions */
 #define BLOCK_ROWS (DN_LANES * LANE_ROWS)
 
 /* Lane l of hn heads over `count` rows of that lane (rows j, j + 32, ...;
@@ -267,7 +267,9 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
    the rows and are loaded and stored once. Stored lanes cost one zmm store
    per 16 elements, head and row when every row loaded and stored them (the
    store port, one zmm a cycle, bound the loop: 1.23 ms for a group over
-   32768 rows; 0.45 ms with 8 rows a lane, same host and hour). */
+   32768 rows; 0.45 ms with 8 rows a lane, same host and hour; 4 rows a
+   lane since, as 8 at the cache's 2 KiB stride fall into too few L1 sets:
+   docs/log/attention.md). */
 INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const char *row,
                        size_t rstep, size_t j, size_t count, size_t i0, size_t w,
                        float acc[GROUP][DN_LANES][TILE], size_t l)
@@ -296,7 +298,7 @@ INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const
 /* Elements i0..i0+w of n value rows into the lanes of hn heads (position j
    in lane j % 32), a block of BLOCK_ROWS positions at a time: lane by lane
    (weigh_lane), the next block's rows prefetched meanwhile (a lane's share,
-   8 rows, per lane step: the block's 256 rows are in the cache when they are
+   4 rows, per lane step: the block's 128 rows are in the cache when they are
    read). */
 INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const void *v,
                        size_t stride, size_t i0, size_t w, float acc[GROUP][DN_LANES][TILE])
