@@ -47,8 +47,8 @@ static void rp_call(void *ctx)
     rp_ctx *p = ctx;
     dn_status st = DN_OK;
     if (p->prep)
-        st = dn_act_prepare(p->x, p->cols, 1, DN_ACT_SUB32, DN_WORDS_ONE, p->amem, p->abytes, &p->act,
-                            NULL);
+        st = dn_act_prepare(p->x, p->cols, 1, DN_ACT_SUB32, DN_WORDS_ONE, p->amem, p->abytes,
+                            &p->act, NULL);
     if (st != DN_OK) fail("dn_act_prepare", st);
     st = p->packed ? dn_repacked_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL)
                    : dn_act_mat_vec(p->act, 0, p->type, p->w, p->rows, p->out, p->pool, NULL);
@@ -107,8 +107,8 @@ static void rp_run(rp_case *c, int nc, int rounds, clockid_t id)
    ggml on its repacked weights, alternated; their minima into res (cpu,
    wall; ggml's NAN without a peer; *ggml_inplace 1 where ggml has no
    repacked form and ran on its weights in place). 0 when the bits differ. */
-static int rp_compare(const dot_repacked_set *r, int f, size_t rows, int t, int rounds, double res[4][2],
-                      int *ggml_inplace)
+static int rp_compare(const dot_repacked_set *r, int f, size_t rows, int t, int rounds,
+                      double res[4][2], int *ggml_inplace)
 {
     *ggml_inplace = 0;
     const dn_type type = r->types[f];
@@ -135,7 +135,8 @@ static int rp_compare(const dot_repacked_set *r, int f, size_t rows, int t, int 
                     {"ours repacked, product alone", rp_call, &ctx[2], 0, 0, 0}};
     int nc = 3;
 #ifdef DN_BENCH_GGML
-    ggml_peer *gp = ggml_peer_create((int)type, r->w[f], rows, r->cols, r->x, 1, out + 3 * rows, t, 1);
+    ggml_peer *gp =
+        ggml_peer_create((int)type, r->w[f], rows, r->cols, r->x, 1, out + 3 * rows, t, 1);
     /* where ggml keeps no repacked form for the format on this CPU (Q8_0,
        Q6_K on x86), its product on the weights in place */
     if (gp)
@@ -159,7 +160,8 @@ static int rp_compare(const dot_repacked_set *r, int f, size_t rows, int t, int 
     return same;
 }
 
-static void rp_print(const char *name, const char *regime, int t, int same, int inplace, double v[4][2])
+static void rp_print(const char *name, const char *regime, int t, int same, int inplace,
+                     double v[4][2])
 {
     printf("  %-5s %-14s %dT %-11s", name, regime, t, same ? "bits =" : "BITS DIFFER");
     if (inplace) printf("(ggml in place) ");
@@ -206,4 +208,3 @@ void bench_dot_repacked(const dot_repacked_set *r)
             rp_print(r->names[f], "memory 8192", t, same, ip, a);
         }
 }
-

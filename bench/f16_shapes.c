@@ -23,8 +23,8 @@
 typedef struct shape_ctx {
     const dn_w16_kernels *kern;
     size_t rows, k;
-    const float *act;       /* rounded */
-    const uint16_t *act16;  /* its patterns */
+    const float *act;      /* rounded */
+    const uint16_t *act16; /* its patterns */
     float *out;
     const uint16_t *base;
     size_t at; /* elements */

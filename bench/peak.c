@@ -31,10 +31,10 @@ static double thread_cpu_s(void)
     PEAK_R(op, r, a) PEAK_R(op, r, b) PEAK_R(op, r, c) PEAK_R(op, r, d)
 #define PEAK_12(op, r) \
     PEAK_4(op, r, 0, 1, 2, 3) PEAK_4(op, r, 4, 5, 6, 7) PEAK_4(op, r, 8, 9, 10, 11)
-#define ZERO_4(r, a, b, c, d)                                                                     \
-    "vpxor %%" r #a ", %%" r #a ", %%" r #a "\n\t"                                              \
-    "vpxor %%" r #b ", %%" r #b ", %%" r #b "\n\t"                                              \
-    "vpxor %%" r #c ", %%" r #c ", %%" r #c "\n\t"                                              \
+#define ZERO_4(r, a, b, c, d)                      \
+    "vpxor %%" r #a ", %%" r #a ", %%" r #a "\n\t" \
+    "vpxor %%" r #b ", %%" r #b ", %%" r #b "\n\t" \
+    "vpxor %%" r #c ", %%" r #c ", %%" r #c "\n\t" \
     "vpxor %%" r #d ", %%" r #d ", %%" r #d "\n\t"
 #define ZERO_14(r) \
     ZERO_4(r, 0, 1, 2, 3) ZERO_4(r, 4, 5, 6, 7) ZERO_4(r, 8, 9, 10, 11) ZERO_4(r, 12, 13, 12, 13)
@@ -42,13 +42,13 @@ static double thread_cpu_s(void)
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
         "xmm11", "xmm12", "xmm13", "cc"
 /* ymm registers zeroed by a VEX vpxor clear the whole zmm register */
-#define PEAK_LOOP(name, target_, op, r)                                                       \
-    __attribute__((target(target_))) static void name(size_t steps)                          \
-    {                                                                                         \
-        __asm__ volatile(ZERO_14("xmm") "1:\n\t" PEAK_12(op, r) "dec %0\n\tjnz 1b"            \
-                         : "+r"(steps)                                                        \
-                         :                                                                    \
-                         : PEAK_CLOBBERS);                                                    \
+#define PEAK_LOOP(name, target_, op, r)                                            \
+    __attribute__((target(target_))) static void name(size_t steps)                \
+    {                                                                              \
+        __asm__ volatile(ZERO_14("xmm") "1:\n\t" PEAK_12(op, r) "dec %0\n\tjnz 1b" \
+                         : "+r"(steps)                                             \
+                         :                                                         \
+                         : PEAK_CLOBBERS);                                         \
     }
 
 PEAK_LOOP(fma_ymm_loop, "avx2,fma", "vfmadd231ps", "ymm")
@@ -64,19 +64,18 @@ typedef struct peak_loop {
 } peak_loop;
 
 static const peak_loop loops[BENCH_PEAK_KINDS] = {
-    {"vfmadd231ps ymm", fma_ymm_loop, 16},  /* 8 lanes, a multiply and an add */
-    {"vfmadd231ps zmm", fma_zmm_loop, 32},  /* 16 lanes */
-    {"vdpbf16ps zmm", bf16_zmm_loop, 64},   /* 16 lanes, two products and two adds */
+    {"vfmadd231ps ymm", fma_ymm_loop, 16},    /* 8 lanes, a multiply and an add */
+    {"vfmadd231ps zmm", fma_zmm_loop, 32},    /* 16 lanes */
+    {"vdpbf16ps zmm", bf16_zmm_loop, 64},     /* 16 lanes, two products and two adds */
     {"vpmaddubsw ymm", maddubs_ymm_loop, 32}, /* 32 u8 x s8 products */
-    {"vpdpbusd zmm", dpbusd_zmm_loop, 64},  /* 64 u8 x s8 products */
+    {"vpdpbusd zmm", dpbusd_zmm_loop, 64},    /* 64 u8 x s8 products */
 };
 
 static int have(bench_peak_kind kind)
 {
     __builtin_cpu_init();
     switch (kind) {
-    case BENCH_PEAK_FMA_YMM:
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case BENCH_PEAK_FMA_YMM: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case BENCH_PEAK_FMA_ZMM: return __builtin_cpu_supports("avx512f");
     case BENCH_PEAK_BF16_ZMM:
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");

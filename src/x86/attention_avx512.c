@@ -257,6 +257,17 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
 
 /* ---- the weighted sum ------------------------------------------------------ */
 
+/* result4 of 16 lanes: a denormal made its sign's zero, a NaN 0x7FC00000. */
+INLINE __m512 result16(__m512 x)
+{
+    __m512i u = _mm512_castps_si512(x);
+    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7F800000));
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_epi32(u, _mm512_set1_epi32(0x7FFFFFFF)),
+                                            _mm512_set1_epi32(0x7F800000));
+    u = _mm512_mask_and_epi32(u, tiny, u, _mm512_set1_epi32((int)0x80000000));
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(u, nan, _mm512_set1_epi32(0x7FC00000)));
+}
+
 #define TILE 64     /* elements per pass: the lanes of 4 heads x 64 elements, 32 KiB */
 #define LANE_ROWS 4 /* positions per lane per block: a block of 128 positions */
 #define BLOCK_ROWS (DN_LANES * LANE_ROWS)
@@ -269,16 +280,19 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
    store port, one zmm a cycle, bound the loop: 1.23 ms for a group over
    32768 rows; 0.45 ms with 8 rows a lane, same host and hour; 4 rows a
    lane since, as 8 at the cache's 2 KiB stride fall into too few L1 sets:
-   docs/log/attention.md). */
+   docs/log/attention.md). fresh: the lane's first rows, started from zero
+   (the block loop calls it with a constant: no test in the other blocks'
+   code), so no call clears 32 KiB of lanes first (0.89x the time of a
+   group's call at 512 positions, 0.78x at 31). */
 INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const char *row,
                        size_t rstep, size_t j, size_t count, size_t i0, size_t w,
-                       float acc[GROUP][DN_LANES][TILE], size_t l)
+                       float acc[GROUP][DN_LANES][TILE], size_t l, int fresh)
 {
     __m512 a[GROUP][TILE / 16];
     for (size_t h = 0; h < GROUP; h++)
         for (size_t c = 0; c < TILE / 16; c++)
-            a[h][c] =
-                h < hn && 16 * c < w ? _mm512_load_ps(acc[h][l] + 16 * c) : _mm512_setzero_ps();
+            a[h][c] = h < hn && 16 * c < w && !fresh ? _mm512_load_ps(acc[h][l] + 16 * c)
+                                                     : _mm512_setzero_ps();
     for (size_t r = 0; r < count; r++, row += DN_LANES * rstep, j += DN_LANES) {
         __m512 x[TILE / 16];
         for (size_t c = 0; c < TILE / 16; c++)
@@ -293,6 +307,11 @@ INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const
     for (size_t h = 0; h < GROUP; h++)
         for (size_t c = 0; c < TILE / 16; c++)
             if (h < hn && 16 * c < w) _mm512_store_ps(acc[h][l] + 16 * c, a[h][c]);
+}
+
+static void zero_lane(float acc[GROUP][DN_LANES][TILE], size_t l)
+{
+    for (size_t h = 0; h < GROUP; h++) memset(acc[h][l], 0, sizeof acc[h][l]);
 }
 
 /* Elements i0..i0+w of n value rows into the lanes of hn heads (position j
@@ -310,14 +329,19 @@ INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const
             size_t f = j0 + BLOCK_ROWS + LANE_ROWS * l;
             for (size_t k = f; k < f + LANE_ROWS && k < n; k++)
                 dn_prefetch_span(base + k * rstep + i0 * es, w * es);
-            if (j0 + l >= n) break;
+            if (j0 + l >= n) { /* lanes without a row: zeros for the fold (n < 32) */
+                if (j0 == 0) zero_lane(acc, l);
+                continue;
+            }
             size_t count = (n - j0 - l + DN_LANES - 1) / DN_LANES;
             if (count > LANE_ROWS) count = LANE_ROWS;
             const char *row = base + (j0 + l) * rstep;
-            if (hn == GROUP && w == TILE) /* the common case, compiled with both constant */
-                weigh_lane(type, p, GROUP, n, row, rstep, j0 + l, count, i0, TILE, acc, l);
+            if (hn == GROUP && w == TILE && j0 == 0) /* the common cases, compiled constant */
+                weigh_lane(type, p, GROUP, n, row, rstep, l, count, i0, TILE, acc, l, 1);
+            else if (hn == GROUP && w == TILE)
+                weigh_lane(type, p, GROUP, n, row, rstep, j0 + l, count, i0, TILE, acc, l, 0);
             else
-                weigh_lane(type, p, hn, n, row, rstep, j0 + l, count, i0, w, acc, l);
+                weigh_lane(type, p, hn, n, row, rstep, j0 + l, count, i0, w, acc, l, j0 == 0);
         }
     }
 }
@@ -330,7 +354,7 @@ static void fold16(float lanes[DN_LANES][TILE], size_t c, float *out)
     for (size_t i = 0; i < DN_LANES; i++) l[i] = _mm512_load_ps(lanes[i] + 16 * c);
     for (size_t width = DN_LANES; width > 1; width /= 2)
         for (size_t i = 0; i < width / 2; i++) l[i] = _mm512_add_ps(l[2 * i], l[2 * i + 1]);
-    _mm512_storeu_ps(out, l[0]);
+    _mm512_storeu_ps(out, result16(l[0]));
 }
 
 /* The first rows' prefetches: the first block's (weigh_tile fetches each
@@ -378,7 +402,7 @@ static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t 
         size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
         for (size_t i0 = 0; i0 < d; i0 += TILE) {
             size_t w = d - i0 < TILE ? d - i0 : TILE;
-            memset(acc, 0, sizeof acc);
+            if (n == 0) memset(acc, 0, sizeof acc); /* else each lane's first rows start it */
             prefetch_first(type, v, stride, n, i0, w);
             if (type == DN_KV_F16)
                 weigh_f16(p + g0 * n, hn, n, v, stride, i0, w, acc);
@@ -392,7 +416,6 @@ static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t 
         }
     }
     dn_avx2_leave(csr, 0.0f);
-    for (size_t i = 0; i < heads * d; i++) out[i] = dn_result(out[i]);
 }
 
 /* ---- int8 scores ----------------------------------------------------------- */
@@ -435,17 +458,6 @@ INLINE __m512i totals16(const __m512i v[16])
                                   _mm512_shuffle_i32x4(q[2], q[3], _MM_SHUFFLE(3, 1, 3, 1)));
     return _mm512_add_epi32(_mm512_shuffle_i32x4(r0, r1, _MM_SHUFFLE(2, 0, 2, 0)),
                             _mm512_shuffle_i32x4(r0, r1, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
-/* result4 of 16 lanes: a denormal made its sign's zero, a NaN 0x7FC00000. */
-INLINE __m512 result16(__m512 x)
-{
-    __m512i u = _mm512_castps_si512(x);
-    __mmask16 tiny = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7F800000));
-    __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_epi32(u, _mm512_set1_epi32(0x7FFFFFFF)),
-                                            _mm512_set1_epi32(0x7F800000));
-    u = _mm512_mask_and_epi32(u, tiny, u, _mm512_set1_epi32((int)0x80000000));
-    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(u, nan, _mm512_set1_epi32(0x7FC00000)));
 }
 
 /* finish4 of 16 totals, lane 4g + r = head g against row r: key (the four
