@@ -13,6 +13,7 @@
  */
 #include "fp8_kernels.h"
 #include "bits.h"
+#include "decodenum/fp32.h"
 
 #include <math.h>
 
@@ -23,7 +24,7 @@ float dn_fp8_value(uint8_t code)
 {
     uint32_t sign = (uint32_t)(code & 0x80u) << 24;
     uint32_t e = (code >> 3) & 15u, m = code & 7u;
-    if (e == 15 && m == 7) return dn_from_bits(0x7FC00000u);
+    if (e == 15 && m == 7) return dn_from_bits(DN_NAN_BITS);
     if (e == 0) return dn_from_bits(sign | dn_bits((float)m * 0x1p-9f)); /* exact */
     return dn_from_bits(sign | ((e + 120u) << 23) | (m << 20));
 }

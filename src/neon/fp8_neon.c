@@ -16,6 +16,7 @@
  */
 #include "../fp8_kernels.h"
 #include "../bits.h"
+#include "decodenum/fp32.h"
 
 #include <arm_neon.h>
 #include <math.h>
@@ -51,7 +52,7 @@ DN_INLINE void dec16(const uint8_t *p, float32x4_t v[4])
 static int decode_neon(const uint8_t *codes, float *out, size_t n)
 {
     const int32x4_t nan_placed = vdupq_n_s32(0x07F00000), abs = vdupq_n_s32(0x7FFFFFFF);
-    const float32x4_t qnan = vreinterpretq_f32_u32(vdupq_n_u32(0x7FC00000u));
+    const float32x4_t qnan = vreinterpretq_f32_u32(vdupq_n_u32(DN_NAN_BITS));
     uint32x4_t seen = vdupq_n_u32(0);
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -152,7 +153,7 @@ static int mat_vec_rows_neon(const dn_fp8_mat *m, const float *x, size_t r0, siz
         for (int i = 0; i < 4 && r + (size_t)i < r1; i++) {
             out[r + (size_t)i] = dn_fp8_finish(sum[i], m->tensor_scale);
             if (maybe && dn_fp8_has_nan(m->w + rr[i] * m->k, m->k)) {
-                out[r + (size_t)i] = dn_from_bits(0x7FC00000u);
+                out[r + (size_t)i] = dn_from_bits(DN_NAN_BITS);
                 nan = 1;
             }
         }

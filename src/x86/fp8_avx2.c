@@ -21,6 +21,7 @@
  */
 #include "../fp8_kernels.h"
 #include "../bits.h"
+#include "decodenum/fp32.h"
 #include "../sizes.h"
 
 #include <immintrin.h>
@@ -58,7 +59,7 @@ static int decode_avx2(const uint8_t *codes, float *out, size_t n)
     const __m256 two8 = _mm256_set1_ps(256.0f),
                  abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
     const __m256 nan_value = _mm256_set1_ps(480.0f);
-    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)DN_NAN_BITS));
     __m256 seen = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -239,7 +240,7 @@ static int mat_vec_rows_avx2(const dn_fp8_mat *m, const float *x, size_t r0, siz
         for (int i = 0; i < 4 && r + (size_t)i < r1; i++) {
             out[r + (size_t)i] = dn_fp8_finish(sum[i], m->tensor_scale);
             if (maybe && dn_fp8_has_nan(m->w + rr[i] * m->k, m->k)) {
-                out[r + (size_t)i] = dn_from_bits(0x7FC00000u);
+                out[r + (size_t)i] = dn_from_bits(DN_NAN_BITS);
                 nan = 1;
             }
         }

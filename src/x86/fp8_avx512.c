@@ -51,6 +51,7 @@
  */
 #include "../fp8_kernels.h"
 #include "../bits.h"
+#include "decodenum/fp32.h"
 #include "../sizes.h"
 
 #include <immintrin.h>
@@ -105,7 +106,7 @@ DN_INLINE __m512 dec16_normal(const uint8_t *p)
 static int decode_avx512(const uint8_t *codes, float *out, size_t n)
 {
     const __m512 two8 = _mm512_set1_ps(256.0f), nan_value = _mm512_set1_ps(480.0f);
-    const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
+    const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32((int)DN_NAN_BITS));
     __mmask16 seen = 0;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -117,9 +118,21 @@ static int decode_avx512(const uint8_t *codes, float *out, size_t n)
     return dn_ref_fp8_decode(codes + i, out + i, n - i) | (seen != 0);
 }
 
+/* The NaN watch over 64 codes: each code's byte doubled (its 7 value bits;
+   0xFE only for a NaN code) kept by maximum in top, two operations per 64
+   codes; nan_seen says whether top met a NaN code. */
+static inline __attribute__((always_inline)) __m512i nan_watch(__m512i top, __m512i raw)
+{
+    return _mm512_max_epu8(top, _mm512_add_epi8(raw, raw));
+}
+
+static inline __attribute__((always_inline)) int nan_seen(__m512i top)
+{
+    return _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8((char)0xFE)) != 0;
+}
+
 /* mat_mul's decode of a row's block: decode_avx512's values, with the NaN
-   codes found on the bytes (mat_vec's byte maximum of each code doubled,
-   two operations per 64 codes) instead of on every value (an absolute
+   codes found on the bytes (nan_watch) instead of on every value (an absolute
    value, a compare, a blend and a mask or per 16): a NaN code decodes to a
    finite value here, and rows_columns sets its row's outputs to the NaN
    the definition gives them. */
@@ -130,11 +143,11 @@ static int decode_block(const uint8_t *codes, float *out, size_t n)
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         const __m512i raw = _mm512_loadu_si512(codes + i);
-        mx = _mm512_max_epu8(mx, _mm512_add_epi8(raw, raw));
+        mx = nan_watch(mx, raw);
         for (size_t s = 0; s < 64; s += 16)
             _mm512_storeu_ps(out + i + s, _mm512_mul_ps(dec16(codes + i + s), two8));
     }
-    int nan = _mm512_cmpeq_epi8_mask(mx, _mm512_set1_epi8((char)0xFE)) != 0;
+    int nan = nan_seen(mx);
     return dn_ref_fp8_decode(codes + i, out + i, n - i) | nan;
 }
 
@@ -196,9 +209,8 @@ code_classes_vbmi(__m512i classes, __m512i raw)
 }
 
 /* The block sums of eight rows over 128 columns; *top collects what the
-   NaN test needs: without `classes`, each code's byte doubled (its 7 value
-   bits; 0xFE only for a NaN code) by maximum (two operations per row and
-   64 codes, beside the zero-exponent test and its mask); with it, the
+   NaN test needs: without `classes`, the NaN watch (beside the
+   zero-exponent test and its mask); with it, the
    codes' classes or'd together (one permute and one or, the two tests in
    one). With `scaled`, x is the activation times 2^8; else the weights are
    made whole here. */
@@ -223,7 +235,7 @@ DN_INLINE __m256 block8(const uint8_t *const w[DN_FP8_WAYS], const float *x, __m
             for (int r = 0; r < DN_FP8_WAYS; r++) {
                 _mm_prefetch((const char *)w[r] + i + DN_FP8_PREFETCH, _MM_HINT_T0);
                 __m512i raw = _mm512_loadu_si512(w[r] + i);
-                mx = _mm512_max_epu8(mx, _mm512_add_epi8(raw, raw));
+                mx = nan_watch(mx, raw);
                 lows |= _mm512_testn_epi8_mask(raw, _mm512_set1_epi8(0x78));
             }
             low = lows != 0;
@@ -306,7 +318,7 @@ DN_INLINE int rows8(const dn_fp8_mat *m, const float *x, int scaled, const size_
     }
     _mm256_storeu_ps(sum, acc);
     if (classes) return _mm512_test_epi8_mask(top, _mm512_set1_epi8(2)) != 0;
-    return _mm512_cmpeq_epi8_mask(top, _mm512_set1_epi8((char)0xFE)) != 0;
+    return nan_seen(top);
 }
 
 typedef int (*rows8_fn)(const dn_fp8_mat *m, const float *x, const size_t r[DN_FP8_WAYS],
@@ -379,7 +391,7 @@ DN_INLINE int mat_vec_rows_by(const dn_fp8_mat *m, const float *x, size_t r0, si
         for (int i = 0; i < DN_FP8_WAYS && r + (size_t)i < r1; i++) {
             out[r + (size_t)i] = dn_fp8_finish(sum[i], m->tensor_scale);
             if (maybe && dn_fp8_has_nan(m->w + rr[i] * m->k, m->k)) {
-                out[r + (size_t)i] = dn_from_bits(0x7FC00000u);
+                out[r + (size_t)i] = dn_from_bits(DN_NAN_BITS);
                 nan = 1;
             }
         }
@@ -475,7 +487,7 @@ DN_INLINE int rows_columns(const dn_fp8_mat *m, const float *act, size_t n, size
     for (int q = 0; q < R; q++) {
         for (size_t c = 0; c < n; c++) {
             float *y = &out[c * m->rows + r + (size_t)q];
-            *y = nan_row[q] ? dn_from_bits(0x7FC00000u) : dn_fp8_finish(*y, m->tensor_scale);
+            *y = nan_row[q] ? dn_from_bits(DN_NAN_BITS) : dn_fp8_finish(*y, m->tensor_scale);
         }
         nan |= nan_row[q];
     }
