@@ -119,6 +119,8 @@ const char *bench_peak_name(bench_peak_kind kind)
 {
 #if defined(__x86_64__)
     if ((unsigned)kind < BENCH_PEAK_KINDS) return loops[kind].name;
+#else
+    (void)kind;
 #endif
     return "-";
 }
