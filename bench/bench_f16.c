@@ -272,29 +272,17 @@ static const char *kern_name(const dn_w16_kernels *k)
 }
 
 /* The measured peak (bench_peak) of the instruction table k's sgemm tile
-   is built on, flops a second on one thread; 0 where unknown. */
-static double peak_of(const dn_w16_kernels *k)
+   is built on; BENCH_PEAK_KINDS where unknown (bench_peak gives 0 for it,
+   bench_peak_name "-"). */
+static bench_peak_kind peak_kind(const dn_w16_kernels *k)
 {
 #if defined(DN_HAVE_AVX512)
-    if (k == &dn_f16_avx512.fp16 || k == &dn_f16_avx512.bf16) return bench_peak(BENCH_PEAK_FMA_ZMM);
+    if (k == &dn_f16_avx512.fp16 || k == &dn_f16_avx512.bf16) return BENCH_PEAK_FMA_ZMM;
 #endif
     const char *isa = kern_name(k);
-    if (!strcmp(isa, "avx2")) return bench_peak(BENCH_PEAK_FMA_YMM);
-    if (strcmp(isa, "avx512")) return 0;
-    return bench_peak(T->bf ? BENCH_PEAK_BF16_ZMM : BENCH_PEAK_FMA_ZMM); /* vdpbf16ps's table */
-}
-
-/* The measured peak's name for table k (as peak_of). */
-static const char *peak_name(const dn_w16_kernels *k)
-{
-#if defined(DN_HAVE_AVX512)
-    if (k == &dn_f16_avx512.fp16 || k == &dn_f16_avx512.bf16)
-        return bench_peak_name(BENCH_PEAK_FMA_ZMM);
-#endif
-    const char *isa = kern_name(k);
-    if (!strcmp(isa, "avx2")) return bench_peak_name(BENCH_PEAK_FMA_YMM);
-    if (strcmp(isa, "avx512")) return "-";
-    return bench_peak_name(T->bf ? BENCH_PEAK_BF16_ZMM : BENCH_PEAK_FMA_ZMM);
+    if (!strcmp(isa, "avx2")) return BENCH_PEAK_FMA_YMM;
+    if (strcmp(isa, "avx512")) return BENCH_PEAK_KINDS;
+    return T->bf ? BENCH_PEAK_BF16_ZMM : BENCH_PEAK_FMA_ZMM; /* BF16: vdpbf16ps's table */
 }
 
 /* "%8.3f" of the fraction, or "       -" without a peak. */
@@ -497,8 +485,8 @@ static void mat_mul_section(f16_run *r)
     printf("\n%zu x %zu mat_mul (%zu MiB of weights), dn_%s_mat_mul, %d samples of ~%.0f ms:\n",
            MM_DIM, MM_DIM, MM_DIM * MM_DIM * 2 >> 20, T->bf ? "bf16" : "f16", r->mm_samples,
            r->mm_target * 1e3);
-    const dn_w16_kernels *active = table_of(dn_kernels_active()->f16);
-    const double peak = peak_of(active);
+    const bench_peak_kind pk = peak_kind(table_of(dn_kernels_active()->f16));
+    const double peak = bench_peak(pk);
     printf("  %-3s %-7s %-9s %-7s %8s %8s %8s %8s\n", "n", "threads", "pool", "path", "ms/call",
            "ms-min", "GFLOP/s", "/ peak");
     for (int i = 0; i < 4; i++) {
@@ -513,7 +501,7 @@ static void mat_mul_section(f16_run *r)
     if (peak > 0)
         printf("  peak: %s, %.1f GFLOP/s on one thread (measured); / peak = GFLOP/s over threads"
                " times it\n",
-               peak_name(active), peak * 1e-9);
+               bench_peak_name(pk), peak * 1e-9);
     printf("dn_%s_mat_mul_path(DN_F16_PATH_VEC_DOT), the same rounds (every column the bits of "
            "one\nmat_vec); speed = its throughput over the mat_mul above on the same columns%s:\n",
            T->bf ? "bf16" : "f16",
@@ -669,7 +657,7 @@ static int per_isa(f16_run *r)
             chk = same ? "bits = scalar" : "BITS DIFFER FROM SCALAR";
         }
         char f[16];
-        double pk = kp[i].n > 1 ? peak_of(kp[i].kern) * 1e-9 : 0; /* sgemm rows */
+        double pk = kp[i].n > 1 ? bench_peak(peak_kind(kp[i].kern)) * 1e-9 : 0; /* sgemm */
         printf("  %-8s %-7s %3zu %9.3f %8.2f %8.2f %s  %s%s\n", c->op, c->impl, kp[i].n, ms(c->med),
                bench_gbps(c, c->med), gflops(c, &kp[i]), fraction(f, gflops(c, &kp[i]), pk), chk,
                i < nisa ? "" : " (the FMA rows)");
