@@ -443,8 +443,8 @@ static void measure_threads(dot_run *r)
     r->n1 = bench_add_read_cases(g1, r->n1, NULL, r->w[2], bytes, r->samples);
     r->r2_first = r->n1;
     r->n1 = bench_add_read_cases(g1, r->n1, r->team2, r->w[2], bytes, r->samples);
-    for (int i = 0; i < r->n1;
-         i++) /* the rows in L2: 2 ms samples, the first call's misses spread */
+    /* the rows in L2: samples of 2 ms, so the first call's misses spread */
+    for (int i = 0; i < r->n1; i++)
         bench_calibrate(&g1[i], r->warm, i >= r->l2_first && i < r->l2_first + 3 ? 0.002 : 0.0);
     bench_run_group_shuffled(g1, r->n1);
     r->best1 = bench_best_case(g1, r->r1_first, r->r2_first);

@@ -445,8 +445,8 @@ static void mat_vec_section(f16_run *r)
     n1 = bench_add_read_cases(g1, n1, NULL, r->w, w_bytes, r->mv_samples);
     int r2_first = n1;
     n1 = bench_add_read_cases(g1, n1, r->team2, r->w, w_bytes, r->mv_samples);
-    for (int i = 0; i < n1; i++) /* the rows in L2: 2 ms samples, the first call's misses spread */
-        bench_calibrate(&g1[i], r->mv_warm, i == r->l2_case ? 0.002 : 0.0);
+    /* the rows in L2: samples of 2 ms, so the first call's misses spread */
+    for (int i = 0; i < n1; i++) bench_calibrate(&g1[i], r->mv_warm, i == r->l2_case ? 0.002 : 0.0);
     bench_run_group_shuffled(g1, n1);
     int best1 = bench_best_case(g1, r1_first, r2_first), best2 = bench_best_case(g1, r2_first, n1);
     print_mat_vec(r, r1_first, r2_first, best1, best2);
