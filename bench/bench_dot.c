@@ -599,15 +599,20 @@ static void repacked_section(const dot_run *r)
     bench_dot_repacked(&set);
 }
 
-/* 1 when the outputs of 1 and 2 threads are bit-identical, each format. */
+/* 1 when the outputs of 1 and 2 threads are bit-identical, each format,
+   and the in-L2 product (a prepared activation, no pool) gave the first
+   L2_ROWS of them. */
 static int print_thread_bits(const dot_run *r)
 {
-    int threads_ok = 1;
-    for (int f = 0; f < 3; f++)
+    int threads_ok = 1, l2_ok = 1;
+    for (int f = 0; f < 3; f++) {
         threads_ok &= memcmp(r->mv[2 * f].out, r->mv[2 * f + 1].out, ROWS * sizeof(float)) == 0;
-    printf("\nbits: %s (1 / 2 threads, each format)\n",
-           threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS");
-    return threads_ok;
+        l2_ok &= memcmp(r->l2[f].out, r->mv[2 * f].out, L2_ROWS * sizeof(float)) == 0;
+    }
+    printf("\nbits: %s (1 / 2 threads, each format); in L2: %s\n",
+           threads_ok ? "identical across thread counts" : "DIFFER ACROSS THREAD COUNTS",
+           l2_ok ? "the same first rows" : "FIRST ROWS DIFFER");
+    return threads_ok && l2_ok;
 }
 
 static void teardown(dot_run *r)
