@@ -269,7 +269,7 @@ DN_INLINE void mat_vec_rows_t(const uint16_t *w, size_t k, const float *x, const
     }
 }
 
-/* One tile of tinyBLAS outputs: rows r .. r + 2P - 1 (P = 2 or 3 row
+/* One tile of tinyBLAS outputs: rows r .. r + 2P - 1 (P = 1, 2 or 3 row
    pairs) x columns 0 .. N - 1 (N <= 8) of act and out, over the whole of k
    in one go. Rows r + 2p and r + 2p + 1 share a register (eight weights of
    each, widened as they are loaded), each column's eight activations are
@@ -503,57 +503,63 @@ DN_BF16_TARGET static int dp_tile_n(const uint16_t *w, const uint16_t *pk, size_
 }
 
 /* One tile of mode bf (0: F16, 1: BF16, 2: BF16 by vdpbf16ps from the
-   packed columns pk where the guard holds, else the FMA tile). */
+   packed columns pk where the guard holds and P > 1, else the FMA tile:
+   the same bits). */
 DN_INLINE void tile_mode(const uint16_t *w, const float *act, const uint16_t *pk,
                          const float *pairs, size_t k, size_t rows, size_t r, int P, size_t n,
                          float *out, int bf, unsigned act_field)
 {
-    if (bf == 2 && act_field && dp_tile_n(w, pk, k, rows, r, P, n, out, act_field)) return;
+    if (bf == 2 && P > 1 && act_field && dp_tile_n(w, pk, k, rows, r, P, n, out, act_field)) return;
     if (pairs)
         pair_tile_n(w, pairs, k, rows, r, 2 * P, n, out, bf != 0);
     else
         tile_n(w, act, k, rows, r, P, n, out, bf != 0);
 }
 
-/* tinyBLAS outputs of rows [r0, r1): superblocks of rows (above eight
-   columns), then blocks of six rows, then of four, each over all columns
-   eight at a time; the rows after the last block of four run the AVX2
-   kernel. Measured with the kernels called directly, alternated, 4096^2,
-   one thread: n = 8 with blocks of six 1.19-1.29x the speed with blocks of
-   four; n = 64 (without superblocks) 1.05-1.30x the speed of 8-row x
-   5-column tiles reading weights widened once per pass of 512 into a
-   buffer (that design's n = 8: 0.8-1.2x the AVX2 kernel, this one's
-   1.4-1.8x). */
+/* Rows [q, end) (end - q even) x the column group at c: tiles of six rows,
+   then one of four or two, so a range's last rows share its column pass. */
+DN_INLINE void group_rows(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
+                          size_t c, size_t q, size_t end, float *out, int bf, const uint16_t *pk,
+                          const unsigned *field, const float *pairs)
+{
+    const uint16_t *pkc = bf == 2 ? pk + c * dp_column_words(k) : NULL;
+    const float *pg = pair_group(pairs, k, c);
+    const size_t N = n - c < 8 ? n - c : 8;
+    const unsigned f = bf == 2 ? field[c / 8] : 0;
+    for (; q + 6 <= end; q += 6)
+        tile_mode(w, act + c * k, pkc, pg, k, rows, q, 3, N, out + c * rows, bf, f);
+    if (q + 4 <= end) {
+        tile_mode(w, act + c * k, pkc, pg, k, rows, q, 2, N, out + c * rows, bf, f);
+        q += 4;
+    }
+    if (q + 2 <= end) tile_mode(w, act + c * k, pkc, pg, k, rows, q, 1, N, out + c * rows, bf, f);
+}
+
+/* tinyBLAS outputs of rows [r0, r1): above eight columns, superblocks of
+   rows whose weights stay in L2 while each group of eight columns passes
+   over them; each superblock's rows in group_rows' tiles; an odd last row
+   runs the AVX2 kernel. Measured with the kernels called directly,
+   alternated, 4096^2, one thread: n = 8 with blocks of six 1.19-1.29x the
+   speed with blocks of four; n = 64 (without superblocks) 1.05-1.30x the
+   speed of 8-row x 5-column tiles reading weights widened once per pass of
+   512 into a buffer (that design's n = 8: 0.8-1.2x the AVX2 kernel, this
+   one's 1.4-1.8x). The rows after the last six used to take a pass of
+   their own, and two of them the AVX2 kernel: two threads, n = 64, tasks
+   of 128 rows (2048 x 4096) or 32 (480 x 4096), that tail made the product
+   1.13-1.16x and 1.49-1.59x slower than now. */
 DN_INLINE void sgemm_rows_t(const uint16_t *w, size_t rows, size_t k, const float *act, size_t n,
                             size_t r0, size_t r1, float *out, int bf, const uint16_t *pk,
                             const unsigned *field, const float *pairs)
 {
-    size_t r = r0, cw = dp_column_words(k);
-    /* more than eight columns: superblocks of rows whose weights stay in L2
-       while each group of eight columns passes over them */
+    size_t r = r0, even = r0 + (r1 - r0) / 2 * 2;
     size_t sb = k ? DN_F16_SUPER_BYTES / 2 / k / 6 * 6 : 6;
     sb = sb < 6 ? 6 : sb > 48 ? 48 : sb;
-    for (size_t span; k && n > 8 && r + 6 <= r1; r += span) {
-        /* the last superblock holds what is left in whole tiles of six
-           (a task of 256 rows: 16 of them; two threads, 4096^2, n = 64,
-           eight alternated rounds: faster in seven, by about 4%) */
-        span = r1 - r < sb ? (r1 - r) / 6 * 6 : sb;
+    if (n <= 8) sb = SIZE_MAX; /* one group: nothing to keep in L2 between passes */
+    for (size_t span; k && r < even; r += span) {
+        span = even - r < sb ? even - r : sb;
         for (size_t c = 0; c < n; c += 8)
-            for (size_t q = r; q < r + span; q += 6)
-                tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
-                          rows, q, 3, n - c < 8 ? n - c : 8, out + c * rows, bf,
-                          bf == 2 ? field[c / 8] : 0);
+            group_rows(w, rows, k, act, n, c, r, r + span, out, bf, pk, field, pairs);
     }
-    for (; k && r + 6 <= r1; r += 6)
-        for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
-                      rows, r, 3, n - c < 8 ? n - c : 8, out + c * rows, bf,
-                      bf == 2 ? field[c / 8] : 0);
-    for (; k && r + 4 <= r1; r += 4)
-        for (size_t c = 0; c < n; c += 8)
-            tile_mode(w, act + c * k, bf == 2 ? pk + c * cw : NULL, pair_group(pairs, k, c), k,
-                      rows, r, 2, n - c < 8 ? n - c : 8, out + c * rows, bf,
-                      bf == 2 ? field[c / 8] : 0);
     if (r < r1)
         (bf ? &dn_f16_avx2.bf16 : &dn_f16_avx2.fp16)
             ->sgemm_rows(w, rows, k, act, NULL, n, r, r1, out);
