@@ -152,7 +152,7 @@ static void call_kern_sgemm(bench_case *c)
     /* as a product runs it: the table's packed columns first, if it has them */
     size_t bytes = p->kern->pack_bytes(p->k, p->n);
     void *packed = bytes ? malloc(bytes) : NULL;
-    if (packed) p->kern->pack(p->act, p->k, p->n, packed);
+    if (packed) p->kern->pack(p->act, p->k, p->n, 0, p->n, packed);
     p->kern->sgemm_rows(p->w, p->rows, p->k, p->act, packed, p->n, 0, p->rows, p->out);
     free(packed);
 }

@@ -145,11 +145,13 @@ size_t dn_ref_w16_pack_bytes(size_t k, size_t n)
     return 0;
 }
 
-void dn_ref_w16_pack(const float *act, size_t k, size_t n, void *packed)
+void dn_ref_w16_pack(const float *act, size_t k, size_t n, size_t c0, size_t c1, void *packed)
 {
     (void)act;
     (void)k;
     (void)n;
+    (void)c0;
+    (void)c1;
     (void)packed;
 }
 

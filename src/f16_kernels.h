@@ -51,13 +51,16 @@ typedef struct dn_w16_kernels {
     /* The columns act[0, n*k) in a form of the table's own that sgemm_rows
        reads beside them, made once per product and shared by its tasks:
        pack_bytes(k, n) bytes (0: the table has no such form, the
-       reference's choice, or the size overflows) written by pack. A table
+       reference's choice, or the size overflows) written by pack, which
+       writes the part of columns [c0, c1) of the n (c0 a multiple of 8, c1
+       one or n), reading only those columns of act: packing each group of
+       eight apart, in any order or at once, makes the whole form. A table
        that sets sgemm_rows sets these two beside it (the reference's when
        it reads no packed form), so the raw table is whole for its checks. */
     size_t (*pack_bytes)(size_t k, size_t n);
-    void (*pack)(const float *act, size_t k, size_t n, void *packed);
+    void (*pack)(const float *act, size_t k, size_t n, size_t c0, size_t c1, void *packed);
     /* out[c*rows + r] = sgemm_dot(w + r*k, act + c*k, k), r in [r0, r1), c < n;
-       packed: pack(act, k, n)'s bytes, or NULL (the same bits without them) */
+       packed: pack's bytes of all n columns, or NULL (the same bits without them) */
     void (*sgemm_rows)(const uint16_t *w, size_t rows, size_t k, const float *act,
                        const void *packed, size_t n, size_t r0, size_t r1, float *out);
 } dn_w16_kernels;
@@ -82,7 +85,7 @@ void dn_ref_f16_sgemm_rows(const uint16_t *w, size_t rows, size_t k, const float
                            const void *packed, size_t n, size_t r0, size_t r1, float *out);
 /* The reference reads the columns as they are: no packed form. */
 size_t dn_ref_w16_pack_bytes(size_t k, size_t n);
-void dn_ref_w16_pack(const float *act, size_t k, size_t n, void *packed);
+void dn_ref_w16_pack(const float *act, size_t k, size_t n, size_t c0, size_t c1, void *packed);
 void dn_ref_f16_mad(uint16_t *acc, const uint16_t *v, float s, size_t n);
 void dn_ref_f16_scale(uint16_t *acc, float s, size_t n);
 

@@ -80,14 +80,16 @@ static const char *const names[2][COUNT] = {
      "bf16_mat_vec_rows", "bf16_sgemm_rows", "bf16_vec_dot_cols"}};
 
 /* kern's tinyBLAS rows as a product calls them: the columns packed first
-   where the table has a packed form (without memory for it, unpacked: the
-   same bits by the table's contract), then the rows. */
+   where the table has a packed form, a group of eight columns at a time,
+   the last group first (as the pool's tasks may; without memory for it,
+   unpacked: the same bits by the table's contract), then the rows. */
 static void sgemm_rows_packed(const dn_w16_kernels *kern, const uint16_t *w, size_t rows, size_t k,
                               const float *act, size_t n, size_t r0, size_t r1, float *out)
 {
     size_t bytes = kern->pack_bytes(k, n);
     void *packed = bytes ? malloc(bytes) : NULL;
-    if (packed) kern->pack(act, k, n, packed);
+    for (size_t g = (n + 7) / 8; packed && g-- > 0;)
+        kern->pack(act, k, n, 8 * g, 8 * g + 8 < n ? 8 * g + 8 : n, packed);
     kern->sgemm_rows(w, rows, k, act, packed, n, r0, r1, out);
     free(packed);
 }

@@ -405,7 +405,7 @@ DN_INLINE __m512i dp_load2(const uint16_t *p0, const uint16_t *p1, int half)
    k. */
 DN_INLINE size_t dp_column_words(size_t k) { return (k + 15) / 16 * 16; }
 
-/* The activation columns [0, n) of act as dp_step reads them. Packed once
+/* The activation columns [c0, c1) of act as dp_step reads them. Packed once
    a product, not per tile: every tile reads its eight columns again (from L2
    once k passes about 1500), and packed they are half the bytes and one
    broadcast load a column a step instead of two loads, a shift and an or.
@@ -413,10 +413,10 @@ DN_INLINE size_t dp_column_words(size_t k) { return (k + 15) / 16 * 16; }
    thread: n = 64 1.25-1.36x the speed, n = 8 1.05-1.15x. Only the high
    words are kept: a column whose low words are not all zero never reaches
    the vdpbf16ps tile (dp_act_field). */
-static void dp_pack(const float *act, size_t k, size_t n, uint16_t *packed)
+static void dp_pack(const float *act, size_t k, size_t c0, size_t c1, uint16_t *packed)
 {
     const __m256i high = _mm256_set1_epi32((int)0xFFFF0000u);
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = c0; j < c1; j++)
         for (size_t l = 0; l < k; l += 16) {
             __mmask16 m = k - l >= 16 ? 0xFFFF : (__mmask16)((1u << (k - l)) - 1);
             __m512i v = _mm512_maskz_loadu_epi32(m, act + j * k + l);
@@ -641,15 +641,17 @@ static size_t dp_pack_bytes(size_t k, size_t n)
     return dp_fields_bytes(n) + words * sizeof(uint16_t);
 }
 
-/* Once per product (run_product), not per task: every task of a pool
-   split reads all n columns, so packing and scanning them per task (eight
-   tasks a thread) cost each task as much again as its columns. */
-static void dp_pack_columns(const float *act, size_t k, size_t n, void *packed)
+/* Once per product (run_product's preparation, a group of eight columns
+   a task), not per task of the rows: every such task reads all n columns,
+   so packing and scanning them per task (eight tasks a thread) cost each
+   task as much again as its columns. */
+static void dp_pack_columns(const float *act, size_t k, size_t n, size_t c0, size_t c1,
+                            void *packed)
 {
     unsigned *field = packed;
-    for (size_t g = 0; g < (n + 7) / 8; g++)
+    for (size_t g = c0 / 8; g < (c1 + 7) / 8; g++)
         field[g] = dp_act_field(act + 8 * g * k, k, n - 8 * g < 8 ? (int)(n - 8 * g) : 8);
-    dp_pack(act, k, n, (uint16_t *)((char *)packed + dp_fields_bytes(n)));
+    dp_pack(act, k, c0, c1, (uint16_t *)((char *)packed + dp_fields_bytes(n)));
 }
 
 /* Mode 2 from the packed columns, else (no memory for them) the FMA rows:
@@ -731,7 +733,7 @@ int dn_f16_avx512bf16_exact(void)
     }
     uint16_t packed[(64 + N * K * 2) / 2];
     if (dp_pack_bytes(K, N) > sizeof packed) return 0;
-    dp_pack_columns(act, K, N, packed);
+    dp_pack_columns(act, K, N, 0, N, packed);
     dn_ref_bf16_sgemm_rows(w, R, K, act, NULL, N, 0, R, want);
     bf16_dp_sgemm_rows(w, R, K, act, packed, N, 0, R, got);
     return memcmp(want, got, sizeof want) == 0;

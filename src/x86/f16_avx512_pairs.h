@@ -58,10 +58,10 @@ static size_t pair_pack_bytes(size_t k, size_t n)
     return floats * 4 + DN_LINE;
 }
 
-static void pair_pack(const float *act, size_t k, size_t n, void *packed)
+static void pair_pack(const float *act, size_t k, size_t n, size_t c0, size_t c1, void *packed)
 {
     float *pk = dn_line_up(packed);
-    for (size_t g = 0; g < (n + 7) / 8; g++) {
+    for (size_t g = c0 / 8; g < (c1 + 7) / 8; g++) {
         float *dst = pk + g * pair_group_floats(k);
         for (size_t l = 0; l < k; l += 8)
             for (size_t j = 0; j < 8; j++) {
