@@ -161,17 +161,26 @@ static void run_task(size_t t, void *ctx)
 /* Rows per task: eight tasks per thread so a slow thread does not hold up
    the rest (8192^2 mat_vec on two threads, nine runs each: 0.88-0.96 of the
    read bandwidth, median 0.92, against 0.79-0.96, median 0.90, with four),
-   a multiple of 4 so tinyBLAS tiles stay whole. tinyBLAS on one thread
-   takes multiples of 48, the rows of the AVX-512 tiles' superblock at
-   k <= 4096, so a task's rows are whole superblocks rather than ending in
-   tiles that read their columns from L3: 4096^2, n = 64, alternated four
-   times, 1.04-1.06x the speed with tasks of 512 rows. On more threads the
-   tasks stay even (288 rows would make 15 tasks of 4096 for two threads;
-   no gain measured there). */
+   a multiple of 4 so tinyBLAS tiles stay whole. tinyBLAS takes multiples
+   of 48, the rows of the AVX-512 tiles' superblock at k <= 4096, so a
+   task's rows are whole superblocks rather than ending in a smaller one
+   that reads every column again for a few rows: on one thread (4096^2,
+   n = 64, alternated four times) 1.04-1.06x the speed with tasks of 512
+   rows; on more, where each thread has four superblocks or more, sixteen
+   tasks a thread rounded down to whole superblocks (the last task takes
+   what is left), which two threads at n = 64 ran 1.01-1.02x (4096^2,
+   5632 x 4096, k = 4096) and 0.99-1.01x (512-2048 rows) the speed of
+   eight tasks a thread in rows of four (two alternated runs of 40 rounds
+   each). Fewer rows a thread keep rows of four: tasks of 48 would leave
+   threads idle at the end. */
 static size_t chunk_rows(size_t rows, dn_pool *pool, int sgemm)
 {
     unsigned threads = dn_pool_threads(pool);
-    size_t grain = sgemm && threads == 1 ? 48 : 4;
+    if (sgemm && threads > 1 && rows / threads >= 4 * 48) {
+        size_t chunk = rows / ((size_t)threads * 16) / 48 * 48;
+        return chunk ? chunk : 48;
+    }
+    size_t grain = sgemm ? 48 : 4;
     size_t chunk = dn_size_div_up(dn_size_div_up(rows, (size_t)threads * 8), grain) * grain;
     return chunk ? chunk : grain;
 }
