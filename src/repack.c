@@ -59,14 +59,10 @@ dn_status dn_repack_size(dn_type type, size_t rows, size_t n, size_t *bytes)
 /* Byte offsets in an interleaved chunk. */
 enum { Q8_D = 0, Q8_DM = 16, Q8_LO = 32, Q8_HI = 96, Q8_QS = 128 };
 
-/* Scale (mins = 0) or min (mins = 1) number v of grp: scales v = 8
-   sub-block + row, mins v = 8 row + sub-block. */
-static int q4k8_value(const uint8_t *grp, int mins, int v)
-{
-    const int lo = grp[Q8_LO + v] >> 4 * mins & 15;
-    return lo | (grp[Q8_HI + v % 32] >> (4 * mins + 2 * (v / 32)) & 3) << 4;
-}
-
+/* Sets scale (mins = 0) or min (mins = 1) number v of grp to the 6-bit x:
+   scales v = 8 sub-block + row, mins v = 8 row + sub-block; the low four
+   bits in the low or high nibble of LO[v], the high two in bits
+   4 mins + 2 (v / 32) of HI[v % 32]. */
 static void q4k8_set(uint8_t *grp, int mins, int v, int x)
 {
     const int sh = 4 * mins + 2 * (v / 32);
@@ -74,18 +70,40 @@ static void q4k8_set(uint8_t *grp, int mins, int v, int x)
     grp[Q8_HI + v % 32] = (uint8_t)((grp[Q8_HI + v % 32] & ~(3 << sh)) | (x >> 4) << sh);
 }
 
+/* Eight bytes as a little-endian word (byte i in bits 8i .. 8i + 7), and
+   four stored from one, on any host. */
+static uint64_t load_u64(const uint8_t *p)
+{
+    return dn_load_u32(p) | (uint64_t)dn_load_u32(p + 4) << 32;
+}
+
+static void store_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Row k's block: its scales and mins as eight 6-bit values a word (byte j
+   sub-block j: q4k8_set's fields, eight at once), packed into the 12
+   bytes of dn_k_scale_min four bytes at a time. Value by value it was a
+   third of the time of a repacked Q4_K matrix product (64 columns, unpacked
+   tiles, perf record -e cpu-clock). */
 void dn_q4k8_get(const uint8_t *grp, int k, uint8_t *blk)
 {
+    const uint64_t nibbles = 0x0F0F0F0F0F0F0F0Full, twos = 0x0303030303030303ull;
     memcpy(blk, grp + Q8_D + 2 * k, 2);
     memcpy(blk + 2, grp + Q8_DM + 2 * k, 2);
-    uint8_t *s = blk + 4; /* the 12 scale bytes: dn_k_scale_min's packing */
-    for (int j = 0; j < 4; j++) {
-        const int sc = q4k8_value(grp, 0, 8 * j + k), m = q4k8_value(grp, 1, 8 * k + j);
-        const int sc4 = q4k8_value(grp, 0, 8 * (j + 4) + k), m4 = q4k8_value(grp, 1, 8 * k + j + 4);
-        s[j] = (uint8_t)(sc | (sc4 >> 4) << 6);
-        s[j + 4] = (uint8_t)(m | (m4 >> 4) << 6);
-        s[j + 8] = (uint8_t)((sc4 & 15) | (m4 & 15) << 4);
-    }
+    uint64_t sc = 0; /* scale j: v = 8 j + k */
+    for (int j = 0; j < 8; j++)
+        sc |= (uint64_t)((grp[Q8_LO + 8 * j + k] & 15) |
+                         (grp[Q8_HI + 8 * (j % 4) + k] >> 2 * (j / 4) & 3) << 4)
+              << 8 * j;
+    const uint64_t m = (load_u64(grp + Q8_LO + 8 * k) >> 4 & nibbles) | /* min j: v = 8 k + j */
+                       (load_u64(grp + Q8_HI + 8 * (k % 4)) >> (4 + 2 * (k / 4)) & twos) << 4;
+    const uint32_t sc03 = (uint32_t)sc, sc47 = (uint32_t)(sc >> 32);
+    const uint32_t m03 = (uint32_t)m, m47 = (uint32_t)(m >> 32);
+    store_u32(blk + 4, sc03 | (sc47 >> 4 & 0x03030303u) << 6);
+    store_u32(blk + 8, m03 | (m47 >> 4 & 0x03030303u) << 6);
+    store_u32(blk + 12, (sc47 & 0x0F0F0F0Fu) | (m47 & 0x0F0F0F0Fu) << 4);
     for (int p = 0; p < 4; p++)
         for (int u = 0; u < 4; u++)
             memcpy(blk + 16 + 32 * p + 8 * u, grp + Q8_QS + 256 * p + 64 * u + 8 * k, 8);
