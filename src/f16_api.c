@@ -166,17 +166,18 @@ static void run_task(size_t t, void *ctx)
    task's rows are whole superblocks rather than ending in a smaller one
    that reads every column again for a few rows: on one thread (4096^2,
    n = 64, alternated four times) 1.04-1.06x the speed with tasks of 512
-   rows; on more, where each thread has four superblocks or more, sixteen
-   tasks a thread rounded down to whole superblocks (the last task takes
-   what is left), which two threads at n = 64 ran 1.01-1.02x (4096^2,
-   5632 x 4096, k = 4096) and 0.99-1.01x (512-2048 rows) the speed of
-   eight tasks a thread in rows of four (two alternated runs of 40 rounds
-   each). Fewer rows a thread keep rows of four: tasks of 48 would leave
-   threads idle at the end. */
+   rows; on more, where each thread has sixteen superblocks or more,
+   sixteen tasks a thread rounded down to whole superblocks (the last task
+   takes what is left), which two threads at n = 64 ran 1.01-1.02x (4096^2,
+   5632 x 4096, k = 4096) and 1.00-1.01x (2048 rows) the speed of eight
+   tasks a thread in rows of four (two alternated runs of 40 rounds each).
+   Fewer rows a thread keep rows of four: with four to eight tasks of 48
+   a thread, one thread's last task is an eighth to a quarter of its work
+   done alone (1024 and 768 rows on two threads: 0.99x). */
 static size_t chunk_rows(size_t rows, dn_pool *pool, int sgemm)
 {
     unsigned threads = dn_pool_threads(pool);
-    if (sgemm && threads > 1 && rows / threads >= 4 * 48) {
+    if (sgemm && threads > 1 && rows / threads >= 16 * 48) {
         size_t chunk = rows / ((size_t)threads * 16) / 48 * 48;
         return chunk ? chunk : 48;
     }
