@@ -231,10 +231,10 @@ static dn_status act_run(act_job *j, dn_pool *pool, size_t *bad_matrix, size_t *
     const size_t threads = dn_pool_threads(pool), per = j->c1 - j->c0 > 1 ? ACT_MM_PER_THREAD : 4;
     size_t parts = threads >= DN_POOL_STACK_TASKS / per ? DN_POOL_STACK_TASKS : threads * per;
     /* whole batches of four rows; several columns whole tiles of the lanes
-       kernels (16 rows on AVX-512, 8 on AVX2): a task ending in four rows
-       ran them on the blocked kernel, 2064 x 4096 Q4_K at 64 columns
-       1.2x the time of 2048 rows on two threads */
-    const size_t grain = j->c1 - j->c0 > 1 ? 16 : 4;
+       kernels (DN_MM_LANE_ROWS): a task ending in four rows ran them on the
+       blocked kernel, 2064 x 4096 Q4_K at 64 columns 1.2x the time of 2048
+       rows on two threads */
+    const size_t grain = j->c1 - j->c0 > 1 ? DN_MM_LANE_ROWS : 4;
     j->chunk = dn_size_div_up(dn_size_div_up(j->total, parts), grain) * grain;
     size_t tasks = dn_size_div_up(j->total, j->chunk);
     dn_pool_run(pool, tasks, act_task, j);

@@ -176,13 +176,11 @@ static void run_task(size_t t, void *ctx)
    done alone (1024 and 768 rows on two threads: 0.99x). */
 static size_t chunk_rows(size_t rows, dn_pool *pool, int sgemm)
 {
-    unsigned threads = dn_pool_threads(pool);
-    if (sgemm && threads > 1 && rows / threads >= 16 * 48) {
-        size_t chunk = rows / ((size_t)threads * 16) / 48 * 48;
-        return chunk ? chunk : 48;
-    }
-    size_t grain = sgemm ? 48 : 4;
-    size_t chunk = dn_size_div_up(dn_size_div_up(rows, (size_t)threads * 8), grain) * grain;
+    const size_t threads = dn_pool_threads(pool), super = 48;
+    if (sgemm && threads > 1 && rows / threads >= 16 * super)
+        return rows / (threads * 16) / super * super; /* at least super */
+    size_t grain = sgemm ? super : 4;
+    size_t chunk = dn_size_div_up(dn_size_div_up(rows, threads * 8), grain) * grain;
     return chunk ? chunk : grain;
 }
 
@@ -238,9 +236,10 @@ static size_t columns_bytes(size_t elems, int patterns, size_t pack)
    largest block it has unmapped) and each call faulted 2 MiB of pages back
    in: 8549 page faults against 1344 in `decodenum-bench-f16 --quick`, and
    n = 64 at 0.65-0.75x the speed. Without memory for the packed form the
-   columns alone (sgemm_rows gives the same bits without it). tinyBLAS's
-   columns from floats are rounded and packed on the pool, eight columns a
-   task (prep_task); the rest on the calling thread. */
+   columns alone (sgemm_rows gives the same bits without it). Several
+   columns from floats are rounded (and packed) on the pool, eight columns
+   a task (prep_task); one column's patterns and act16 on the calling
+   thread. */
 static dn_status make_columns(const dn_w16_kernels *kern, const float *act, const uint16_t *act16,
                               size_t k, size_t n, int sgemm, dn_pool *pool, columns *c)
 {
