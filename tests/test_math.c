@@ -37,6 +37,33 @@ static void exp_factors_rebuild_table(void **state)
     }
 }
 
+/* The AVX2 and AVX-512 fast paths form the reciprocal's residual
+   1 - (m_hi + m_lo)(y_hi + y_lo), four subtractions of exact products in
+   the reference (src/math.c, recip_split), as two fused steps, 1 - m_hi y1
+   then minus m_lo y1 (recip_residual in src/x86/math_act_avx2.h). The
+   first is exact by Sterbenz's lemma; the second is not a theorem, so
+   every m in [1, 2), with the reference's own seed and Newton step, is
+   tried here: the same binary32 value each time. */
+static void recip_residual_two_steps(void **state)
+{
+    (void)state;
+    uint32_t differ = 0;
+    for (uint32_t f = 0; f < (1u << 23); f++) {
+        float m = tf(0x3F800000u | f);
+        float y0 = dn_recip_seed[f >> 16];
+        float y1 = y0 * (2.0f - m * y0);
+        float m_hi = tf(tbits(m) & 0xFFFFF000u), m_lo = m - m_hi;
+        float y_hi = tf(tbits(y1) & 0xFFFFF000u), y_lo = y1 - y_hi;
+        float four = 1.0f - m_hi * y_hi;
+        four = four - m_hi * y_lo;
+        four = four - m_lo * y_hi;
+        four = four - m_lo * y_lo;
+        float two = fmaf(-m_lo, y1, fmaf(-m_hi, y1, 1.0f));
+        differ += tbits(four) != tbits(two);
+    }
+    assert_int_equal(differ, 0);
+}
+
 static void exp_specials(void **state)
 {
     (void)state;
@@ -458,14 +485,23 @@ static void rms0_gated(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(exp_specials),      cmocka_unit_test(ln_specials),
-        cmocka_unit_test(ln1p_specials),     cmocka_unit_test(recip_specials),
-        cmocka_unit_test(rsqrt_specials),    cmocka_unit_test(sigmoid_silu_softplus),
-        cmocka_unit_test(array_forms),       cmocka_unit_test(softmax_order),
-        cmocka_unit_test(softmax_sum_bound), cmocka_unit_test(norms_order),
-        cmocka_unit_test(rope_pairs),        cmocka_unit_test(hadamard_twice),
-        cmocka_unit_test(tanh_specials),     cmocka_unit_test(gelu_specials),
-        cmocka_unit_test(rms0_gated),        cmocka_unit_test(exp_factors_rebuild_table),
+        cmocka_unit_test(exp_specials),
+        cmocka_unit_test(ln_specials),
+        cmocka_unit_test(ln1p_specials),
+        cmocka_unit_test(recip_specials),
+        cmocka_unit_test(rsqrt_specials),
+        cmocka_unit_test(sigmoid_silu_softplus),
+        cmocka_unit_test(array_forms),
+        cmocka_unit_test(softmax_order),
+        cmocka_unit_test(softmax_sum_bound),
+        cmocka_unit_test(norms_order),
+        cmocka_unit_test(rope_pairs),
+        cmocka_unit_test(hadamard_twice),
+        cmocka_unit_test(tanh_specials),
+        cmocka_unit_test(gelu_specials),
+        cmocka_unit_test(rms0_gated),
+        cmocka_unit_test(exp_factors_rebuild_table),
+        cmocka_unit_test(recip_residual_two_steps),
     };
     return cmocka_run_group_tests_name("math", tests, NULL, NULL);
 }

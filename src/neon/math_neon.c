@@ -102,6 +102,17 @@ static inline V one_minus_split(V a_hi, V a_lo, V b_hi, V b_lo)
     return SUB(r, MUL(a_lo, b_lo));
 }
 
+/* one_minus_split(m_hi, m_lo, y_hi, y_lo) for m in [1, 2) and its Newton
+   value y1, in two fused steps (vfmsq: one rounding each) in place of
+   eight operations: the same value for every m (src/x86/math_act_avx2.h,
+   recip_residual; tests/test_math.c tries all 2^23). */
+static inline V recip_residual(V m, V y1)
+{
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    V r = dn_neon_flush(vfmsq_f32(F(1.0f), m_hi, y1));
+    return dn_neon_flush(vfmsq_f32(r, m_lo, y1));
+}
+
 /* A stored result: denormal flushed, NaN canonical. */
 static inline V result(V v)
 {
@@ -231,9 +242,7 @@ static inline vrecip_parts recip_split(V m, V err)
     VM j = vandq_u32(vshrq_n_u32(AS_U(m), 16), U(127));
     V y0 = lookup(dn_recip_seed, j);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V r = SUB(one_minus_split(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
+    V r = SUB(recip_residual(m, y1), MUL(err, y1));
     vrecip_parts p = {y1, r};
     return p;
 }

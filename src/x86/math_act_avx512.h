@@ -192,7 +192,7 @@ INLINE vexp_parts gelu_q(V a, int fused)
     vexp_parts e = exp_split(MUL(s.hi, F(-0.5f)), 1);
     vtwo E = {e.hi, SUB(e.lo, MUL(MUL(e.hi, s.lo), F(0.5f)))};
     vtwo q = mul22(R, E, fused);
-    vexp_parts r = {q.hi, q.lo, e.k};
+    vexp_parts r = {q.hi, q.lo, e.k, e.tb};
     return r;
 }
 
@@ -247,39 +247,35 @@ INLINE V seed_div(V m)
     return _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)));
 }
 
-/* one_minus_split with each exact product fused: math_act_avx2.h's. */
-INLINE V one_minus_split_fma(V a_hi, V a_lo, V b_hi, V b_lo)
+/* one_minus_split's recip residual in two fused steps: math_act_avx2.h's
+   recip_residual. */
+INLINE V recip_residual(V m, V y1)
 {
-    V r = _mm512_fnmadd_ps(a_hi, b_hi, F(1.0f));
-    r = _mm512_fnmadd_ps(a_hi, b_lo, r);
-    r = _mm512_fnmadd_ps(a_lo, b_hi, r);
-    return _mm512_fnmadd_ps(a_lo, b_lo, r);
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    return _mm512_fnmadd_ps(m_lo, y1, _mm512_fnmadd_ps(m_hi, y1, F(1.0f)));
 }
 
-/* The sigmoid as y1 (1 + r) 2^-e with -e as an exponent-field step se. */
+/* sigmoid_core(min(x, 80)) for x in [-86, inf], the reciprocal taken at
+   dh's own scale: math_act_avx2.h's sig_scaled. */
 typedef struct {
-    vrecip_parts y;
-    VI se; /* -e << 23 */
-} vsig_fast;
+    V ys, r; /* 2^-f y1, r */
+    VI k23;  /* k << 23 */
+} vsig_scaled;
 
-/* sig_of_exp() for k in [-126, 124]: math_act_avx2.h's sig_fast. */
-INLINE vsig_fast sig_fast(vexp_parts p)
+INLINE vsig_scaled sig_scaled(V x)
 {
-    V t = AS_F(_mm512_sub_epi32(I(0x3F800000u), _mm512_slli_epi32(p.k, 23)));
-    V big = _mm512_max_ps(p.hi, t), small = _mm512_min_ps(p.hi, t);
-    V dh = ADD(t, p.hi);
-    V de = ADD(ADD(SUB(big, dh), small), p.lo);
-    VI eb = _mm512_and_si512(AS_I(dh), I(DN_EXP_BITS));
-    V p2 = AS_F(_mm512_sub_epi32(I(0x7F000000u), eb));
-    V m = MUL(dh, p2), err = MUL(de, p2);
-    V y0 = seed_div(m);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    vsig_fast s;
-    s.y.y1 = y1;
-    s.y.r = SUB(one_minus_split_fma(m_hi, m_lo, y_hi, y_lo), MUL(err, y1));
-    s.se = _mm512_sub_epi32(AS_I(t), eb);
+    vexp_parts e = exp_split_s(_mm512_min_ps(x, F(80.0f)), 1, 1);
+    VI k23 = _mm512_and_si512(_mm512_slli_epi32(e.tb, 17), I(0xFF800000u));
+    V t = AS_F(_mm512_sub_epi32(I(0x3F800000u), k23));
+    V big = _mm512_max_ps(e.hi, t), small = _mm512_min_ps(e.hi, t);
+    V dh = ADD(t, e.hi);
+    V de = ADD(ADD(SUB(big, dh), small), e.lo);
+    V y0 = seed_div(dh);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
+    vsig_scaled s;
+    s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
+    s.ys = MUL(y1, _mm512_max_ps(t, F(1.0f)));
+    s.k23 = k23;
     return s;
 }
 
@@ -288,26 +284,26 @@ INLINE int sigmoid_off(V x) { return _mm512_cmp_ps_mask(x, F(-86.0f), _CMP_NGE_U
 
 INLINE V sigmoid_body(V x)
 {
-    vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
-    V y = ADD(s.y.y1, MUL(s.y.y1, s.y.r));
-    return AS_F(_mm512_add_epi32(AS_I(y), s.se));
+    vsig_scaled s = sig_scaled(x);
+    V y = ADD(s.ys, MUL(s.ys, s.r));
+    return AS_F(_mm512_sub_epi32(AS_I(y), _mm512_max_epi32(s.k23, _mm512_setzero_si512())));
 }
 
-/* silu for x in [-86, inf] with |x| >= 2^-60: math_act_avx2.h's silu_body. */
+/* silu for |x| in [2^-60, 86] (so never +inf, which x ys would make a
+   NaN): math_act_avx2.h's silu_body. One unsigned test on |x|'s bits less
+   2^-60's: 0.9-0.95x the time of three compares. */
 INLINE int silu_off(V x)
 {
-    M bad = _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-60f), _CMP_NGE_UQ);
-    return (bad | lt(x, F(-86.0f))) != 0;
+    VI d = _mm512_sub_epi32(AS_I(_mm512_abs_ps(x)), I(0x21800000u));
+    return _mm512_cmpgt_epu32_mask(d, I(0x42AC0000u - 0x21800000u)) != 0;
 }
 
 INLINE V silu_body(V x)
 {
-    vsig_fast s = sig_fast(exp_split(neg(_mm512_min_ps(x, F(80.0f))), 1));
-    V X = smant(x);
-    V p = MUL(X, s.y.y1);
-    V v = ADD(p, ADD(_mm512_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* mul_err, exact */
-    VI step = _mm512_add_epi32(s.se, _mm512_sub_epi32(AS_I(x), AS_I(X)));
-    return AS_F(_mm512_add_epi32(AS_I(v), step));
+    vsig_scaled s = sig_scaled(x);
+    V p = MUL(x, s.ys);
+    V v = ADD(p, ADD(_mm512_fmsub_ps(x, s.ys, p), MUL(p, s.r))); /* mul_err, exact */
+    return AS_F(_mm512_sub_epi32(AS_I(v), _mm512_max_epi32(s.k23, _mm512_setzero_si512())));
 }
 
 /* recip_core() of u in [2^-125, 2^125]: math_act_avx2.h's recip_pos_fast. */
@@ -317,9 +313,7 @@ INLINE V recip_pos_fast(V u)
     V m = MUL(u, AS_F(_mm512_sub_epi32(I(0x7F000000u), eb)));
     V y0 = seed_div(m);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    V y_hi = hi12(y1), y_lo = SUB(y1, y_hi);
-    V y = ADD(y1, MUL(y1, one_minus_split_fma(m_hi, m_lo, y_hi, y_lo)));
+    V y = ADD(y1, MUL(y1, recip_residual(m, y1)));
     return AS_F(_mm512_add_epi32(AS_I(y), _mm512_sub_epi32(I(0x3F800000u), eb)));
 }
 

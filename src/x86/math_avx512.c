@@ -143,21 +143,25 @@ INLINE V lut128c(const float *t, VI j, M nb5, M b5, M upper)
 
 typedef struct {
     V hi, lo;
-    VI k;
+    VI k, tb; /* tb: the shifter's sum's bits (exp_split_s) */
 } vexp_parts;
 
-/* exp_split() of x in [-95, 95]; lo only when want_lo; fused where exact,
-   as exp_fast below. */
-INLINE vexp_parts exp_split(V x, int want_lo)
+/* exp_split() of x in [-95, 95], or with negate of -x without forming it
+   (math_avx2.c's exp_sum_s: z and t - shifter come out negated, and
+   r = (-nf) C1_hi - (-x) + (-nf) C1_lo rounds as the reference's r);
+   lo only when want_lo; fused where exact, as exp_fast below. tb is t's
+   bits: n in its low bits, so the table's index. */
+INLINE vexp_parts exp_split_s(V x, int want_lo, int negate)
 {
     const V shifter = F(0x1.8p23f);
     V z = MUL(x, F(C.exp_inv_ln2_64));
-    V t = ADD(z, shifter);
+    V t = negate ? SUB(shifter, z) : ADD(z, shifter);
     VI n = _mm512_sub_epi32(AS_I(t), AS_I(shifter));
-    V nf = SUB(t, shifter);
-    V r = SUB(_mm512_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
+    V nf = negate ? SUB(shifter, t) : SUB(t, shifter);
+    V r = negate ? ADD(_mm512_fmsub_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)))
+                 : SUB(_mm512_fnmadd_ps(nf, F(C.exp_ln2_64_hi), x), MUL(nf, F(C.exp_ln2_64_lo)));
     V q = ADD(r, MUL(MUL(r, r), ADD(F(C.exp_c2), MUL(F(C.exp_c3), r))));
-    VI w = lut64(dn_exp_table, n);
+    VI w = lut64(dn_exp_table, AS_I(t));
     V t_hi = AS_F(and_or(w, 0x7FFFFFu, 0x3F800000u));
     V t_lo32 = _mm512_cvtepi32_ps(_mm512_srai_epi32(w, 23));
     V lo = _mm512_fmadd_ps(t_lo32, F(0x1p-32f), MUL(t_hi, q));
@@ -165,8 +169,11 @@ INLINE vexp_parts exp_split(V x, int want_lo)
     p.hi = ADD(t_hi, lo);
     p.lo = want_lo ? ADD(SUB(t_hi, p.hi), lo) : p.hi;
     p.k = _mm512_srai_epi32(n, 6);
+    p.tb = AS_I(t);
     return p;
 }
+
+INLINE vexp_parts exp_split(V x, int want_lo) { return exp_split_s(x, want_lo, 0); }
 
 INLINE V kf(vexp_parts p) { return _mm512_cvtepi32_ps(p.k); }
 
