@@ -105,6 +105,15 @@ static const float edges[] = {
     0x1p125f,
     0x1.fffffep124f,
     -0x1p-126f,
+    64.0f, /* sigmoid's and silu's fast paths since |x| <= 64 */
+    0x1.000002p6f,
+    -64.0f,
+    -0x1.000002p6f,
+    -0x1.fffffep5f,
+    0x1p-140f, /* denormals among in-range lanes: silu_rare's patch */
+    -0x1p-149f,
+    0x1p-125f,
+    -0x1.fffffep-126f,
 };
 
 /* log2 of the bit-pattern spread's stride: 4096 (2^20 inputs), or 65536 (2^16)

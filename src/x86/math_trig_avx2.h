@@ -271,11 +271,11 @@ static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
 
 DN_INTERLEAVED static void sin_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 2, NULL, trig_off, sin_body, v_sin_slow);
+    unary_groups(x, y, n, 2, NULL, (range_test){.off = trig_off}, sin_body, v_sin_slow);
 }
 DN_INTERLEAVED static void cos_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 2, NULL, trig_off, cos_body, v_cos_slow);
+    unary_groups(x, y, n, 2, NULL, (range_test){.off = trig_off}, cos_body, v_cos_slow);
 }
 
 static inline void sincos8(const float *x, float *s, float *c)
