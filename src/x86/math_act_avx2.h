@@ -119,13 +119,13 @@ static inline vexp_tk exp_split_tk(V x, int negate)
     return p;
 }
 
-/* sig_of_exp() for k in [-126, 124] (tanh's k in [1, 28], gelu_tanh's in
-   [-116, 96]; sigmoid and silu take sig_scaled below): t = 2^-k; dh =
+/* sig_of_exp() for k in [-126, 124] (gelu_tanh's k in [-116, 96];
+   sigmoid, silu and tanh take sig_scaled below): t = 2^-k; dh =
    M 2^D >= 0.99 with D in [-1, 126], so 2^-D is (254 << 23) minus dh's
    exponent field eb, M = dh 2^-D and de 2^-D are one multiply each (M
    exact; de's as in the header above), and -e << 23 = -(D + k) << 23 =
    bits(t) - eb. */
-static inline vsig_fast sig_fast(vexp_tk p, int blend)
+static inline vsig_fast sig_fast(vexp_tk p)
 {
     V t = p.tk;
     V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
@@ -134,8 +134,48 @@ static inline vsig_fast sig_fast(vexp_tk p, int blend)
     VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
     V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
     vsig_fast s;
-    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2), blend);
+    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2), 0); /* gelu_tanh's: no blend */
     s.se = _mm256_sub_epi32(AS_I(t), eb);
+    return s;
+}
+
+/* sig_of_exp() of exp_split_tk's parts (sigmoid_core(x) for |x| <= 64,
+   where no clamp bites; tanh's k in [1, 28]), with the
+   reciprocal of dh + de taken at dh's own scale 2^D instead of at
+   M = dh 2^-D: the seed of dh (its significand's bits are M's) is
+   2^-D y0, the Newton step's values and y1 are 2^-D times the
+   reference's, the residual's products are the reference's own
+   (dh_hi y1' = m_hi y1), and de y1' is err y1; all exact because
+   D <= 93 keeps 2^-D y1 normal. A denormal de y1' reads as zero in the
+   next subtraction (DAZ), as the same product err y1 did. Then
+   ys = y1' 2^-k is 2^-e y1, the result's own scale (e = D + k), so the
+   last steps (sigmoid's y1 + y1 r, silu's below) run where their
+   results lie and no exponent step follows: the same roundings wherever
+   their values are normal, and for x near -64, where ys r (or silu's
+   p r and Dekker error) can be smaller, too small to move one; an
+   argument, which the sweep over all 2^32 inputs
+   (math_sweep_sigmoid_avx2) makes a proof for |x| <= 64: from x = -70.2
+   on silu's last bits differ. In place of ys = y1' max(2^-k, 1), the
+   clamp min(x, 80) and the exponent step -max(k, 0) after: three
+   operations fewer (sigmoid_v and silu_v times below). tanh takes the
+   same parts (2^(1-e) y1 = ys + ys, exact: every value is normal there)
+   in place of sig_fast's M, err, 2^-D and exponent steps: tanh_v
+   0.90-0.94x the time (docs/log/math.md). */
+typedef struct {
+    V ys, r; /* 2^-e y1, r */
+} vsig_scaled;
+
+static inline vsig_scaled sig_scaled(vexp_tk e)
+{
+    V t = e.tk;
+    V big = _mm256_max_ps(e.hi, t), small = _mm256_min_ps(e.hi, t);
+    V dh = ADD(t, e.hi);
+    V de = ADD(ADD(SUB(big, dh), small), e.lo);
+    V y0 = recip_seed_div(dh, 1);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
+    vsig_scaled s;
+    s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
+    s.ys = MUL(y1, t);
     return s;
 }
 
@@ -346,11 +386,11 @@ static inline V tanh_body(V x, const float *unused)
     V a = _mm256_andnot_ps(F(-0.0f), x);
     V r = tanh_small(x);
     V small = lt(a, F(0x1.2p-1f));
-    vsig_fast sg = sig_fast(exp_split_tk(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 0), 1);
-    V s = AS_F(_mm256_add_epi32(AS_I(sg.y.y1), _mm256_add_epi32(sg.se, I(1 << 23)))); /* 2^(1-e) */
+    vsig_scaled sg = sig_scaled(exp_split_tk(MUL(F(2.0f), _mm256_min_ps(a, F(10.0f))), 0));
+    V s = ADD(sg.ys, sg.ys); /* 2^(1-e) y1 */
     V h = SUB(F(1.0f), s);
     V err = SUB(SUB(F(1.0f), h), s);
-    V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+    V big = ADD(h, SUB(err, MUL(s, sg.r)));
     return sel(small, r, _mm256_or_ps(big, _mm256_and_ps(x, F(-0.0f))));
 }
 
@@ -372,7 +412,7 @@ static inline V gelu_tanh_body(V x, const float *unused)
     V zc = _mm256_min_ps(F(80.0f), z.hi);
     vexp_tk e = exp_split_tk(zc, 1);
     e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
-    vsig_fast s = sig_fast(e, 0);
+    vsig_fast s = sig_fast(e);
     V X = smant(xm);
     V p = MUL(X, s.y.y1);
     V v = ADD(p, ADD(_mm256_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* X y1 >= 1/2 */
@@ -505,43 +545,6 @@ static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
 
-/* sigmoid_core(x) for |x| <= 64 (where no clamp bites), with the
-   reciprocal of dh + de taken at dh's own scale 2^D instead of at
-   M = dh 2^-D: the seed of dh (its significand's bits are M's) is
-   2^-D y0, the Newton step's values and y1 are 2^-D times the
-   reference's, the residual's products are the reference's own
-   (dh_hi y1' = m_hi y1), and de y1' is err y1; all exact because
-   D <= 93 keeps 2^-D y1 normal. A denormal de y1' reads as zero in the
-   next subtraction (DAZ), as the same product err y1 did. Then
-   ys = y1' 2^-k is 2^-e y1, the result's own scale (e = D + k), so the
-   last steps (sigmoid's y1 + y1 r, silu's below) run where their
-   results lie and no exponent step follows: the same roundings wherever
-   their values are normal, and for x near -64, where ys r (or silu's
-   p r and Dekker error) can be smaller, too small to move one; an
-   argument, which the sweep over all 2^32 inputs
-   (math_sweep_sigmoid_avx2) makes a proof for |x| <= 64: from x = -70.2
-   on silu's last bits differ. In place of ys = y1' max(2^-k, 1), the
-   clamp min(x, 80) and the exponent step -max(k, 0) after: three
-   operations fewer (sigmoid_v and silu_v times below). */
-typedef struct {
-    V ys, r; /* 2^-e y1, r */
-} vsig_scaled;
-
-static inline vsig_scaled sig_scaled(V x)
-{
-    vexp_tk e = exp_split_tk(x, 1);
-    V t = e.tk;
-    V big = _mm256_max_ps(e.hi, t), small = _mm256_min_ps(e.hi, t);
-    V dh = ADD(t, e.hi);
-    V de = ADD(ADD(SUB(big, dh), small), e.lo);
-    V y0 = recip_seed_div(dh, 1);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
-    vsig_scaled s;
-    s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
-    s.ys = MUL(y1, t);
-    return s;
-}
-
 /* sigmoid for |x| <= 64 (sig_scaled): the key is |x|'s bits, and NaNs,
    infinities and every |x| above 64 have larger ones; a denormal x reads
    as the zero it flushes to in the first multiply and subtract (DAZ).
@@ -555,7 +558,7 @@ static inline VI abs_key(V x) { return _mm256_and_si256(AS_I(x), I(0x7FFFFFFFu))
 static inline V sigmoid_body(V x, const float *unused)
 {
     (void)unused;
-    vsig_scaled s = sig_scaled(x);
+    vsig_scaled s = sig_scaled(exp_split_tk(x, 1));
     return ADD(s.ys, MUL(s.ys, s.r));
 }
 
@@ -583,7 +586,7 @@ static inline VI silu_key(V x)
 static inline V silu_body(V x, const float *unused)
 {
     (void)unused;
-    vsig_scaled s = sig_scaled(x);
+    vsig_scaled s = sig_scaled(exp_split_tk(x, 1));
     V p = MUL(x, s.ys);
     /* mul_err(X, y1, p) is X y1 - p exactly (Dekker), which one vfmsub
        gives, scaled, rounding nothing where it is normal. */
