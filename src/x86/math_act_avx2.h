@@ -575,12 +575,14 @@ static inline V sigmoid_body(V x, const float *unused)
    and the Dekker error on a grid of 2^-132, which the sweep shows to
    move no rounding. With the range test and sig_scaled's whole scale,
    silu_v takes 0.94-0.96x the time (docs/log/math.md). */
-#define SILU_KEY_MAX (0x42800000u - 0x21800000u) /* bits(64) - bits(2^-60) */
+#define SIG_MAX_BITS 0x42800000u   /* bits(64): sigmoid's and silu's fast paths */
+#define SILU_TINY_BITS 0x21800000u /* bits(2^-60) */
+#define SILU_KEY_MAX (SIG_MAX_BITS - SILU_TINY_BITS)
 
 static inline VI silu_key(V x)
 {
     VI a = _mm256_and_si256(AS_I(x), I(0x7FFFFFFFu));
-    return _mm256_sub_epi32(a, I(0x21800000u));
+    return _mm256_sub_epi32(a, I(SILU_TINY_BITS));
 }
 
 static inline V silu_body(V x, const float *unused)
@@ -603,8 +605,8 @@ static inline V silu_body(V x, const float *unused)
 static inline V silu_rare(V x)
 {
     VI a = abs_key(x);
-    if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(0x42800000u)), I(-1))) return v_silu_slow(x);
-    V tiny = AS_F(_mm256_cmpgt_epi32(I(0x21800000u), a));
+    if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(SIG_MAX_BITS)), I(-1))) return v_silu_slow(x);
+    V tiny = AS_F(_mm256_cmpgt_epi32(I(SILU_TINY_BITS), a));
     return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_body(x, NULL));
 }
 
@@ -688,7 +690,7 @@ static inline V softplus_rare(V u)
 
 DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = 0x42800000u /* 64 */},
+    unary_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = SIG_MAX_BITS},
                  sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
