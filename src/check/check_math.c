@@ -91,8 +91,12 @@ static const float edges[] = {
     -13.500001f,
     -10.7f,
     -13.2f,
-    -9.0f, /* the AVX2 fast paths' bounds */
+    -9.0f, /* the GELU fast paths' bounds (both ISAs) */
     -9.000001f,
+    0x1p-30f,
+    0x1.fffffep-31f,
+    -0x1p-30f,
+    -0x1.fffffep-31f,
     0x1p-60f,
     0x1.fffffep-61f,
     -0x1p-60f,

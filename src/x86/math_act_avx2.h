@@ -11,6 +11,8 @@
 #ifndef DN_MATH_ACT_AVX2_H
 #define DN_MATH_ACT_AVX2_H
 
+#include "math_act_ranges.h"
+
 /* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
 
 /* The three array forms take, per vector, a fast path when one compare finds
@@ -50,14 +52,12 @@ typedef struct {
    word for every j (the selftest checks all 128 on the CPU it runs on:
    check_math.c, check_recip_seed). On the AMD host a
    vdivps costs less than the eight-lane gather it replaces. c is one
-   vpblendw of m's high half-words with 0x8000 (blend) or vpand and vpor:
-   the blend took tanh_v 0.92-0.94x, sigmoid_v and silu_v 0.98x the time,
-   but gelu_tanh_v 1.02-1.03x, which keeps the pair (docs/log/math.md). */
-static inline V recip_seed_div(V m, int blend)
+   vpblendw of m's high half-words with 0x8000: against vpand and vpor it
+   took tanh_v 0.92-0.94x, sigmoid_v and silu_v 0.98x the time, gelu_tanh_v
+   the same (docs/log/math.md). */
+static inline V recip_seed_div(V m)
 {
-    VI c = blend ? _mm256_blend_epi16(AS_I(m), I(0x8000u), 0x55)
-                 : _mm256_or_si256(_mm256_and_si256(AS_I(m), I(0xFFFF0000u)), I(0x8000u));
-    return _mm256_div_ps(F(1.0f), AS_F(c));
+    return _mm256_div_ps(F(1.0f), AS_F(_mm256_blend_epi16(AS_I(m), I(0x8000u), 0x55)));
 }
 
 /* The recip residual 1 - (m_hi + m_lo)(y_hi + y_lo) of math.c's
@@ -77,9 +77,9 @@ static inline V recip_residual(V m, V y1)
 
 /* recip_split() with the seed divided, err given, the residual fused
    (recip_residual: the same value). */
-static inline vrecip_parts recip_split_div(V m, V err, int blend)
+static inline vrecip_parts recip_split_div(V m, V err)
 {
-    V y0 = recip_seed_div(m, blend);
+    V y0 = recip_seed_div(m);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V r = SUB(recip_residual(m, y1), MUL(err, y1));
     vrecip_parts p = {y1, r};
@@ -93,19 +93,12 @@ static inline V scale_normal(V y, VI k)
     return AS_F(_mm256_add_epi32(AS_I(y), _mm256_slli_epi32(k, 23)));
 }
 
-/* The sigmoid as y (1 + r) 2^-e with -e as an exponent-field step se. */
-typedef struct {
-    vrecip_parts y;
-    VI se; /* -e << 23 */
-} vsig_fast;
-
 /* exp_split()'s hi and lo, and 2^-k in place of k, of x or (negate) of -x
    (exp_sum_s), for x in [-95, 95]: k << 23 is t's bits << 17 with the low
    23 cleared (exp_fast), so 2^-k is (127 << 23) minus that, one operation
    fewer than from k. */
 typedef struct {
     V hi, lo, tk; /* tk = 2^-k */
-    VI k23;       /* k << 23 */
 } vexp_tk;
 
 static inline vexp_tk exp_split_tk(V x, int negate)
@@ -114,53 +107,35 @@ static inline vexp_tk exp_split_tk(V x, int negate)
     vexp_tk p;
     p.hi = ADD(s.t_hi, s.lo);
     p.lo = ADD(SUB(s.t_hi, p.hi), s.lo);
-    p.k23 = _mm256_and_si256(_mm256_slli_epi32(AS_I(s.t), 17), I(0xFF800000u));
-    p.tk = AS_F(_mm256_sub_epi32(I(0x3F800000u), p.k23));
+    VI k23 = _mm256_and_si256(_mm256_slli_epi32(AS_I(s.t), 17), I(0xFF800000u));
+    p.tk = AS_F(_mm256_sub_epi32(I(0x3F800000u), k23));
     return p;
 }
 
-/* sig_of_exp() for k in [-126, 124] (gelu_tanh's k in [-116, 96];
-   sigmoid, silu and tanh take sig_scaled below): t = 2^-k; dh =
-   M 2^D >= 0.99 with D in [-1, 126], so 2^-D is (254 << 23) minus dh's
-   exponent field eb, M = dh 2^-D and de 2^-D are one multiply each (M
-   exact; de's as in the header above), and -e << 23 = -(D + k) << 23 =
-   bits(t) - eb. */
-static inline vsig_fast sig_fast(vexp_tk p)
-{
-    V t = p.tk;
-    V big = _mm256_max_ps(p.hi, t), small = _mm256_min_ps(p.hi, t);
-    V dh = ADD(t, p.hi);
-    V de = ADD(ADD(SUB(big, dh), small), p.lo);
-    VI eb = _mm256_and_si256(AS_I(dh), I(DN_EXP_BITS));
-    V p2 = AS_F(_mm256_sub_epi32(I(0x7F000000u), eb));
-    vsig_fast s;
-    s.y = recip_split_div(MUL(dh, p2), MUL(de, p2), 0); /* gelu_tanh's: no blend */
-    s.se = _mm256_sub_epi32(AS_I(t), eb);
-    return s;
-}
-
 /* sig_of_exp() of exp_split_tk's parts (sigmoid_core(x) for |x| <= 64,
-   where no clamp bites; tanh's k in [1, 28]), with the
-   reciprocal of dh + de taken at dh's own scale 2^D instead of at
+   where no clamp bites; tanh's k in [1, 28]; gelu_tanh's in [-116, 96]),
+   with the reciprocal of dh + de taken at dh's own scale 2^D instead of at
    M = dh 2^-D: the seed of dh (its significand's bits are M's) is
    2^-D y0, the Newton step's values and y1 are 2^-D times the
    reference's, the residual's products are the reference's own
    (dh_hi y1' = m_hi y1), and de y1' is err y1; all exact because
-   D <= 93 keeps 2^-D y1 normal. A denormal de y1' reads as zero in the
+   D <= 116 keeps 2^-D y1 normal (where D > 93, dh is 2^-k and de, e^-x's
+   part, near 1). A denormal de y1' reads as zero in the
    next subtraction (DAZ), as the same product err y1 did. Then
    ys = y1' 2^-k is 2^-e y1, the result's own scale (e = D + k), so the
-   last steps (sigmoid's y1 + y1 r, silu's below) run where their
-   results lie and no exponent step follows: the same roundings wherever
-   their values are normal, and for x near -64, where ys r (or silu's
-   p r and Dekker error) can be smaller, too small to move one; an
-   argument, which the sweep over all 2^32 inputs
-   (math_sweep_sigmoid_avx2) makes a proof for |x| <= 64: from x = -70.2
-   on silu's last bits differ. In place of ys = y1' max(2^-k, 1), the
-   clamp min(x, 80) and the exponent step -max(k, 0) after: three
-   operations fewer (sigmoid_v and silu_v times below). tanh takes the
-   same parts (2^(1-e) y1 = ys + ys, exact: every value is normal there)
-   in place of sig_fast's M, err, 2^-D and exponent steps: tanh_v
-   0.90-0.94x the time (docs/log/math.md). */
+   last steps (sigmoid's y1 + y1 r, times_sigmoid's in silu and gelu_tanh)
+   run where their results lie and no exponent step follows: the same
+   roundings wherever their values are normal, and where ys r (or p r and
+   the Dekker error of p = x ys) can be smaller, for x near -64 in silu,
+   too small to move one; an argument, which the sweeps over all 2^32
+   inputs (math_sweep_sigmoid_avx2, and gelu_tanh's) make a proof for
+   these ranges: from x = -70.2 on silu's last bits differ. In place of
+   ys = y1' max(2^-k, 1), the clamp min(x, 80) and the exponent step
+   -max(k, 0) after: three operations fewer (sigmoid_v and silu_v times
+   below). tanh takes the same parts (2^(1-e) y1 = ys + ys, exact: every
+   value is normal there) in place of M, err, 2^-D and exponent steps:
+   tanh_v 0.90-0.94x the time, gelu_tanh_v (x ys in place of X y1 and the
+   exponent steps) 0.89-0.94x (docs/log/math.md). */
 typedef struct {
     V ys, r; /* 2^-e y1, r */
 } vsig_scaled;
@@ -171,7 +146,7 @@ static inline vsig_scaled sig_scaled(vexp_tk e)
     V big = _mm256_max_ps(e.hi, t), small = _mm256_min_ps(e.hi, t);
     V dh = ADD(t, e.hi);
     V de = ADD(ADD(SUB(big, dh), small), e.lo);
-    V y0 = recip_seed_div(dh, 1);
+    V y0 = recip_seed_div(dh);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
     vsig_scaled s;
     s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
@@ -308,7 +283,7 @@ static inline __attribute__((always_inline)) vexp_parts gelu_q(V a, int fast)
     V p2 = fast ? AS_F(_mm256_sub_epi32(I(0x7F000000u), _mm256_and_si256(AS_I(d), I(DN_EXP_BITS))))
                 : pow2i(mD);
     vrecip_parts rp =
-        fast ? recip_split_div(MUL(d, p2), MUL(de, p2), 1) : recip_split(mant(d), scale(de, mD));
+        fast ? recip_split_div(MUL(d, p2), MUL(de, p2)) : recip_split(mant(d), scale(de, mD));
     V yr = MUL(rp.y1, rp.r), th = ADD(rp.y1, yr);
     V tl = ADD(SUB(rp.y1, th), yr);
     vtwo tau = {fast ? MUL(th, p2) : scale(th, mD), fast ? MUL(tl, p2) : scale(tl, mD)};
@@ -395,10 +370,11 @@ static inline V tanh_body(V x, const float *unused)
 }
 
 /* gelu_tanh for x in [-9, inf] with |x| >= 2^-30: z >= -66.4, so no lower
-   clamp, k in [-116, 96] and x sigmoid(z) >= 2^-63 (normal, as is every
-   step of times_sigmoid's two scales), and every Dekker product is one
-   vfmsub (mul2_fused; X y1 >= 1/2): 0.86x the time of the unfused path
-   with the bound at 2^-60 (docs/math.md). */
+   clamp, k in [-116, 96] and x sigmoid(z) >= 2^-63; times_sigmoid's steps
+   run on x and sig_scaled's ys as silu's do (silu_body), every Dekker
+   product one vfmsub (mul2_fused; p = x ys >= 2^-63, so its error lies on
+   a grid of 2^-108 or coarser): the fused products took 0.86x the time of
+   the unfused path with the bound at 2^-60 (docs/math.md). */
 static inline int gelu_off(V x)
 {
     return not_fast(x, _mm256_andnot_ps(F(-0.0f), x), 0x1p-30f, -9.0f);
@@ -412,12 +388,9 @@ static inline V gelu_tanh_body(V x, const float *unused)
     V zc = _mm256_min_ps(F(80.0f), z.hi);
     vexp_tk e = exp_split_tk(zc, 1);
     e.lo = SUB(e.lo, MUL(e.hi, _mm256_and_ps(eq(zc, z.hi), z.lo)));
-    vsig_fast s = sig_fast(e);
-    V X = smant(xm);
-    V p = MUL(X, s.y.y1);
-    V v = ADD(p, ADD(_mm256_fmsub_ps(X, s.y.y1, p), MUL(p, s.y.r))); /* X y1 >= 1/2 */
-    V r = AS_F(
-        _mm256_add_epi32(AS_I(v), _mm256_add_epi32(s.se, _mm256_sub_epi32(AS_I(xm), AS_I(X)))));
+    vsig_scaled s = sig_scaled(e);
+    V p = MUL(xm, s.ys);
+    V r = ADD(p, ADD(_mm256_fmsub_ps(xm, s.ys, p), MUL(p, s.r)));
     return sel(gt(x, F(10.0f)), x, r);
 }
 
@@ -575,14 +548,11 @@ static inline V sigmoid_body(V x, const float *unused)
    and the Dekker error on a grid of 2^-132, which the sweep shows to
    move no rounding. With the range test and sig_scaled's whole scale,
    silu_v takes 0.94-0.96x the time (docs/log/math.md). */
-#define SIG_MAX_BITS 0x42800000u   /* bits(64): sigmoid's and silu's fast paths */
-#define SILU_TINY_BITS 0x21800000u /* bits(2^-60) */
-#define SILU_KEY_MAX (SIG_MAX_BITS - SILU_TINY_BITS)
 
 static inline VI silu_key(V x)
 {
     VI a = _mm256_and_si256(AS_I(x), I(0x7FFFFFFFu));
-    return _mm256_sub_epi32(a, I(SILU_TINY_BITS));
+    return _mm256_sub_epi32(a, I(DN_SILU_TINY_BITS));
 }
 
 static inline V silu_body(V x, const float *unused)
@@ -605,8 +575,9 @@ static inline V silu_body(V x, const float *unused)
 static inline V silu_rare(V x)
 {
     VI a = abs_key(x);
-    if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(SIG_MAX_BITS)), I(-1))) return v_silu_slow(x);
-    V tiny = AS_F(_mm256_cmpgt_epi32(I(SILU_TINY_BITS), a));
+    if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(DN_SIG_MAX_BITS)), I(-1)))
+        return v_silu_slow(x);
+    V tiny = AS_F(_mm256_cmpgt_epi32(I(DN_SILU_TINY_BITS), a));
     return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_body(x, NULL));
 }
 
@@ -617,7 +588,7 @@ static inline V recip_pos_fast(V u)
 {
     VI eb = _mm256_and_si256(AS_I(u), I(DN_EXP_BITS));
     V m = MUL(u, AS_F(_mm256_sub_epi32(I(0x7F000000u), eb)));
-    V y0 = recip_seed_div(m, 1);
+    V y0 = recip_seed_div(m);
     V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
     V y = ADD(y1, MUL(y1, recip_residual(m, y1)));
     return AS_F(_mm256_add_epi32(AS_I(y), _mm256_sub_epi32(I(0x3F800000u), eb)));
@@ -690,12 +661,12 @@ static inline V softplus_rare(V u)
 
 DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = SIG_MAX_BITS},
+    unary_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS},
                  sigmoid_body, v_sigmoid_slow);
 }
 DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 8, NULL, (range_test){.key = silu_key, .key_max = SILU_KEY_MAX},
+    unary_groups(x, y, n, 8, NULL, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX},
                  silu_body, silu_rare);
 }
 DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)

@@ -23,6 +23,8 @@
 #ifndef DN_MATH_ACT_AVX512_H
 #define DN_MATH_ACT_AVX512_H
 
+#include "math_act_ranges.h"
+
 #define A dn_act_c
 
 typedef struct {
@@ -40,6 +42,45 @@ INLINE V zero_nan_fix(V r, V xf)
 {
     r = put(r, eq(xf, _mm512_setzero_ps()), xf);
     return nan_where(isnan_(xf), r);
+}
+
+/* ---- the sigmoid at the result's scale (tanh, gelu_tanh, sigmoid, silu) -- */
+
+INLINE V seed_div(V m)
+{
+    return _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)));
+}
+
+/* one_minus_split's recip residual in two fused steps: math_act_avx2.h's
+   recip_residual. */
+INLINE V recip_residual(V m, V y1)
+{
+    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
+    return _mm512_fnmadd_ps(m_lo, y1, _mm512_fnmadd_ps(m_hi, y1, F(1.0f)));
+}
+
+/* sig_of_exp() of e^-x's parts with the reciprocal taken at dh's own
+   scale and ys = 2^-e y1: math_act_avx2.h's sig_scaled and its ranges
+   (sigmoid_core(x) for |x| <= 64, tanh's k in [0, 29], gelu_tanh's in
+   [-116, 96]). 2^-k is (127 << 23) minus k << 23, which is t's bits << 17
+   with the low 23 cleared. */
+typedef struct {
+    V ys, r; /* 2^-e y1, r */
+} vsig_scaled;
+
+INLINE vsig_scaled sig_scaled(vexp_parts e)
+{
+    VI k23 = _mm512_and_si512(_mm512_slli_epi32(e.tb, 17), I(0xFF800000u));
+    V t = AS_F(_mm512_sub_epi32(I(0x3F800000u), k23));
+    V big = _mm512_max_ps(e.hi, t), small = _mm512_min_ps(e.hi, t);
+    V dh = ADD(t, e.hi);
+    V de = ADD(ADD(SUB(big, dh), small), e.lo);
+    V y0 = seed_div(dh);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
+    vsig_scaled s;
+    s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
+    s.ys = MUL(y1, t);
+    return s;
 }
 
 INLINE V tanh_small(V x)
@@ -63,11 +104,11 @@ INLINE V tanh_seq(V x, int all_small_exits)
     M small = lt(a, F(0x1.2p-1f));
     if (all_small_exits && small == 0xFFFF) return r;
     /* tanh_big(min(a, 10)) with x's sign: sigmoid_core(-2a) is sig_of_exp(exp_split(2a)) */
-    vsig_parts sg = sig_of_exp_s(exp_split(MUL(F(2.0f), _mm512_min_ps(a, F(10.0f))), 1), 1);
-    V s = scale(sg.y.y1, SUB(F(1.0f), sg.e));
+    vsig_scaled sg = sig_scaled(exp_split(MUL(F(2.0f), _mm512_min_ps(a, F(10.0f))), 1));
+    V s = ADD(sg.ys, sg.ys); /* 2^(1-e) y1 */
     V h = SUB(F(1.0f), s);
     V err = SUB(SUB(F(1.0f), h), s);
-    V big = ADD(h, SUB(err, MUL(s, sg.y.r)));
+    V big = ADD(h, SUB(err, MUL(s, sg.r)));
     /* results of normal inputs are normal: |tanh x| >= |x| (1 - x^2/3) */
     return _mm512_mask_blend_ps(small, _mm512_or_ps(big, sign_of(x)), r);
 }
@@ -137,14 +178,35 @@ INLINE V gelu_tanh_core(V xf, int fused)
     return put(flush(times_sigmoid(xm, sig_of_exp_s(e, 1))), gt(xf, F(10.0f)), xf);
 }
 
-/* The lanes that leave the array loop's fast path (gelu_tanh_body,
-   gelu_body): |x| < 2^-30, NaN included. */
+/* |x| < 2^-30, NaN included: the lanes that leave gelu's array fast path
+   (gelu_body), and where v_gelu_tanh and v_gelu take every Dekker product
+   unfused. */
 INLINE int gelu_off(V x)
 {
     return _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-30f), _CMP_NGE_UQ) != 0;
 }
 
-INLINE V gelu_tanh_body(V x) { return gelu_tanh_core(x, 1); }
+/* gelu_tanh for x in [-9, 10] with |x| >= 2^-30 (x above 10 is its own
+   result): math_act_avx2.h's gelu_off and gelu_tanh_body, times_sigmoid at
+   the result's scale. */
+INLINE int gelu_tanh_off(V x)
+{
+    M bad = _mm512_cmp_ps_mask(_mm512_abs_ps(x), F(0x1p-30f), _CMP_NGE_UQ);
+    return (bad | lt(x, F(-9.0f))) != 0;
+}
+
+INLINE V gelu_tanh_body(V x)
+{
+    V xm = _mm512_min_ps(x, F(10.0f));
+    vtwo z = gelu_tanh_arg_t(xm, 1);
+    V zc = _mm512_min_ps(F(80.0f), z.hi);
+    vexp_parts e = exp_split_s(zc, 1, 1);
+    e.lo = SUB(e.lo, MUL(e.hi, _mm512_maskz_mov_ps(eq(zc, z.hi), z.lo)));
+    vsig_scaled s = sig_scaled(e);
+    V p = MUL(xm, s.ys);
+    V r = ADD(p, ADD(_mm512_fmsub_ps(xm, s.ys, p), MUL(p, s.r))); /* mul_err, scaled */
+    return put(r, gt(x, F(10.0f)), x);
+}
 
 INLINE V v_gelu_tanh(V x)
 {
@@ -242,51 +304,16 @@ static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
 
-INLINE V seed_div(V m)
-{
-    return _mm512_div_ps(F(1.0f), AS_F(and_or(AS_I(m), 0xFFFF0000u, 0x8000u)));
-}
-
-/* one_minus_split's recip residual in two fused steps: math_act_avx2.h's
-   recip_residual. */
-INLINE V recip_residual(V m, V y1)
-{
-    V m_hi = hi12(m), m_lo = SUB(m, m_hi);
-    return _mm512_fnmadd_ps(m_lo, y1, _mm512_fnmadd_ps(m_hi, y1, F(1.0f)));
-}
-
-/* sigmoid_core(x) for |x| <= 64, the reciprocal taken at
-   dh's own scale: math_act_avx2.h's sig_scaled. */
-typedef struct {
-    V ys, r; /* 2^-e y1, r */
-} vsig_scaled;
-
-INLINE vsig_scaled sig_scaled(V x)
-{
-    vexp_parts e = exp_split_s(x, 1, 1);
-    VI k23 = _mm512_and_si512(_mm512_slli_epi32(e.tb, 17), I(0xFF800000u));
-    V t = AS_F(_mm512_sub_epi32(I(0x3F800000u), k23));
-    V big = _mm512_max_ps(e.hi, t), small = _mm512_min_ps(e.hi, t);
-    V dh = ADD(t, e.hi);
-    V de = ADD(ADD(SUB(big, dh), small), e.lo);
-    V y0 = seed_div(dh);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(dh, y0)));
-    vsig_scaled s;
-    s.r = SUB(recip_residual(dh, y1), MUL(de, y1));
-    s.ys = MUL(y1, t);
-    return s;
-}
-
 /* sigmoid for |x| <= 64 (NaN and infinities out): math_act_avx2.h's
    sigmoid_body. */
 INLINE int sigmoid_off(V x)
 {
-    return _mm512_cmpgt_epu32_mask(AS_I(_mm512_abs_ps(x)), I(0x42800000u)) != 0;
+    return _mm512_cmpgt_epu32_mask(AS_I(_mm512_abs_ps(x)), I(DN_SIG_MAX_BITS)) != 0;
 }
 
 INLINE V sigmoid_body(V x)
 {
-    vsig_scaled s = sig_scaled(x);
+    vsig_scaled s = sig_scaled(exp_split_s(x, 1, 1));
     return ADD(s.ys, MUL(s.ys, s.r));
 }
 
@@ -295,13 +322,13 @@ INLINE V sigmoid_body(V x)
    |x|'s bits less 2^-60's: 0.90-0.99x silu_v's time with three compares. */
 INLINE int silu_off(V x)
 {
-    VI d = _mm512_sub_epi32(AS_I(_mm512_abs_ps(x)), I(0x21800000u));
-    return _mm512_cmpgt_epu32_mask(d, I(0x42800000u - 0x21800000u)) != 0;
+    VI d = _mm512_sub_epi32(AS_I(_mm512_abs_ps(x)), I(DN_SILU_TINY_BITS));
+    return _mm512_cmpgt_epu32_mask(d, I(DN_SILU_KEY_MAX)) != 0;
 }
 
 INLINE V silu_body(V x)
 {
-    vsig_scaled s = sig_scaled(x);
+    vsig_scaled s = sig_scaled(exp_split_s(x, 1, 1));
     V p = MUL(x, s.ys);
     return ADD(p, ADD(_mm512_fmsub_ps(x, s.ys, p), MUL(p, s.r))); /* mul_err, scaled */
 }
@@ -311,7 +338,7 @@ INLINE V silu_body(V x)
 INLINE V silu_rare(V x)
 {
     if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), F(64.0f), _CMP_NLE_UQ)) return v_silu_slow(x);
-    M tiny = _mm512_cmplt_epu32_mask(AS_I(_mm512_abs_ps(x)), I(0x21800000u));
+    M tiny = _mm512_cmplt_epu32_mask(AS_I(_mm512_abs_ps(x)), I(DN_SILU_TINY_BITS));
     return _mm512_mask_blend_ps(tiny, silu_body(x), flush(MUL(x, F(0.5f))));
 }
 
@@ -434,7 +461,7 @@ DN_INTERLEAVED static void tanh_v_avx512(const float *x, float *y, size_t n)
 }
 DN_INTERLEAVED static void gelu_tanh_v_avx512(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 4, gelu_off, gelu_tanh_body, v_gelu_tanh_slow);
+    unary_groups(x, y, n, 4, gelu_tanh_off, gelu_tanh_body, v_gelu_tanh_slow);
 }
 DN_INTERLEAVED static void gelu_v_avx512(const float *x, float *y, size_t n)
 {

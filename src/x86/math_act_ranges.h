@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * math_act_ranges.h: the input ranges of the sigmoid and silu fast paths,
+ * shared by math_act_avx2.h and math_act_avx512.h, as binary32 bit
+ * patterns of |x| (one unsigned compare of the bits tests a range; NaNs
+ * and infinities have larger bits than any bound).
+ *
+ * Both kernels take the sigmoid at the result's own scale (sig_scaled),
+ * which the sweep of every binary32 input shows to give the reference's
+ * bits for |x| <= 64; with the bound at 80, 348,904 silu inputs differ in
+ * the last bit from x = -70.2 on (docs/log/math.md, "The sigmoid family
+ * at the result's scale"). Below 2^-60 the reference's silu is flush(x/2),
+ * which the kernels write in place of the fast path's value.
+ */
+#ifndef DN_MATH_ACT_RANGES_H
+#define DN_MATH_ACT_RANGES_H
+
+#define DN_SIG_MAX_BITS 0x42800000u   /* bits(64): sigmoid's and silu's fast paths */
+#define DN_SILU_TINY_BITS 0x21800000u /* bits(2^-60): silu's fast path starts here */
+#define DN_SILU_KEY_MAX (DN_SIG_MAX_BITS - DN_SILU_TINY_BITS) /* |x| bits less 2^-60's */
+
+#endif /* DN_MATH_ACT_RANGES_H */
