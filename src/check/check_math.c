@@ -108,6 +108,13 @@ static const float edges[] = {
     86.00001f,
     0x1p125f,
     0x1.fffffep124f,
+    0x1p64f, /* ln1p's and recip's fast paths: below 2^64, recip from 2^-64 */
+    0x1.fffffep63f,
+    -0x1p64f,
+    -0x1.fffffep63f,
+    0x1p-64f,
+    0x1.fffffep-65f,
+    -0x1p-64f,
     -0x1p-126f,
     64.0f, /* sigmoid's and silu's fast paths since |x| <= 64 */
     0x1.000002p6f,

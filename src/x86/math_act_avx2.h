@@ -2,7 +2,7 @@
 /*
  * math_act_avx2.h: the AVX2 kernels of tanh, gelu_tanh and gelu, bit for
  * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c), and
- * the fast paths of sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
+ * the fast paths of recip_v, sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
  * sequences, for the rare vectors, are math_avx2.c's v_sigmoid etc.).
  * Included once, by math_avx2.c, after its exp, recip and sigmoid helpers
  * and before its table: the activations are their own file only to keep
@@ -517,6 +517,7 @@ static __attribute__((noinline)) V v_sigmoid_slow(V x) { return v_sigmoid(x); }
 static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
+static __attribute__((noinline)) V v_recip_slow(V x) { return v_recip(x); }
 
 /* sigmoid for |x| <= 64 (sig_scaled): the key is |x|'s bits, and NaNs,
    infinities and every |x| above 64 have larger ones; a denormal x reads
@@ -581,28 +582,48 @@ static inline V silu_rare(V x)
     return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_body(x, NULL));
 }
 
-/* recip_core() of u in [2^-125, 2^125] (positive): m = u 2^-E exactly,
-   err = 0 (r - 0*y1 is r), and the result y 2^-E, normal, by adding
-   (127 << 23) - eb to y's bits. */
-static inline V recip_pos_fast(V u)
+/* recip_core() of u in [2^-64, 2^64] (positive), at u's own scale: the
+   reference takes m = u 2^-E, y1 + y1 r and then 2^-E; here the seed of u
+   is 2^-E times m's (vdivps of the same significand), and y1, the
+   residual's products (u_hi y1 = m_hi y1 2^-E 2^E) and y1 r follow
+   scaled by 2^-E, exactly: y1 >= 2^-65 and r, 1 - m y1 on a grid of
+   2^-47, is 0 or at least 2^-47, so y1 r is normal. Three integer
+   operations and a multiply fewer than forming m and stepping the
+   exponent after. */
+static inline V recip_pos_scaled(V u)
 {
-    VI eb = _mm256_and_si256(AS_I(u), I(DN_EXP_BITS));
-    V m = MUL(u, AS_F(_mm256_sub_epi32(I(0x7F000000u), eb)));
-    V y0 = recip_seed_div(m);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V y = ADD(y1, MUL(y1, recip_residual(m, y1)));
-    return AS_F(_mm256_add_epi32(AS_I(y), _mm256_sub_epi32(I(0x3F800000u), eb)));
+    V y0 = recip_seed_div(u);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(u, y0)));
+    return ADD(y1, MUL(y1, recip_residual(u, y1)));
 }
 
-/* ln1p_core() for t_hi in (-1, 2^125) normal (u = 1 + t_hi in
-   [2^-24, 2^125], its reciprocal normal). */
+/* recip for |x| in [2^-64, 2^64] (no zero, denormal, infinity or NaN,
+   and a normal result): recip_pos_scaled run on x itself. The reference
+   takes |x|'s significand and puts x's sign on the result; every step
+   here is the same operation on values of that sign (the seed's vpblendw
+   keeps it), and nearest rounding is symmetric, so the result is the
+   same. The key is |x|'s bits less 2^-64's (wrapping below it; NaNs and
+   infinities land above). */
+static inline VI recip_key(V x)
+{
+    return _mm256_sub_epi32(_mm256_and_si256(AS_I(x), I(0x7FFFFFFFu)), I(DN_RECIP_LOW_BITS));
+}
+
+static inline V recip_body(V x, const float *unused)
+{
+    (void)unused;
+    return recip_pos_scaled(x);
+}
+
+/* ln1p_core() for t_hi in (-1, 2^64) normal (u = 1 + t_hi in
+   [2^-24, 2^64]: recip_pos_scaled's range). */
 static inline V ln1p_fast(V t_hi, V t_lo, const float *pairs)
 {
     V one = F(1.0f);
     V u = ADD(one, t_hi);
     V d = SUB(u, one);
     V err = SUB(_mm256_min_ps(t_hi, one), SUB(u, _mm256_max_ps(t_hi, one)));
-    V y = recip_pos_fast(u);
+    V y = recip_pos_scaled(u);
     V q = MUL(err, y);
     V near = lt(u, F(2.0f));
     V ed = _mm256_and_ps(near, MUL(err, d));
@@ -610,13 +631,13 @@ static inline V ln1p_fast(V t_hi, V t_lo, const float *pairs)
     return ln_core_paired(u, sel(near, err, q), rest, 1, pairs);
 }
 
-/* ln1p for t in (-1, 2^125) with |t| >= 2^-126 (no zero, denormal, NaN,
+/* ln1p for t in (-1, 2^64) with |t| >= 2^-126 (no zero, denormal, NaN,
    infinity or t <= -1): ln1p_core(t, 0), whose result is normal. */
 static inline int ln1p_off(V t)
 {
     V a = _mm256_andnot_ps(F(-0.0f), t);
     V bad = _mm256_or_ps(_mm256_cmp_ps(a, F(0x1p-126f), _CMP_NGE_UQ),
-                         _mm256_cmp_ps(a, F(0x1p125f), _CMP_GE_OQ));
+                         _mm256_cmp_ps(a, F(0x1p64f), _CMP_GE_OQ));
     bad = _mm256_or_ps(bad, _mm256_cmp_ps(t, F(-1.0f), _CMP_LE_OQ));
     return _mm256_movemask_ps(bad);
 }
@@ -675,6 +696,12 @@ DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)
     ln_pairs(pairs);
     unary_groups(x, y, n, 4, pairs, (range_test){.off = softplus_off}, softplus_body,
                  softplus_rare);
+}
+DN_INTERLEAVED static void recip_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_groups(x, y, n, 8, NULL,
+                 (range_test){.key = recip_key, .key_max = DN_RECIP_HIGH_BITS - DN_RECIP_LOW_BITS},
+                 recip_body, v_recip_slow);
 }
 DN_INTERLEAVED static void ln1p_v_avx2(const float *x, float *y, size_t n)
 {

@@ -303,6 +303,7 @@ static __attribute__((noinline)) V v_sigmoid_slow(V x) { return v_sigmoid(x); }
 static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
+static __attribute__((noinline)) V v_recip_slow(V x) { return v_recip(x); }
 
 /* sigmoid for |x| <= 64 (NaN and infinities out): math_act_avx2.h's
    sigmoid_body. */
@@ -342,25 +343,33 @@ INLINE V silu_rare(V x)
     return _mm512_mask_blend_ps(tiny, silu_body(x), flush(MUL(x, F(0.5f))));
 }
 
-/* recip_core() of u in [2^-125, 2^125]: math_act_avx2.h's recip_pos_fast. */
-INLINE V recip_pos_fast(V u)
+/* recip_core() of u in [2^-64, 2^64], at u's own scale:
+   math_act_avx2.h's recip_pos_scaled. */
+INLINE V recip_pos_scaled(V u)
 {
-    VI eb = _mm512_and_si512(AS_I(u), I(DN_EXP_BITS));
-    V m = MUL(u, AS_F(_mm512_sub_epi32(I(0x7F000000u), eb)));
-    V y0 = seed_div(m);
-    V y1 = MUL(y0, SUB(F(2.0f), MUL(m, y0)));
-    V y = ADD(y1, MUL(y1, recip_residual(m, y1)));
-    return AS_F(_mm512_add_epi32(AS_I(y), _mm512_sub_epi32(I(0x3F800000u), eb)));
+    V y0 = seed_div(u);
+    V y1 = MUL(y0, SUB(F(2.0f), MUL(u, y0)));
+    return ADD(y1, MUL(y1, recip_residual(u, y1)));
 }
 
-/* ln1p_core() for t_hi in (-1, 2^125) normal. */
+/* recip for |x| in [2^-64, 2^64]: math_act_avx2.h's recip_key and
+   recip_body (recip_pos_scaled on x itself, its sign kept). */
+INLINE int recip_off(V x)
+{
+    VI d = _mm512_sub_epi32(AS_I(_mm512_abs_ps(x)), I(DN_RECIP_LOW_BITS));
+    return _mm512_cmpgt_epu32_mask(d, I(DN_RECIP_HIGH_BITS - DN_RECIP_LOW_BITS)) != 0;
+}
+
+INLINE V recip_body(V x) { return recip_pos_scaled(x); }
+
+/* ln1p_core() for t_hi in (-1, 2^64) normal. */
 INLINE V ln1p_fast(V t_hi, V t_lo)
 {
     V one = F(1.0f);
     V u = ADD(one, t_hi);
     V d = SUB(u, one);
     V err = SUB(_mm512_min_ps(t_hi, one), SUB(u, _mm512_max_ps(t_hi, one)));
-    V y = recip_pos_fast(u);
+    V y = recip_pos_scaled(u);
     V q = MUL(err, y);
     M near = lt(u, F(2.0f));
     V ed = _mm512_maskz_mul_ps(near, err, d);
@@ -368,12 +377,12 @@ INLINE V ln1p_fast(V t_hi, V t_lo)
     return ln_core(u, _mm512_mask_blend_ps(near, q, err), rest, 1);
 }
 
-/* ln1p for t in (-1, 2^125) with |t| >= 2^-126: math_act_avx2.h's. */
+/* ln1p for t in (-1, 2^64) with |t| >= 2^-126: math_act_avx2.h's. */
 INLINE int ln1p_off(V t)
 {
     V a = _mm512_abs_ps(t);
     M bad = _mm512_cmp_ps_mask(a, F(0x1p-126f), _CMP_NGE_UQ);
-    bad |= _mm512_cmp_ps_mask(a, F(0x1p125f), _CMP_GE_OQ);
+    bad |= _mm512_cmp_ps_mask(a, F(0x1p64f), _CMP_GE_OQ);
     bad |= _mm512_cmp_ps_mask(t, F(-1.0f), _CMP_LE_OQ);
     return bad != 0;
 }
@@ -478,6 +487,10 @@ DN_INTERLEAVED static void silu_v_avx512(const float *x, float *y, size_t n)
 DN_INTERLEAVED static void softplus_v_avx512(const float *x, float *y, size_t n)
 {
     unary_groups(x, y, n, 4, softplus_off, softplus_body, softplus_rare);
+}
+DN_INTERLEAVED static void recip_v_avx512(const float *x, float *y, size_t n)
+{
+    unary_groups(x, y, n, 8, recip_off, recip_body, v_recip_slow);
 }
 DN_INTERLEAVED static void ln1p_v_avx512(const float *x, float *y, size_t n)
 {

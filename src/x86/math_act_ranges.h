@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * math_act_ranges.h: the input ranges of the sigmoid and silu fast paths,
- * shared by math_act_avx2.h and math_act_avx512.h, as binary32 bit
+ * math_act_ranges.h: the input ranges of the sigmoid, silu and recip fast
+ * paths, shared by math_act_avx2.h and math_act_avx512.h, as binary32 bit
  * patterns of |x| (one unsigned compare of the bits tests a range; NaNs
  * and infinities have larger bits than any bound).
  *
@@ -18,5 +18,11 @@
 #define DN_SIG_MAX_BITS 0x42800000u   /* bits(64): sigmoid's and silu's fast paths */
 #define DN_SILU_TINY_BITS 0x21800000u /* bits(2^-60): silu's fast path starts here */
 #define DN_SILU_KEY_MAX (DN_SIG_MAX_BITS - DN_SILU_TINY_BITS) /* |x| bits less 2^-60's */
+
+/* recip_v's fast path, |x| in [2^-64, 2^64], and ln1p's, t below 2^64:
+   the reciprocal taken at the argument's own scale (recip_pos_scaled),
+   whose y1 r is normal there (r is 0 or at least 2^-47). */
+#define DN_RECIP_LOW_BITS 0x1F800000u  /* bits(2^-64) */
+#define DN_RECIP_HIGH_BITS 0x5F800000u /* bits(2^64) */
 
 #endif /* DN_MATH_ACT_RANGES_H */

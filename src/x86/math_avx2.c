@@ -581,9 +581,8 @@ static void exp_v_avx2(const float *x, float *y, size_t n)
     leave(csr);
 }
 static void ln_v_avx2(const float *x, float *y, size_t n) { unary_paired(x, y, n, v_ln_fast); }
-static void recip_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_recip); }
 static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
-/* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast paths). */
+/* recip_v, sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast paths). */
 
 /* ---- vector operations ------------------------------------------------------ */
 

@@ -635,9 +635,8 @@ static void ln_v_avx512(const float *x, float *y, size_t n)
     }
     leave(csr);
 }
-static void recip_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_recip); }
 static void rsqrt_v_avx512(const float *x, float *y, size_t n) { unary_avx512(x, y, n, v_rsqrt); }
-/* sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx512.h (fast paths). */
+/* recip_v, sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx512.h (fast paths). */
 
 /* ---- softmax ---------------------------------------------------------------- */
 
