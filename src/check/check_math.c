@@ -115,6 +115,8 @@ static const float edges[] = {
     0x1p-64f,
     0x1.fffffep-65f,
     -0x1p-64f,
+    0x1.fffffep127f, /* rsqrt's fast path: every positive normal x */
+    0x1.fffffep-127f,
     -0x1p-126f,
     64.0f, /* sigmoid's and silu's fast paths since |x| <= 64 */
     0x1.000002p6f,

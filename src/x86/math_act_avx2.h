@@ -2,7 +2,7 @@
 /*
  * math_act_avx2.h: the AVX2 kernels of tanh, gelu_tanh and gelu, bit for
  * bit dn_ref_tanh_v / dn_ref_gelu_tanh_v / dn_ref_gelu_v (src/math.c), and
- * the fast paths of recip_v, sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
+ * the fast paths of recip_v, rsqrt_v, sigmoid_v, silu_v, softplus_v and ln1p_v (their whole
  * sequences, for the rare vectors, are math_avx2.c's v_sigmoid etc.).
  * Included once, by math_avx2.c, after its exp, recip and sigmoid helpers
  * and before its table: the activations are their own file only to keep
@@ -518,6 +518,7 @@ static __attribute__((noinline)) V v_silu_slow(V x) { return v_silu(x); }
 static __attribute__((noinline)) V v_softplus_slow(V x) { return v_softplus(x); }
 static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
 static __attribute__((noinline)) V v_recip_slow(V x) { return v_recip(x); }
+static __attribute__((noinline)) V v_rsqrt_slow(V x) { return v_rsqrt(x); }
 
 /* sigmoid for |x| <= 64 (sig_scaled): the key is |x|'s bits, and NaNs,
    infinities and every |x| above 64 have larger ones; a denormal x reads
@@ -615,6 +616,20 @@ static inline V recip_body(V x, const float *unused)
     return recip_pos_scaled(x);
 }
 
+/* rsqrt for a positive normal x (the key: x's bits less 2^-126's, which
+   negative x, zeros and denormals wrap above and infinities and NaNs
+   exceed): v_rsqrt's sequence without the flush and the zero, infinity
+   and NaN selects, its scale an integer add to the exponent field (y2 in
+   [1/2, 1] times 2^-k with |k| <= 63 is normal). */
+static inline VI rsqrt_key(V x) { return _mm256_sub_epi32(AS_I(x), I(0x00800000u)); }
+
+static inline V rsqrt_body(V x, const float *unused)
+{
+    (void)unused;
+    vrsqrt_parts q = rsqrt_parts(x);
+    return AS_F(_mm256_sub_epi32(AS_I(q.y2), _mm256_slli_epi32(q.k, 23)));
+}
+
 /* ln1p_core() for t_hi in (-1, 2^64) normal (u = 1 + t_hi in
    [2^-24, 2^64]: recip_pos_scaled's range). */
 static inline V ln1p_fast(V t_hi, V t_lo, const float *pairs)
@@ -702,6 +717,12 @@ DN_INTERLEAVED static void recip_v_avx2(const float *x, float *y, size_t n)
     unary_groups(x, y, n, 8, NULL,
                  (range_test){.key = recip_key, .key_max = DN_RECIP_HIGH_BITS - DN_RECIP_LOW_BITS},
                  recip_body, v_recip_slow);
+}
+DN_INTERLEAVED static void rsqrt_v_avx2(const float *x, float *y, size_t n)
+{
+    unary_groups(x, y, n, 4, NULL,
+                 (range_test){.key = rsqrt_key, .key_max = 0x7F7FFFFFu - 0x00800000u}, rsqrt_body,
+                 v_rsqrt_slow);
 }
 DN_INTERLEAVED static void ln1p_v_avx2(const float *x, float *y, size_t n)
 {

@@ -264,7 +264,9 @@ static void ln_pairs(float pairs[256])
     }
 }
 
-/* unary_avx2 for a function of the paired ln tables. */
+/* The array form of a vector function of the paired ln tables: whole
+   vectors, then the tail through a zero-padded buffer (the padding's
+   results are dropped). Inlined with `f` a constant, so it is its own loop. */
 static inline __attribute__((always_inline)) void unary_paired(const float *x, float *y, size_t n,
                                                                V (*f)(V, const float *))
 {
@@ -347,9 +349,14 @@ static inline V v_recip(V x)
 
 /* ---- rsqrt ---------------------------------------------------------------- */
 
-static inline V v_rsqrt(V x)
+/* dn_rsqrt's sequence for a positive normal x: y2 with the result y2 2^-k. */
+typedef struct {
+    V y2;
+    VI k;
+} vrsqrt_parts;
+
+static inline vrsqrt_parts rsqrt_parts(V xf)
 {
-    V xf = dn_avx2_flush(x);
     VI u = AS_I(xf);
     VI E = _mm256_sub_epi32(_mm256_srli_epi32(u, 23), I(127));
     VI p = _mm256_and_si256(E, I(1));
@@ -366,8 +373,15 @@ static inline V v_rsqrt(V x)
     V gh_hi = hi12(g_hi), gh_lo = SUB(g_hi, gh_hi);
     V m_hi = hi12(m), m_lo = SUB(m, m_hi);
     V r = SUB(one_minus_split(m_hi, m_lo, gh_hi, gh_lo), MUL(m, g_lo));
-    V y2 = ADD(y1, MUL(y1, MUL(F(0.5f), r)));
-    V res = scale(y2, _mm256_sub_epi32(_mm256_setzero_si256(), k));
+    vrsqrt_parts q = {ADD(y1, MUL(y1, MUL(F(0.5f), r))), k};
+    return q;
+}
+
+static inline V v_rsqrt(V x)
+{
+    V xf = dn_avx2_flush(x);
+    vrsqrt_parts q = rsqrt_parts(xf);
+    V res = scale(q.y2, _mm256_sub_epi32(_mm256_setzero_si256(), q.k));
     V zero = _mm256_setzero_ps();
     res = sel(eq(xf, F(INFINITY)), zero, res);
     res = sel(_mm256_cmp_ps(xf, zero, _CMP_NGE_UQ), AS_F(I(DN_NAN_BITS)), res);
@@ -556,24 +570,6 @@ static inline __attribute__((always_inline)) void exp_rows(const float *x, float
     }
 }
 
-/* The array form of a vector function: whole vectors, then the tail through
-   a zero-padded buffer (the padding's results are dropped). Inlined into
-   each entry below with `f` a constant, so each is its own loop. */
-static inline __attribute__((always_inline)) void unary_avx2(const float *x, float *y, size_t n,
-                                                             V (*f)(V))
-{
-    unsigned csr = enter();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
-    if (i < n) {
-        float buf[8] = {0};
-        memcpy(buf, x + i, (n - i) * sizeof(float));
-        _mm256_storeu_ps(buf, f(_mm256_loadu_ps(buf)));
-        memcpy(y + i, buf, (n - i) * sizeof(float));
-    }
-    leave(csr);
-}
-
 static void exp_v_avx2(const float *x, float *y, size_t n)
 {
     unsigned csr = enter();
@@ -581,8 +577,8 @@ static void exp_v_avx2(const float *x, float *y, size_t n)
     leave(csr);
 }
 static void ln_v_avx2(const float *x, float *y, size_t n) { unary_paired(x, y, n, v_ln_fast); }
-static void rsqrt_v_avx2(const float *x, float *y, size_t n) { unary_avx2(x, y, n, v_rsqrt); }
-/* recip_v, sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast paths). */
+/* recip_v, rsqrt_v, sigmoid_v, silu_v, softplus_v and ln1p_v: math_act_avx2.h (fast
+   paths). */
 
 /* ---- vector operations ------------------------------------------------------ */
 
