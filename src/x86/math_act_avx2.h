@@ -135,7 +135,7 @@ static inline vexp_tk exp_split_tk(V x, int negate)
    below). tanh takes the same parts (2^(1-e) y1 = ys + ys, exact: every
    value is normal there) in place of M, err, 2^-D and exponent steps:
    tanh_v 0.90-0.94x the time, gelu_tanh_v (x ys in place of X y1 and the
-   exponent steps) 0.89-0.94x (docs/log/math.md). */
+   exponent steps) 0.92-0.93x (docs/log/math.md). */
 typedef struct {
     V ys, r; /* 2^-e y1, r */
 } vsig_scaled;
@@ -530,6 +530,13 @@ static __attribute__((noinline)) V v_rsqrt_slow(V x) { return v_rsqrt(x); }
    (docs/log/math.md, "The sigmoid family at the result's scale"). */
 static inline VI abs_key(V x) { return _mm256_and_si256(AS_I(x), I(0x7FFFFFFFu)); }
 
+/* |x|'s bits less those of a lower bound: the lanes below it wrap above
+   every key a range [low, high] admits (silu, recip). */
+static inline VI abs_key_from(V x, uint32_t low_bits)
+{
+    return _mm256_sub_epi32(abs_key(x), I(low_bits));
+}
+
 static inline V sigmoid_body(V x, const float *unused)
 {
     (void)unused;
@@ -551,11 +558,7 @@ static inline V sigmoid_body(V x, const float *unused)
    move no rounding. With the range test and sig_scaled's whole scale,
    silu_v takes 0.94-0.96x the time (docs/log/math.md). */
 
-static inline VI silu_key(V x)
-{
-    VI a = _mm256_and_si256(AS_I(x), I(0x7FFFFFFFu));
-    return _mm256_sub_epi32(a, I(DN_SILU_TINY_BITS));
-}
+static inline VI silu_key(V x) { return abs_key_from(x, DN_SILU_TINY_BITS); }
 
 static inline V silu_body(V x, const float *unused)
 {
@@ -588,7 +591,7 @@ static inline V silu_rare(V x)
    is 2^-E times m's (vdivps of the same significand), and y1, the
    residual's products (u_hi y1 = m_hi y1 2^-E 2^E) and y1 r follow
    scaled by 2^-E, exactly: y1 >= 2^-65 and r, 1 - m y1 on a grid of
-   2^-47, is 0 or at least 2^-47, so y1 r is normal. Three integer
+   2^-47, is 0 or at least 2^-47, so y1 r is normal. Four integer
    operations and a multiply fewer than forming m and stepping the
    exponent after. */
 static inline V recip_pos_scaled(V u)
@@ -605,10 +608,7 @@ static inline V recip_pos_scaled(V u)
    keeps it), and nearest rounding is symmetric, so the result is the
    same. The key is |x|'s bits less 2^-64's (wrapping below it; NaNs and
    infinities land above). */
-static inline VI recip_key(V x)
-{
-    return _mm256_sub_epi32(_mm256_and_si256(AS_I(x), I(0x7FFFFFFFu)), I(DN_RECIP_LOW_BITS));
-}
+static inline VI recip_key(V x) { return abs_key_from(x, DN_RECIP_LOW_BITS); }
 
 static inline V recip_body(V x, const float *unused)
 {
@@ -621,7 +621,7 @@ static inline V recip_body(V x, const float *unused)
    exceed): v_rsqrt's sequence without the flush and the zero, infinity
    and NaN selects, its scale an integer add to the exponent field (y2 in
    [1/2, 1] times 2^-k with |k| <= 63 is normal). */
-static inline VI rsqrt_key(V x) { return _mm256_sub_epi32(AS_I(x), I(0x00800000u)); }
+static inline VI rsqrt_key(V x) { return _mm256_sub_epi32(AS_I(x), I(DN_POS_NORMAL_LOW_BITS)); }
 
 static inline V rsqrt_body(V x, const float *unused)
 {
@@ -720,9 +720,8 @@ DN_INTERLEAVED static void recip_v_avx2(const float *x, float *y, size_t n)
 }
 DN_INTERLEAVED static void rsqrt_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 4, NULL,
-                 (range_test){.key = rsqrt_key, .key_max = 0x7F7FFFFFu - 0x00800000u}, rsqrt_body,
-                 v_rsqrt_slow);
+    unary_groups(x, y, n, 4, NULL, (range_test){.key = rsqrt_key, .key_max = DN_POS_NORMAL_KEY_MAX},
+                 rsqrt_body, v_rsqrt_slow);
 }
 DN_INTERLEAVED static void ln1p_v_avx2(const float *x, float *y, size_t n)
 {

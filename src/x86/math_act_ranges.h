@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * math_act_ranges.h: the input ranges of the sigmoid, silu and recip fast
- * paths, shared by math_act_avx2.h and math_act_avx512.h, as binary32 bit
+ * math_act_ranges.h: the input ranges of the sigmoid, silu, recip and rsqrt
+ * fast paths, shared by math_act_avx2.h and math_act_avx512.h, as binary32 bit
  * patterns of |x| (one unsigned compare of the bits tests a range; NaNs
  * and infinities have larger bits than any bound).
  *
@@ -24,5 +24,11 @@
    whose y1 r is normal there (r is 0 or at least 2^-47). */
 #define DN_RECIP_LOW_BITS 0x1F800000u  /* bits(2^-64) */
 #define DN_RECIP_HIGH_BITS 0x5F800000u /* bits(2^64) */
+
+/* rsqrt_v's fast path (AVX2): every positive normal x, as x's bits less
+   2^-126's (zeros, denormals and negative x wrap above the maximum,
+   infinities and NaNs exceed it). */
+#define DN_POS_NORMAL_LOW_BITS 0x00800000u                           /* bits(2^-126) */
+#define DN_POS_NORMAL_KEY_MAX (0x7F7FFFFFu - DN_POS_NORMAL_LOW_BITS) /* bits(FLT_MAX) less */
 
 #endif /* DN_MATH_ACT_RANGES_H */
