@@ -371,7 +371,7 @@ static inline V tanh_body(V x, const float *unused)
 
 /* gelu_tanh for x in [-9, inf] with |x| >= 2^-30: z >= -66.4, so no lower
    clamp, k in [-116, 96] and x sigmoid(z) >= 2^-63; times_sigmoid's steps
-   run on x and sig_scaled's ys as silu's do (silu_body), every Dekker
+   run on x and sig_scaled's ys as silu's do (silu_finish), every Dekker
    product one vfmsub (mul2_fused; p = x ys >= 2^-63, so its error lies on
    a grid of 2^-108 or coarser): the fused products took 0.86x the time of
    the unfused path with the bound at 2^-60 (docs/math.md). */
@@ -422,18 +422,16 @@ static inline V gelu_body(V x, const float *unused)
    one chain of ~175 cycles of latency in 245 instructions and ran at ~125
    cycles a vector: the scheduler holds little more than one vector's
    waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
-   sigmoid and silu (~65 operations a vector) gain from more: sigmoid
-   four (0.93-0.96 of the time of eight since the exp table became a
-   product of two eight-entry factors, exp_table), silu eight (0.96 of
-   four); softplus four (0.87-0.90 of two), tanh and gelu_tanh four
-   (0.91-0.94 of two); sin and cos nothing (0.91-1.03), gelu and ln1p lose
-   (1.07-1.2, 1.05), and keep two
-   (docs/log/math.md, "More vectors an iteration"). tab is a table the
+   Shorter chains gain from more: softplus four (0.87-0.90 of two), tanh
+   and gelu_tanh four (0.91-0.94 of two); sin and cos nothing (0.91-1.03),
+   gelu and ln1p lose (1.07-1.2, 1.05), and keep two (docs/log/math.md,
+   "More vectors an iteration"); sigmoid and silu take eight in two stages
+   (sig_groups). tab is a table the
    body reads (ln1p's paired ln tables), NULL for the others. The range
    test is off(v) per vector, or, where the range is one interval that an
    unsigned key of each lane's bits maps to [0, in.key_max] (in.key set),
-   the group's largest key compared once (silu: three operations a vector
-   in place of two compares and a movemask, 0.98-0.99x its time). */
+   the group's largest key compared once (recip, rsqrt; sig_groups takes
+   the same test). */
 typedef struct {
     int (*off)(V); /* lanes outside the range, per vector, or */
     VI (*key)(V);  /* the key; the lanes outside have keys above */
@@ -537,10 +535,11 @@ static inline VI abs_key_from(V x, uint32_t low_bits)
     return _mm256_sub_epi32(abs_key(x), I(low_bits));
 }
 
-static inline V sigmoid_body(V x, const float *unused)
+/* sigmoid from e^-x's parts (exp_split_tk(x, 1), sig_groups' first stage) */
+static inline V sigmoid_finish(V x, vexp_tk e)
 {
-    (void)unused;
-    vsig_scaled s = sig_scaled(exp_split_tk(x, 1));
+    (void)x;
+    vsig_scaled s = sig_scaled(e);
     return ADD(s.ys, MUL(s.ys, s.r));
 }
 
@@ -560,10 +559,9 @@ static inline V sigmoid_body(V x, const float *unused)
 
 static inline VI silu_key(V x) { return abs_key_from(x, DN_SILU_TINY_BITS); }
 
-static inline V silu_body(V x, const float *unused)
+static inline V silu_finish(V x, vexp_tk e)
 {
-    (void)unused;
-    vsig_scaled s = sig_scaled(exp_split_tk(x, 1));
+    vsig_scaled s = sig_scaled(e);
     V p = MUL(x, s.ys);
     /* mul_err(X, y1, p) is X y1 - p exactly (Dekker), which one vfmsub
        gives, scaled, rounding nothing where it is normal. */
@@ -583,7 +581,7 @@ static inline V silu_rare(V x)
     if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(DN_SIG_MAX_BITS)), I(-1)))
         return v_silu_slow(x);
     V tiny = AS_F(_mm256_cmpgt_epi32(I(DN_SILU_TINY_BITS), a));
-    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_body(x, NULL));
+    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_finish(x, exp_split_tk(x, 1)));
 }
 
 /* recip_core() of u in [2^-64, 2^64] (positive), at u's own scale: the
@@ -695,15 +693,70 @@ static inline V softplus_rare(V u)
     return v_softplus_slow(u);
 }
 
-DN_INTERLEAVED static void sigmoid_v_avx2(const float *x, float *y, size_t n)
+/* The array loop of sigmoid and silu: eight vectors an iteration under
+   one range test, in two stages, e^-x's parts of all eight (exp_split_tk)
+   stored to a buffer, then the rest of each vector (finish) from them and
+   x loaded again; the rare groups a vector at a time (rare), the last
+   n % 8 through a zero-padded buffer. One stage, interleaved by GCC 12's
+   pressure-aware scheduler (unary_groups, DN_INTERLEAVED), held all
+   eight vectors' chains at once and spilled: about 23 stack moves a
+   vector beside 56 operations. The two stages are left in program order
+   (no DN_INTERLEAVED): each stage's chains are short enough for the core
+   to overlap the eight, and what crosses the barrier is three stores and
+   loads a vector. silu_v 0.93-0.94x the time, sigmoid_v level
+   (docs/log/math.md, "The sigmoid family in two stages"). */
+static inline __attribute__((always_inline)) void
+sig_groups(const float *x, float *y, size_t n, range_test in, V (*finish)(V, vexp_tk), V (*rare)(V))
 {
-    unary_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS},
-                 sigmoid_body, v_sigmoid_slow);
+    unsigned csr = enter();
+    size_t i = 0;
+    float st[3][64] __attribute__((aligned(32)));
+    for (; i + 64 <= n; i += 64) {
+        V v[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
+        if (group_off(v, 8, in)) {
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++) _mm256_storeu_ps(y + i + 8 * k, rare(v[k]));
+            continue;
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            vexp_tk e = exp_split_tk(v[k], 1);
+            _mm256_store_ps(st[0] + 8 * k, e.hi);
+            _mm256_store_ps(st[1] + 8 * k, e.lo);
+            _mm256_store_ps(st[2] + 8 * k, e.tk);
+        }
+        /* the stage boundary: the stores above happen, the loads below
+           follow them, and no operation crosses */
+        __asm__ volatile("" : : : "memory");
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            vexp_tk e = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
+                         _mm256_load_ps(st[2] + 8 * k)};
+            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), e));
+        }
+    }
+    for (; i < n; i += 8) {
+        size_t m = n - i < 8 ? n - i : 8;
+        float buf[8] = {0};
+        memcpy(buf, x + i, m * sizeof(float));
+        V a = _mm256_loadu_ps(buf);
+        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? rare(a) : finish(a, exp_split_tk(a, 1)));
+        memcpy(y + i, buf, m * sizeof(float));
+    }
+    leave(csr);
 }
-DN_INTERLEAVED static void silu_v_avx2(const float *x, float *y, size_t n)
+
+static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 8, NULL, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX},
-                 silu_body, silu_rare);
+    sig_groups(x, y, n, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS}, sigmoid_finish,
+               v_sigmoid_slow);
+}
+static void silu_v_avx2(const float *x, float *y, size_t n)
+{
+    sig_groups(x, y, n, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX}, silu_finish,
+               silu_rare);
 }
 DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)
 {

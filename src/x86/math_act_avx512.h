@@ -319,7 +319,7 @@ INLINE V sigmoid_body(V x)
 }
 
 /* silu for |x| in [2^-60, 64] (so never +inf, which x ys would make a
-   NaN): math_act_avx2.h's silu_key and silu_body. One unsigned test on
+   NaN): math_act_avx2.h's silu_key and silu_finish. One unsigned test on
    |x|'s bits less 2^-60's: 0.90-0.99x silu_v's time with three compares. */
 INLINE int silu_off(V x)
 {
