@@ -306,7 +306,7 @@ static __attribute__((noinline)) V v_ln1p_slow(V x) { return v_ln1p(x); }
 static __attribute__((noinline)) V v_recip_slow(V x) { return v_recip(x); }
 
 /* sigmoid for |x| <= 64 (NaN and infinities out): math_act_avx2.h's
-   sigmoid_body. */
+   sigmoid_finish. */
 INLINE int sigmoid_off(V x)
 {
     return _mm512_cmpgt_epu32_mask(AS_I(_mm512_abs_ps(x)), I(DN_SIG_MAX_BITS)) != 0;
