@@ -12,6 +12,7 @@
 #define DN_MATH_ACT_AVX2_H
 
 #include "math_act_ranges.h"
+#include "math_groups_avx2.h"
 
 /* ---- tanh, gelu_tanh, gelu (math.c's, lane by lane) ------------------------- */
 
@@ -398,13 +399,18 @@ static inline V gelu_tanh_body(V x, const float *unused)
    Q >= 2^-63 and x Q, x (1 - Q) and their steps are normal; the Dekker
    products are fused (gelu_q's fast form; X Q >= 2^-63, and X h with h
    >= 1/2 where its lane is taken). */
-static inline V gelu_body(V x, const float *unused)
+static inline vstage gelu_first(V x)
 {
-    (void)unused;
+    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), _mm256_min_ps(x, F(6.0f))), 1);
+    return (vstage){q.hi, q.lo, AS_F(q.k)};
+}
+
+static inline V gelu_finish(V x, vstage s)
+{
+    vexp_parts q = {s.a, s.b, AS_I(s.c)};
     V xm = _mm256_min_ps(x, F(6.0f));
     VI Ex = expo(xm);
     V X = smant(xm);
-    vexp_parts q = gelu_q(_mm256_andnot_ps(F(-0.0f), xm), 1);
     vtwo p = mul2_fused(X, q.hi);
     V rn = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, q.lo))), _mm256_add_epi32(Ex, q.k));
     V qh = scale_normal(q.hi, q.k), ql = MUL(q.lo, pow2i(q.k));
@@ -414,79 +420,6 @@ static inline V gelu_body(V x, const float *unused)
     V rp = scale_normal(ADD(p.hi, ADD(p.lo, MUL(X, err))), Ex);
     V r = sel(lt(xm, _mm256_setzero_ps()), rn, rp);
     return sel(gt(x, F(6.0f)), x, r);
-}
-
-/* The array loop of the fast paths whose chains are long: `group` vectors
-   (2, 4 or 8) an iteration, through body when none has a lane outside its
-   range (off), else each through the whole sequence (slow). gelu's body is
-   one chain of ~175 cycles of latency in 245 instructions and ran at ~125
-   cycles a vector: the scheduler holds little more than one vector's
-   waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
-   Shorter chains gain from more: softplus four (0.87-0.90 of two), tanh
-   and gelu_tanh four (0.91-0.94 of two); sin and cos nothing (0.91-1.03),
-   gelu and ln1p lose (1.07-1.2, 1.05), and keep two (docs/log/math.md,
-   "More vectors an iteration"); sigmoid and silu take eight in two stages
-   (sig_groups). tab is a table the
-   body reads (ln1p's paired ln tables), NULL for the others. The range
-   test is off(v) per vector, or, where the range is one interval that an
-   unsigned key of each lane's bits maps to [0, in.key_max] (in.key set),
-   the group's largest key compared once (recip, rsqrt; sig_groups takes
-   the same test). */
-typedef struct {
-    int (*off)(V); /* lanes outside the range, per vector, or */
-    VI (*key)(V);  /* the key; the lanes outside have keys above */
-    uint32_t key_max;
-} range_test;
-
-static inline int keys_above(VI m, uint32_t key_max)
-{
-    VI lim = _mm256_set1_epi32((int)key_max);
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(m, lim), lim)) != -1;
-}
-
-static inline __attribute__((always_inline)) int group_off(const V *v, int group, range_test in)
-{
-    int bad = 0;
-    VI m = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (int k = 0; k < group; k++) {
-        if (in.key)
-            m = _mm256_max_epu32(m, in.key(v[k]));
-        else
-            bad |= in.off(v[k]);
-    }
-    return in.key ? keys_above(m, in.key_max) : bad;
-}
-
-static inline __attribute__((always_inline)) void
-unary_groups(const float *x, float *y, size_t n, int group, const float *tab, range_test in,
-             V (*body)(V, const float *), V (*slow)(V))
-{
-    unsigned csr = enter();
-    size_t i = 0;
-    for (; i + 8 * (size_t)group <= n; i += 8 * (size_t)group) {
-        V v[8], r[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < group; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
-        if (group_off(v, group, in)) {
-#pragma GCC unroll 8
-            for (int k = 0; k < group; k++) r[k] = slow(v[k]);
-        } else {
-#pragma GCC unroll 8
-            for (int k = 0; k < group; k++) r[k] = body(v[k], tab);
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < group; k++) _mm256_storeu_ps(y + i + 8 * k, r[k]);
-    }
-    for (; i < n; i += 8) {
-        size_t m = n - i < 8 ? n - i : 8;
-        float buf[8] = {0};
-        memcpy(buf, x + i, m * sizeof(float));
-        V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? slow(a) : body(a, tab));
-        memcpy(y + i, buf, m * sizeof(float));
-    }
-    leave(csr);
 }
 
 DN_INTERLEAVED static void tanh_v_avx2(const float *x, float *y, size_t n)
@@ -499,7 +432,7 @@ DN_INTERLEAVED static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
 }
 DN_INTERLEAVED static void gelu_v_avx2(const float *x, float *y, size_t n)
 {
-    unary_groups(x, y, n, 2, NULL, (range_test){.off = gelu_off}, gelu_body, v_gelu_slow);
+    staged_groups(x, y, n, 4, (range_test){.off = gelu_off}, gelu_first, gelu_finish, v_gelu_slow);
 }
 
 /* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
@@ -535,11 +468,18 @@ static inline VI abs_key_from(V x, uint32_t low_bits)
     return _mm256_sub_epi32(abs_key(x), I(low_bits));
 }
 
-/* sigmoid from e^-x's parts (exp_split_tk(x, 1), sig_groups' first stage) */
-static inline V sigmoid_finish(V x, vexp_tk e)
+/* e^-x's parts (exp_split_tk(x, 1)): the first stage of sigmoid and silu */
+static inline vstage sig_first(V x)
+{
+    vexp_tk e = exp_split_tk(x, 1);
+    return (vstage){e.hi, e.lo, e.tk};
+}
+
+/* sigmoid from sig_first's parts */
+static inline V sigmoid_finish(V x, vstage t)
 {
     (void)x;
-    vsig_scaled s = sig_scaled(e);
+    vsig_scaled s = sig_scaled((vexp_tk){t.a, t.b, t.c});
     return ADD(s.ys, MUL(s.ys, s.r));
 }
 
@@ -559,9 +499,9 @@ static inline V sigmoid_finish(V x, vexp_tk e)
 
 static inline VI silu_key(V x) { return abs_key_from(x, DN_SILU_TINY_BITS); }
 
-static inline V silu_finish(V x, vexp_tk e)
+static inline V silu_finish(V x, vstage t)
 {
-    vsig_scaled s = sig_scaled(e);
+    vsig_scaled s = sig_scaled((vexp_tk){t.a, t.b, t.c});
     V p = MUL(x, s.ys);
     /* mul_err(X, y1, p) is X y1 - p exactly (Dekker), which one vfmsub
        gives, scaled, rounding nothing where it is normal. */
@@ -581,7 +521,7 @@ static inline V silu_rare(V x)
     if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(DN_SIG_MAX_BITS)), I(-1)))
         return v_silu_slow(x);
     V tiny = AS_F(_mm256_cmpgt_epi32(I(DN_SILU_TINY_BITS), a));
-    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_finish(x, exp_split_tk(x, 1)));
+    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_finish(x, sig_first(x)));
 }
 
 /* recip_core() of u in [2^-64, 2^64] (positive), at u's own scale: the
@@ -693,70 +633,17 @@ static inline V softplus_rare(V u)
     return v_softplus_slow(u);
 }
 
-/* The array loop of sigmoid and silu: eight vectors an iteration under
-   one range test, in two stages, e^-x's parts of all eight (exp_split_tk)
-   stored to a buffer, then the rest of each vector (finish) from them and
-   x loaded again; the rare groups a vector at a time (rare), the last
-   n % 8 through a zero-padded buffer. One stage, interleaved by GCC 12's
-   pressure-aware scheduler (unary_groups, DN_INTERLEAVED), held all
-   eight vectors' chains at once and spilled: about 23 stack moves a
-   vector beside 56 operations. The two stages are left in program order
-   (no DN_INTERLEAVED): each stage's chains are short enough for the core
-   to overlap the eight, and what crosses the barrier is three stores and
-   loads a vector. silu_v 0.93-0.94x the time, sigmoid_v level
-   (docs/log/math.md, "The sigmoid family in two stages"). */
-static inline __attribute__((always_inline)) void
-sig_groups(const float *x, float *y, size_t n, range_test in, V (*finish)(V, vexp_tk), V (*rare)(V))
-{
-    unsigned csr = enter();
-    size_t i = 0;
-    float st[3][64] __attribute__((aligned(32)));
-    for (; i + 64 <= n; i += 64) {
-        V v[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
-        if (group_off(v, 8, in)) {
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; k++) _mm256_storeu_ps(y + i + 8 * k, rare(v[k]));
-            continue;
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            vexp_tk e = exp_split_tk(v[k], 1);
-            _mm256_store_ps(st[0] + 8 * k, e.hi);
-            _mm256_store_ps(st[1] + 8 * k, e.lo);
-            _mm256_store_ps(st[2] + 8 * k, e.tk);
-        }
-        /* the stage boundary: the stores above happen, the loads below
-           follow them, and no operation crosses */
-        __asm__ volatile("" : : : "memory");
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            vexp_tk e = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
-                         _mm256_load_ps(st[2] + 8 * k)};
-            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), e));
-        }
-    }
-    for (; i < n; i += 8) {
-        size_t m = n - i < 8 ? n - i : 8;
-        float buf[8] = {0};
-        memcpy(buf, x + i, m * sizeof(float));
-        V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? rare(a) : finish(a, exp_split_tk(a, 1)));
-        memcpy(y + i, buf, m * sizeof(float));
-    }
-    leave(csr);
-}
-
+/* sigmoid and silu: eight vectors in two stages without the scheduling
+   pass (staged_groups; under it, level in the slow state measured). */
 static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    sig_groups(x, y, n, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS}, sigmoid_finish,
-               v_sigmoid_slow);
+    staged_groups(x, y, n, 8, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS}, sig_first,
+                  sigmoid_finish, v_sigmoid_slow);
 }
 static void silu_v_avx2(const float *x, float *y, size_t n)
 {
-    sig_groups(x, y, n, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX}, silu_finish,
-               silu_rare);
+    staged_groups(x, y, n, 8, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX}, sig_first,
+                  silu_finish, silu_rare);
 }
 DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)
 {

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * math_groups_avx2.h: the array loops of the AVX2 activations' fast paths
+ * (math_act_avx2.h, math_trig_avx2.h): several vectors an iteration under
+ * one range test, through a body in one piece (unary_groups) or in two
+ * stages (staged_groups), the rare vectors through the whole sequence.
+ * Included once, by math_act_avx2.h, after math_avx2.c's vector helpers.
+ */
+#ifndef DN_MATH_GROUPS_AVX2_H
+#define DN_MATH_GROUPS_AVX2_H
+
+/* What the first stage of staged_groups hands the second, a vector's
+   three values (an integer one as its bits) */
+typedef struct {
+    V a, b, c;
+} vstage;
+
+/* The array loop of the fast paths whose chains are long: `group` vectors
+   (2, 4 or 8) an iteration, through body when none has a lane outside its
+   range (off), else each through the whole sequence (slow). gelu's body is
+   one chain of ~175 cycles of latency in 245 instructions and ran at ~125
+   cycles a vector: the scheduler holds little more than one vector's
+   waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
+   Shorter chains gain from more: softplus four (0.87-0.90 of two), tanh
+   and gelu_tanh four (0.91-0.94 of two); sin and cos nothing (0.91-1.03),
+   ln1p loses (1.05) and keeps two (docs/log/math.md, "More vectors an
+   iteration"); sigmoid and silu (eight) and gelu (four) run in two stages
+   (staged_groups below). tab is a table the body reads (ln1p's paired ln
+   tables), NULL for the others. The range
+   test is off(v) per vector, or, where the range is one interval that an
+   unsigned key of each lane's bits maps to [0, in.key_max] (in.key set),
+   the group's largest key compared once (recip, rsqrt; sig_groups takes
+   the same test). */
+typedef struct {
+    int (*off)(V); /* lanes outside the range, per vector, or */
+    VI (*key)(V);  /* the key; the lanes outside have keys above */
+    uint32_t key_max;
+} range_test;
+
+static inline int keys_above(VI m, uint32_t key_max)
+{
+    VI lim = _mm256_set1_epi32((int)key_max);
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(m, lim), lim)) != -1;
+}
+
+static inline __attribute__((always_inline)) int group_off(const V *v, int group, range_test in)
+{
+    int bad = 0;
+    VI m = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int k = 0; k < group; k++) {
+        if (in.key)
+            m = _mm256_max_epu32(m, in.key(v[k]));
+        else
+            bad |= in.off(v[k]);
+    }
+    return in.key ? keys_above(m, in.key_max) : bad;
+}
+
+static inline __attribute__((always_inline)) void
+unary_groups(const float *x, float *y, size_t n, int group, const float *tab, range_test in,
+             V (*body)(V, const float *), V (*slow)(V))
+{
+    unsigned csr = enter();
+    size_t i = 0;
+    for (; i + 8 * (size_t)group <= n; i += 8 * (size_t)group) {
+        V v[8], r[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
+        if (group_off(v, group, in)) {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = slow(v[k]);
+        } else {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) r[k] = body(v[k], tab);
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) _mm256_storeu_ps(y + i + 8 * k, r[k]);
+    }
+    for (; i < n; i += 8) {
+        size_t m = n - i < 8 ? n - i : 8;
+        float buf[8] = {0};
+        memcpy(buf, x + i, m * sizeof(float));
+        V a = _mm256_loadu_ps(buf);
+        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? slow(a) : body(a, tab));
+        memcpy(y + i, buf, m * sizeof(float));
+    }
+    leave(csr);
+}
+
+/* The array loop of the fast paths whose one body held too much at once:
+   `group` vectors an iteration under one range test (as unary_groups),
+   in two stages, the first part of every vector (first) with its three
+   values stored to a buffer, then the rest of each (finish) from them and
+   x loaded again; the rare groups a vector at a time (rare), the last
+   n % 8 through a zero-padded buffer. GCC's scheduler, where the caller
+   asks for it (DN_INTERLEAVED), interleaves within a stage only, so the
+   group's chains fill the core without the registers of all of them
+   being live at once. One interleaved body held too much: silu's eight
+   vectors spilled (about 23 stack moves a vector beside 56 operations),
+   and gelu's chain of ~175 cycles let no more than two vectors overlap.
+   In two stages silu_v took 0.93-0.94x its time (eight vectors, no
+   scheduling pass) and gelu_v 0.72x (four, interleaved);
+   docs/log/math.md, "The
+   sigmoid family in two stages" and "gelu in two stages". */
+static inline __attribute__((always_inline)) void
+staged_groups(const float *x, float *y, size_t n, int group, range_test in, vstage (*first)(V),
+              V (*finish)(V, vstage), V (*rare)(V))
+{
+    unsigned csr = enter();
+    size_t i = 0;
+    float st[3][64] __attribute__((aligned(32)));
+    for (; i + 8 * (size_t)group <= n; i += 8 * (size_t)group) {
+        V v[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
+        if (group_off(v, group, in)) {
+#pragma GCC unroll 8
+            for (int k = 0; k < group; k++) _mm256_storeu_ps(y + i + 8 * k, rare(v[k]));
+            continue;
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) {
+            vstage t = first(v[k]);
+            _mm256_store_ps(st[0] + 8 * k, t.a);
+            _mm256_store_ps(st[1] + 8 * k, t.b);
+            _mm256_store_ps(st[2] + 8 * k, t.c);
+        }
+        /* the stage boundary: the stores above happen, the loads below
+           follow them, and no operation crosses */
+        __asm__ volatile("" : : : "memory");
+#pragma GCC unroll 8
+        for (int k = 0; k < group; k++) {
+            vstage t = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
+                        _mm256_load_ps(st[2] + 8 * k)};
+            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), t));
+        }
+    }
+    for (; i < n; i += 8) {
+        size_t m = n - i < 8 ? n - i : 8;
+        float buf[8] = {0};
+        memcpy(buf, x + i, m * sizeof(float));
+        V a = _mm256_loadu_ps(buf);
+        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? rare(a) : finish(a, first(a)));
+        memcpy(y + i, buf, m * sizeof(float));
+    }
+    leave(csr);
+}
+
+#endif /* DN_MATH_GROUPS_AVX2_H */
