@@ -92,6 +92,22 @@ static inline VI expo(V v)
     return _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(AS_I(v), 23), I(0xFF)), I(127));
 }
 
+/* An array's last m < 8 elements as a vector, the other lanes zero, and a
+   vector's first m lanes back to an array: the tails of the array loops,
+   whose padding's results are dropped. */
+static inline V tail_load(const float *x, size_t m)
+{
+    float buf[8] = {0};
+    memcpy(buf, x, m * sizeof(float));
+    return _mm256_loadu_ps(buf);
+}
+static inline void tail_store(float *y, V r, size_t m)
+{
+    float buf[8];
+    _mm256_storeu_ps(buf, r);
+    memcpy(y, buf, m * sizeof(float));
+}
+
 /* ---- exp ------------------------------------------------------------------ */
 
 typedef struct {
@@ -275,12 +291,7 @@ static inline __attribute__((always_inline)) void unary_paired(const float *x, f
     unsigned csr = enter();
     size_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i), pairs));
-    if (i < n) {
-        float buf[8] = {0};
-        memcpy(buf, x + i, (n - i) * sizeof(float));
-        _mm256_storeu_ps(buf, f(_mm256_loadu_ps(buf), pairs));
-        memcpy(y + i, buf, (n - i) * sizeof(float));
-    }
+    if (i < n) tail_store(y + i, f(tail_load(x + i, n - i), pairs), n - i);
     leave(csr);
 }
 
@@ -505,7 +516,6 @@ static inline V v_softplus(V u)
 
 /* ---- array forms ------------------------------------------------------------ */
 
-/* Eight at a time; the last n % 8 through a zero-padded buffer. */
 /* exp_v's loop: where every lane has |x| <= 86 (so k = n div 64 is within
    [-125, 124]), the reference's clamp, flush and NaN rule change nothing and
    its two multiplies by powers of two are exact, so they are one integer
@@ -562,12 +572,7 @@ static inline __attribute__((always_inline)) void exp_rows(const float *x, float
     }
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(y + i, v_exp_fast(exp_arg(_mm256_loadu_ps(x + i), vm, with_m)));
-    if (i < n) {
-        float buf[8] = {0};
-        memcpy(buf, x + i, (n - i) * sizeof(float));
-        _mm256_storeu_ps(buf, v_exp(exp_arg(_mm256_loadu_ps(buf), vm, with_m)));
-        memcpy(y + i, buf, (n - i) * sizeof(float));
-    }
+    if (i < n) tail_store(y + i, v_exp(exp_arg(tail_load(x + i, n - i), vm, with_m)), n - i);
 }
 
 static void exp_v_avx2(const float *x, float *y, size_t n)

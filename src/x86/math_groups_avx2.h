@@ -4,7 +4,8 @@
  * (math_act_avx2.h, math_trig_avx2.h): several vectors an iteration under
  * one range test, through a body in one piece (unary_groups) or in two
  * stages (staged_groups), the rare vectors through the whole sequence.
- * Included once, by math_act_avx2.h, after math_avx2.c's vector helpers.
+ * Included once, by math_act_avx2.h, after math_avx2.c's vector helpers
+ * (tail_load and tail_store among them).
  */
 #ifndef DN_MATH_GROUPS_AVX2_H
 #define DN_MATH_GROUPS_AVX2_H
@@ -79,11 +80,8 @@ unary_groups(const float *x, float *y, size_t n, int group, const float *tab, ra
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;
-        float buf[8] = {0};
-        memcpy(buf, x + i, m * sizeof(float));
-        V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? slow(a) : body(a, tab));
-        memcpy(y + i, buf, m * sizeof(float));
+        V a = tail_load(x + i, m);
+        tail_store(y + i, group_off(&a, 1, in) ? slow(a) : body(a, tab), m);
     }
     leave(csr);
 }
@@ -138,11 +136,8 @@ staged_groups(const float *x, float *y, size_t n, int group, range_test in, vsta
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;
-        float buf[8] = {0};
-        memcpy(buf, x + i, m * sizeof(float));
-        V a = _mm256_loadu_ps(buf);
-        _mm256_storeu_ps(buf, group_off(&a, 1, in) ? rare(a) : finish(a, first(a)));
-        memcpy(y + i, buf, m * sizeof(float));
+        V a = tail_load(x + i, m);
+        tail_store(y + i, group_off(&a, 1, in) ? rare(a) : finish(a, first(a)), m);
     }
     leave(csr);
 }
