@@ -92,7 +92,7 @@ static inline VI expo(V v)
     return _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(AS_I(v), 23), I(0xFF)), I(127));
 }
 
-/* An array's last m < 8 elements as a vector, the other lanes zero, and a
+/* m <= 8 elements of an array as a vector, the lanes past m zero, and a
    vector's first m lanes back to an array: the tails of the array loops,
    whose padding's results are dropped. */
 static inline V tail_load(const float *x, size_t m)
