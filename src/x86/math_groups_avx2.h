@@ -26,12 +26,12 @@ typedef struct {
    and gelu_tanh four (0.91-0.94 of two); sin and cos nothing (0.91-1.03),
    ln1p loses (1.05) and keeps two (docs/log/math.md, "More vectors an
    iteration"); sigmoid and silu (eight) and gelu (four) run in two stages
-   (staged_groups below). tab is a table the body reads (ln1p's paired ln
-   tables), NULL for the others. The range
+   (staged_groups below). tab is a table the body reads (ln1p's and
+   softplus's paired ln tables, sin's and cos's tables read backwards),
+   NULL for the others. The range
    test is off(v) per vector, or, where the range is one interval that an
    unsigned key of each lane's bits maps to [0, in.key_max] (in.key set),
-   the group's largest key compared once (recip, rsqrt; sig_groups takes
-   the same test). */
+   the group's largest key compared once (recip, rsqrt, sigmoid, silu). */
 typedef struct {
     int (*off)(V); /* lanes outside the range, per vector, or */
     VI (*key)(V);  /* the key; the lanes outside have keys above */
@@ -90,8 +90,9 @@ unary_groups(const float *x, float *y, size_t n, int group, const float *tab, ra
    `group` vectors an iteration under one range test (as unary_groups),
    in two stages, the first part of every vector (first) with its three
    values stored to a buffer, then the rest of each (finish) from them and
-   x loaded again; the rare groups a vector at a time (rare), the last
-   n % 8 through a zero-padded buffer. GCC's scheduler, where the caller
+   x loaded again; the rare groups a vector at a time (rare), and what
+   is left after the last whole group a vector at a time (the last n % 8
+   zero-padded) in one stage. GCC's scheduler, where the caller
    asks for it (DN_INTERLEAVED), interleaves within a stage only, so the
    group's chains fill the core without the registers of all of them
    being live at once. One interleaved body held too much: silu's eight
