@@ -73,29 +73,32 @@ static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
 }
 
 /* math.c's trig_reduce() of a = |x| (finite lanes; other lanes give values
-   that are replaced later). */
+   that are replaced later) from F itself rather than g = F + 2^57: j =
+   (F + 2^57) >> 58 is (H + 2^25) >> 26 of F's high word H, and A - 2^23 (A
+   = g's bits 34..57) is F's bits 34..57 read as a signed 24-bit integer
+   (adding 2^57 flips bit 57 alone: A = A' xor 2^23, and (A' xor 2^23) -
+   2^23 is A' in two's complement), one shift left and one arithmetic
+   shift right; B and Cc lie below bit 57, the same in F and g. j and A -
+   2^23 take four operations a vector where forming g and reading them
+   from it took six. */
 static inline vtrig_arg trig_reduce_w(V a, VI w0, VI w1, VI w2)
 {
     VI ua = AS_I(a);
     VI M = _mm256_or_si256(_mm256_and_si256(ua, I(DN_FRAC_BITS)), I(0x800000));
     VI P0 = _mm256_mullo_epi32(M, w0);
-    VI ge = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
-    VI go = trig_window_product(
+    VI fe = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
+    VI fo = trig_window_product(
         _mm256_and_si256(P0, _mm256_set1_epi64x((long long)0xFFFFFFFF00000000ull)),
         _mm256_srli_epi64(M, 32), _mm256_srli_epi64(w1, 32), _mm256_srli_epi64(w2, 32));
-    const VI half = _mm256_set1_epi64x((long long)(UINT64_C(1) << 57));
-    ge = _mm256_add_epi64(ge, half);
-    go = _mm256_add_epi64(go, half);
-    /* g's high and low words, lane by lane: H = j:6 A:24 B_hi:2, L = B_lo:22 Cc:10
-       (u = g mod 2^58: A = u >> 34, B = (u >> 10) mod 2^24, Cc = u mod 2^10) */
-    VI H = _mm256_blend_epi32(_mm256_srli_epi64(ge, 32), go, 0xAA);
-    VI L = _mm256_blend_epi32(ge, _mm256_slli_epi64(go, 32), 0xAA);
-    VI j = _mm256_srli_epi32(H, 26);
-    VI A = _mm256_and_si256(_mm256_srli_epi32(H, 2), I(0xFFFFFF));
+    /* F's high and low words, lane by lane: H = j':6 A':24 B_hi:2, L = B_lo:22 Cc:10 */
+    VI H = _mm256_blend_epi32(_mm256_srli_epi64(fe, 32), fo, 0xAA);
+    VI L = _mm256_blend_epi32(fe, _mm256_slli_epi64(fo, 32), 0xAA);
+    VI j = _mm256_srli_epi32(_mm256_add_epi32(H, I(1 << 25)), 26);
+    VI A = _mm256_srai_epi32(_mm256_slli_epi32(H, 6), 8); /* A - 2^23 */
     VI B = _mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(H, 22), _mm256_srli_epi32(L, 10)),
                             I(0xFFFFFF));
     VI Cc = _mm256_and_si256(L, I(1023));
-    V fa = MUL(_mm256_cvtepi32_ps(_mm256_sub_epi32(A, I(1 << 23))), F(0x1p-24f));
+    V fa = MUL(_mm256_cvtepi32_ps(A), F(0x1p-24f));
     V fb = MUL(_mm256_cvtepi32_ps(B), F(0x1p-48f));
     V fc = MUL(_mm256_cvtepi32_ps(Cc), F(0x1p-58f));
     V s = ADD(fa, fb);
@@ -131,28 +134,32 @@ static inline vtrig_arg trig_reduce(V a)
    zero (+0 in both halves), and entry 32 - k is entry k (sin's symmetry
    about pi/2, bit for bit in every table), so entry j is entry
    m = min(k, 32 - k) of 0..16, k = j mod 32 (two vpermps on bits 0..2, a
-   blend on bit 3, one for m = 16), with its sign flipped where j >= 32 and
-   entry k is not zero. Entry k is zero at k = 0 in s24 and s12 and at
-   k = 0, 16 in s24_lo and s12_lo (tests/test_trig.c checks the three
-   properties on the tables). */
+   blend on bit 3, one for m = 16), with bit 5 of j in its sign bit.
+   Entry k is zero at k = 0 in s24 and s12 and at k = 0, 16 in s24_lo and
+   s12_lo (tests/test_trig.c checks the three properties on the tables), so
+   the _lo tables need no blend for m = 16 (it reads entry 0, zero too), and
+   a zero entry may come out as -0 where math.c reads +0: a zero's sign
+   changes no later nonzero value of trig_sum's adds and multiplies (x + 0
+   and x - 0 are x for x != 0, a product with a zero is a zero), and the
+   result is never zero (within 1 ULP of the sine or cosine of a binary32
+   argument, none of which is zero; the sine of a tiny lane is x itself),
+   so it is math.c's to the bit (the exhaustive sweep compares every
+   input). With trig_reduce_w's cut, sin_v took 0.95x the time, cos_v
+   0.98x, sincos_v 0.96x (docs/log/math.md, "The table's zeros"). */
 typedef struct {
     VI m;
-    V b3, at16;     /* bit 3 of m in the sign bit (blendv's mask); m == 16 */
-    V flip, flip16; /* the sign to flip: j >= 32 and k != 0 (and k != 16) */
+    V b3, at16; /* bit 3 of m in the sign bit (blendv's mask); m == 16 */
+    V flip;     /* bit 5 of j in the sign bit */
 } vtrig_idx;
 
 static inline vtrig_idx trig_idx(VI j)
 {
     vtrig_idx t;
     VI k = _mm256_and_si256(j, I(31));
-    VI f = _mm256_and_si256(_mm256_slli_epi32(j, 26), I(DN_SIGN_BIT));
-    VI fa = _mm256_andnot_si256(_mm256_cmpeq_epi32(k, _mm256_setzero_si256()), f);
-    VI at16 = _mm256_cmpeq_epi32(k, I(16));
     t.m = _mm256_min_epu32(k, _mm256_sub_epi32(I(32), k));
     t.b3 = AS_F(_mm256_slli_epi32(t.m, 28));
-    t.at16 = AS_F(at16);
-    t.flip = AS_F(fa);
-    t.flip16 = AS_F(_mm256_andnot_si256(at16, fa));
+    t.at16 = AS_F(_mm256_cmpeq_epi32(k, I(16)));
+    t.flip = AS_F(_mm256_and_si256(_mm256_slli_epi32(j, 26), I(DN_SIGN_BIT)));
     return t;
 }
 
@@ -162,6 +169,14 @@ static inline V trig_lookup(const float *tab, const vtrig_idx *t, V flip)
     V q1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), t->m);
     V v = sel(t->at16, _mm256_broadcast_ss(tab + 16), sel(t->b3, q1, q0));
     return _mm256_xor_ps(v, flip);
+}
+
+/* trig_lookup of an _lo table, whose entries 0 and 16 are both zero */
+static inline V trig_lookup_lo(const float *tab, const vtrig_idx *t, V flip)
+{
+    V q0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab), t->m);
+    V q1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(tab + 8), t->m);
+    return _mm256_xor_ps(sel(t->b3, q1, q0), flip);
 }
 
 /* math.c's trig_eval() from its four table entries: S, S_lo at j, Ch, Cl
@@ -186,8 +201,8 @@ static inline V trig_eval(vtrig_arg a, VI j)
     vtrig_idx ts = trig_idx(j);
     vtrig_idx tc = trig_idx(_mm256_and_si256(_mm256_add_epi32(j, I(16)), I(63)));
     return trig_sum(
-        a, trig_lookup(dn_trig_s24, &ts, ts.flip), trig_lookup(dn_trig_s24_lo, &ts, ts.flip16),
-        trig_lookup(dn_trig_s12, &tc, tc.flip), trig_lookup(dn_trig_s12_lo, &tc, tc.flip16));
+        a, trig_lookup(dn_trig_s24, &ts, ts.flip), trig_lookup_lo(dn_trig_s24_lo, &ts, ts.flip),
+        trig_lookup(dn_trig_s12, &tc, tc.flip), trig_lookup_lo(dn_trig_s12_lo, &tc, tc.flip));
 }
 
 /* The fast paths' table reads, one index for the entries at j, j + 16 and
@@ -196,29 +211,23 @@ static inline V trig_eval(vtrig_arg a, VI j)
    is 16 + k for k <= 16, k - 16 above): entry m of the table read
    backwards (trig_rev below, made per call). So trig_idx runs once where
    the whole sequence runs it twice for sin or cos and four times for both,
-   and each phase needs only its sign: bit 5 of j, j + 16 or j + 32, kept
-   where the entry read is not zero (physical index 0: m = 0 forwards,
-   m = 16 backwards; the _lo tables at 16 too). sin_v took 0.97x the time,
+   and each phase needs only its sign, bit 5 of j, j + 16 or j + 32 (the
+   zero entries' signs do not matter: trig_idx). sin_v took 0.97x the time,
    cos_v 0.93x, sincos_v 0.94x (docs/log/math.md, "One table index for sin
    and cos"). */
 typedef struct {
-    vtrig_idx t;          /* m, b3, at16; flip, flip16 of phase j */
-    V flip_16, flip16_16; /* j + 16, backwards */
-    V flip_32, flip16_32; /* j + 32 */
+    vtrig_idx t; /* m, b3, at16; flip, the sign of phase j */
+    V flip_16;   /* of phase j + 16, read backwards */
+    V flip_32;   /* of phase j + 32 */
 } vtrig_phases;
 
 static inline vtrig_phases trig_phases(VI j)
 {
     vtrig_phases p;
     p.t = trig_idx(j);
-    V z0 = AS_F(_mm256_cmpeq_epi32(p.t.m, _mm256_setzero_si256()));
-    V f16 =
+    p.flip_16 =
         AS_F(_mm256_and_si256(_mm256_slli_epi32(_mm256_add_epi32(j, I(16)), 26), I(DN_SIGN_BIT)));
-    V f32 = AS_F(_mm256_andnot_si256(_mm256_slli_epi32(j, 26), I(DN_SIGN_BIT)));
-    p.flip_16 = _mm256_andnot_ps(p.t.at16, f16);
-    p.flip16_16 = _mm256_andnot_ps(z0, p.flip_16);
-    p.flip_32 = _mm256_andnot_ps(z0, f32);
-    p.flip16_32 = _mm256_andnot_ps(p.t.at16, p.flip_32);
+    p.flip_32 = _mm256_xor_ps(p.t.flip, F(-0.0f));
     return p;
 }
 
@@ -240,8 +249,8 @@ static inline V trig_sin_fast(vtrig_arg a, const vtrig_phases *p, const float *r
 {
     const vtrig_idx *t = &p->t;
     V s = trig_sum(
-        a, trig_lookup(dn_trig_s24, t, t->flip), trig_lookup(dn_trig_s24_lo, t, t->flip16),
-        trig_lookup(rev + REV_S12, t, p->flip_16), trig_lookup(rev + REV_S12_LO, t, p->flip16_16));
+        a, trig_lookup(dn_trig_s24, t, t->flip), trig_lookup_lo(dn_trig_s24_lo, t, t->flip),
+        trig_lookup(rev + REV_S12, t, p->flip_16), trig_lookup_lo(rev + REV_S12_LO, t, p->flip_16));
     return _mm256_xor_ps(s, sign);
 }
 
@@ -249,9 +258,9 @@ static inline V trig_cos_fast(vtrig_arg a, const vtrig_phases *p, const float *r
 {
     const vtrig_idx *t = &p->t;
     return trig_sum(a, trig_lookup(rev + REV_S24, t, p->flip_16),
-                    trig_lookup(rev + REV_S24_LO, t, p->flip16_16),
+                    trig_lookup_lo(rev + REV_S24_LO, t, p->flip_16),
                     trig_lookup(dn_trig_s12, t, p->flip_32),
-                    trig_lookup(dn_trig_s12_lo, t, p->flip16_32));
+                    trig_lookup_lo(dn_trig_s12_lo, t, p->flip_32));
 }
 
 /* sin and cos of the reduced argument: sin with x's sign (sign: x's sign
@@ -366,7 +375,8 @@ static __attribute__((noinline)) void sincos8_slow(const float *x, float *s, flo
 }
 
 /* sin_body and cos_body on one reduction and one table index */
-static inline void sincos8_fast(V x, float *s, float *c, const float *rev)
+static inline __attribute__((always_inline)) void sincos8_fast(V x, float *s, float *c,
+                                                               const float *rev)
 {
     vtrig_arg a = trig_reduce_fast(_mm256_andnot_ps(F(-0.0f), x));
     vtrig_phases p = trig_phases(a.j);
