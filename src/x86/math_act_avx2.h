@@ -405,8 +405,9 @@ static inline vstage gelu_first(V x)
     return (vstage){q.hi, q.lo, AS_F(q.k)};
 }
 
-static inline V gelu_finish(V x, vstage s)
+static inline V gelu_finish(V x, vstage s, const float *tab)
 {
+    (void)tab;
     vexp_parts q = {s.a, s.b, AS_I(s.c)};
     V xm = _mm256_min_ps(x, F(6.0f));
     VI Ex = expo(xm);
@@ -432,7 +433,8 @@ DN_INTERLEAVED static void gelu_tanh_v_avx2(const float *x, float *y, size_t n)
 }
 DN_INTERLEAVED static void gelu_v_avx2(const float *x, float *y, size_t n)
 {
-    staged_groups(x, y, n, 4, (range_test){.off = gelu_off}, gelu_first, gelu_finish, v_gelu_slow);
+    staged_groups(x, y, n, 4, NULL, (range_test){.off = gelu_off}, gelu_first, gelu_finish,
+                  v_gelu_slow);
 }
 
 /* ---- sigmoid, silu, softplus, ln1p: fast paths --------------------------- */
@@ -476,9 +478,9 @@ static inline vstage sig_first(V x)
 }
 
 /* sigmoid from sig_first's parts */
-static inline V sigmoid_finish(V x, vstage t)
+static inline V sigmoid_finish(V x, vstage t, const float *tab)
 {
-    (void)x;
+    (void)x, (void)tab;
     vsig_scaled s = sig_scaled((vexp_tk){t.a, t.b, t.c});
     return ADD(s.ys, MUL(s.ys, s.r));
 }
@@ -499,8 +501,9 @@ static inline V sigmoid_finish(V x, vstage t)
 
 static inline VI silu_key(V x) { return abs_key_from(x, DN_SILU_TINY_BITS); }
 
-static inline V silu_finish(V x, vstage t)
+static inline V silu_finish(V x, vstage t, const float *tab)
 {
+    (void)tab;
     vsig_scaled s = sig_scaled((vexp_tk){t.a, t.b, t.c});
     V p = MUL(x, s.ys);
     /* mul_err(X, y1, p) is X y1 - p exactly (Dekker), which one vfmsub
@@ -521,7 +524,7 @@ static inline V silu_rare(V x)
     if (!_mm256_testz_si256(_mm256_cmpgt_epi32(a, I(DN_SIG_MAX_BITS)), I(-1)))
         return v_silu_slow(x);
     V tiny = AS_F(_mm256_cmpgt_epi32(I(DN_SILU_TINY_BITS), a));
-    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_finish(x, sig_first(x)));
+    return sel(tiny, dn_avx2_flush(MUL(x, F(0.5f))), silu_finish(x, sig_first(x), NULL));
 }
 
 /* recip_core() of u in [2^-64, 2^64] (positive), at u's own scale: the
@@ -637,13 +640,13 @@ static inline V softplus_rare(V u)
    the scheduling pass, which made them no faster here. */
 static void sigmoid_v_avx2(const float *x, float *y, size_t n)
 {
-    staged_groups(x, y, n, 8, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS}, sig_first,
-                  sigmoid_finish, v_sigmoid_slow);
+    staged_groups(x, y, n, 8, NULL, (range_test){.key = abs_key, .key_max = DN_SIG_MAX_BITS},
+                  sig_first, sigmoid_finish, v_sigmoid_slow);
 }
 static void silu_v_avx2(const float *x, float *y, size_t n)
 {
-    staged_groups(x, y, n, 8, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX}, sig_first,
-                  silu_finish, silu_rare);
+    staged_groups(x, y, n, 8, NULL, (range_test){.key = silu_key, .key_max = DN_SILU_KEY_MAX},
+                  sig_first, silu_finish, silu_rare);
 }
 DN_INTERLEAVED static void softplus_v_avx2(const float *x, float *y, size_t n)
 {

@@ -23,12 +23,11 @@ typedef struct {
    cycles a vector: the scheduler holds little more than one vector's
    waiting operations, so two chains side by side (DN_INTERLEAVED) fill it.
    Shorter chains gain from more: softplus four (0.87-0.90 of two), tanh
-   and gelu_tanh four (0.91-0.94 of two); sin and cos nothing (0.91-1.03),
-   ln1p loses (1.05) and keeps two (docs/log/math.md, "More vectors an
-   iteration"); sigmoid and silu (eight) and gelu (four) run in two stages
-   (staged_groups below). tab is a table the body reads (ln1p's and
-   softplus's paired ln tables, sin's and cos's tables read backwards),
-   NULL for the others. The range
+   and gelu_tanh four (0.91-0.94 of two); ln1p loses (1.05) and keeps two
+   (docs/log/math.md, "More vectors an iteration"); sigmoid and silu
+   (eight), gelu, sin and cos (four) run in two stages (staged_groups
+   below). tab is a table the body reads (ln1p's and softplus's paired ln
+   tables), NULL for the others. The range
    test is off(v) per vector, or, where the range is one interval that an
    unsigned key of each lane's bits maps to [0, in.key_max] (in.key set),
    the group's largest key compared once (recip, rsqrt, sigmoid, silu). */
@@ -99,12 +98,14 @@ unary_groups(const float *x, float *y, size_t n, int group, const float *tab, ra
    vectors spilled (about 23 stack moves a vector beside 56 operations),
    and gelu's chain of ~175 cycles let no more than two vectors overlap.
    In two stages silu_v took 0.93-0.94x its time (eight vectors, no
-   scheduling pass) and gelu_v 0.72x (four, interleaved);
-   docs/log/math.md, "The
-   sigmoid family in two stages" and "gelu in two stages". */
+   scheduling pass), gelu_v 0.72x (four, interleaved) and sin_v 0.88x
+   (four, interleaved; against two vectors in one piece);
+   docs/log/math.md, "The sigmoid family in two stages", "gelu in two
+   stages" and "Trigonometry in two stages". tab is passed to finish
+   (sin's and cos's tables read backwards), NULL for the others. */
 static inline __attribute__((always_inline)) void
-staged_groups(const float *x, float *y, size_t n, int group, range_test in, vstage (*first)(V),
-              V (*finish)(V, vstage), V (*rare)(V))
+staged_groups(const float *x, float *y, size_t n, int group, const float *tab, range_test in,
+              vstage (*first)(V), V (*finish)(V, vstage, const float *), V (*rare)(V))
 {
     unsigned csr = enter();
     size_t i = 0;
@@ -132,13 +133,13 @@ staged_groups(const float *x, float *y, size_t n, int group, range_test in, vsta
         for (int k = 0; k < group; k++) {
             vstage t = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
                         _mm256_load_ps(st[2] + 8 * k)};
-            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), t));
+            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), t, tab));
         }
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;
         V a = tail_load(x + i, m);
-        tail_store(y + i, group_off(&a, 1, in) ? rare(a) : finish(a, first(a)), m);
+        tail_store(y + i, group_off(&a, 1, in) ? rare(a) : finish(a, first(a), tab), m);
     }
     leave(csr);
 }
