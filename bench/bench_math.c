@@ -154,6 +154,16 @@ static void run_mvec_log(bcase *c)
 static float xtrig[N], xtrig_big[N], yout2[N];
 
 static void run_sincos(bcase *c) { c->tab->sincos_v(c->in, yout, yout2, N); }
+
+/* dn_rope_table's kernel: N entries, 64 positions uniform in [0, 2^20) by
+   the 64 frequencies of theta 10^4 over 128 dimensions (cos and sin each) */
+enum { ROPE_PAIRS = 64 };
+static int32_t rope_pos[N / ROPE_PAIRS];
+static float rope_w[ROPE_PAIRS];
+static void run_rope_table(bcase *c)
+{
+    c->tab->rope_table(rope_pos, N / ROPE_PAIRS, rope_w, ROPE_PAIRS, yout, yout2);
+}
 #if defined(DN_BENCH_SLEEF512)
 static void run_sleef512_sin(bcase *c) { dn_bench_sleef_sinf16(c->in, yout, N); }
 static void run_sleef512_cos(bcase *c) { dn_bench_sleef_cosf16(c->in, yout, N); }
@@ -222,6 +232,15 @@ static void add_trig_cases(void)
         add_case(name, run_sleef512_sincos, NULL, NULL, in);
 #endif
     }
+    for (int k = 0; k < N / ROPE_PAIRS; k++) rope_pos[k] = rand() % (1 << 20);
+    if (dn_rope_freqs(10000.0f, 2 * ROPE_PAIRS, 1.0f, rope_w) != DN_OK) return;
+    for (int isa = DN_ISA_SCALAR; isa < DN_ISA_COUNT; isa++) {
+        const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
+        if (!registered) continue;
+        char name[48];
+        snprintf(name, sizeof name, "%s rope_table", dn_isa_name((dn_isa)isa));
+        add_case(name, run_rope_table, NULL, registered->math, NULL);
+    }
 }
 
 static void ratio(const char *ours, const char *peer);
@@ -260,6 +279,7 @@ static void trig_ratios(void)
     ratio("avx2 sin_v 2^20", "sleef Sleef_sinf8_u10 2^20");
     ratio("avx2 cos_v 2^20", "sleef Sleef_cosf8_u10 2^20");
     ratio("avx2 sincos_v 2^20", "sleef Sleef_sincosf8_u10 2^20");
+    ratio("avx2 rope_table", "scalar rope_table");
     static const char *const fs[] = {"sin", "cos", "sincos"};
     for (int big = 0; big < 2; big++)
         for (int f = 0; f < 3; f++) {

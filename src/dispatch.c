@@ -84,6 +84,7 @@ static void resolve_math(dn_math_kernels *k, const dn_math_kernels *b)
     if (!k->sin_v) k->sin_v = b->sin_v;
     if (!k->cos_v) k->cos_v = b->cos_v;
     if (!k->sincos_v) k->sincos_v = b->sincos_v;
+    if (!k->rope_table) k->rope_table = b->rope_table;
 }
 
 static void resolve_w16(dn_w16_kernels *k, const dn_w16_kernels *b)

@@ -633,4 +633,5 @@ const dn_math_kernels dn_math_scalar = {
     .sin_v = dn_ref_sin_v,
     .cos_v = dn_ref_cos_v,
     .sincos_v = dn_ref_sincos_v,
+    .rope_table = dn_ref_rope_table,
 };

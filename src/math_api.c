@@ -145,6 +145,6 @@ dn_status dn_rope_table(const int32_t *pos, size_t npos, const float *w, size_t 
         if (pos[k] > (1 << 24) || pos[k] < -(1 << 24)) return DN_ERR_INVALID_ARGUMENT;
     for (size_t i = 0; i < npairs; i++)
         if ((dn_bits(w[i]) & DN_EXP_BITS) == DN_EXP_BITS) return DN_ERR_NON_FINITE;
-    dn_ref_rope_table(pos, npos, w, npairs, cos, sin);
+    dn_kernels_active()->math->rope_table(pos, npos, w, npairs, cos, sin);
     return DN_OK;
 }

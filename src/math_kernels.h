@@ -38,6 +38,10 @@ typedef struct dn_math_kernels {
        not overlap each other; either may be x) */
     dn_unary_kernel sin_v, cos_v;
     void (*sincos_v)(const float *x, float *s, float *c, size_t n);
+    /* dn_rope_table's arguments, validated: cos[k npairs + i], sin[...] of
+       pos[k] * w[i] (cos and sin do not overlap) */
+    void (*rope_table)(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
+                       float *sin);
 } dn_math_kernels;
 
 /* The references. */
@@ -67,6 +71,10 @@ void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n);
 /* RoPE: one inverse frequency; the cos/sin table (one code path on every
    ISA, so identical everywhere; no kernel table entry) */
 float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
+/* K = M V mod 2^96 for |w| = M 2^(b - 150) (aw = |w|, normal, b >= 64) and V
+   = dn_trig_invpi[b - 64]: |w| 32/pi mod 64 in 96-bit fixed point, k[0] the
+   low word. The RoPE table's reduction of pos w is pos K mod 2^96. */
+void dn_math_rope_window(float aw, uint32_t k[3]);
 void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
                        float *sin);
 

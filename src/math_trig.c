@@ -163,6 +163,18 @@ float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale)
     return mul(dn_exp(mul(ln_theta, -q)), freq_scale);
 }
 
+void dn_math_rope_window(float aw, uint32_t k[3])
+{
+    uint32_t uw = dn_bits(aw);
+    uint64_t M = (uw & DN_FRAC_BITS) | 0x800000u, m32 = 0xFFFFFFFFu;
+    const uint32_t *v = dn_trig_invpi[(uw >> 23) - 64u];
+    uint64_t p0 = M * v[0], p1 = M * v[1], p2 = M * v[2];
+    uint64_t c = (p2 >> 32) + (p1 & m32);
+    k[0] = (uint32_t)(p2 & m32);
+    k[1] = (uint32_t)(c & m32);
+    k[2] = (uint32_t)(((c >> 32) + (p1 >> 32) + p0) & m32);
+}
+
 /* |pos * w| for |pos| <= 2^24 and finite w, reduced: for a product below
    2^-5 the exact product as hi + lo (Dekker, mul_err) with j = 0; otherwise
    t = |pos| * |w| * 32/pi mod 64 in 96-bit fixed point, exactly: K = M * V
@@ -182,13 +194,10 @@ static trig_arg rope_reduce(uint32_t P, float w, float *small)
         if (dn_bits(a_hi) < 0x39800000u && a_lo == 0.0f) *small = a_hi;
         return r;
     }
-    uint32_t uw = dn_bits(aw);
-    uint64_t M = (uw & DN_FRAC_BITS) | 0x800000u, m32 = 0xFFFFFFFFu;
-    const uint32_t *v = dn_trig_invpi[(uw >> 23) - 64u];
-    uint64_t p0 = M * v[0], p1 = M * v[1], p2 = M * v[2];
-    uint64_t c = (p2 >> 32) + (p1 & m32);
-    uint64_t k0 = p2 & m32, k1 = c & m32, k2 = ((c >> 32) + (p1 >> 32) + p0) & m32;
-    c = ((P * k0) >> 32) + P * k1;
+    uint32_t K[3];
+    dn_math_rope_window(aw, K);
+    uint64_t k0 = K[0], k1 = K[1], k2 = K[2], m32 = 0xFFFFFFFFu;
+    uint64_t c = ((P * k0) >> 32) + P * k1;
     uint64_t t1 = c & m32, t2 = ((c >> 32) + P * k2) & m32;
     return trig_from_F((t2 << 32) | t1);
 }

@@ -5,7 +5,8 @@
  * length (capped at 2^16 elements: each element is computed alone) plus a
  * spread of 2^20 inputs over the whole binary32 range; softmax, rmsnorm,
  * l2norm, rope, rms0 and rms_gated at every plan length; hadamard at every power of two up to
- * the plan's largest length, forward and inverse.
+ * the plan's largest length, forward and inverse; the RoPE table builder on
+ * positions and frequencies of every kind (check_rope_table).
  */
 #include "check.h"
 #include "dispatch.h"
@@ -420,6 +421,63 @@ static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan 
     return res.mismatched != 0;
 }
 
+/* rope_table against the reference: the frequencies of theta 10^4 and 10^6
+   (128 dimensions) and finite bit patterns of every exponent (zeros,
+   denormals, negative values among them) at positions 0..300, their
+   negations, the ends +-2^24 and random ones in between; every pair count
+   from 1 to 17 (each tail of eight lanes) and 64 and 203 pairs. */
+static void rope_inputs(dn_rng *rng, int32_t *pos, size_t npos, float *w, size_t npairs)
+{
+    for (size_t k = 0; k < npos; k++) {
+        uint32_t z = (uint32_t)dn_rng_next(rng);
+        pos[k] = k < 301      ? (int32_t)k
+                 : k < 400    ? -(int32_t)(k - 300)
+                 : k < 404    ? (k & 1 ? 1 : -1) * ((1 << 24) - (int32_t)(k & 2))
+                 : k % 3 == 0 ? (int32_t)(z % 8193u) - 4096
+                              : (int32_t)(z % ((1u << 25) + 1u)) - (1 << 24);
+    }
+    for (size_t i = 0; i < npairs; i++) {
+        uint32_t u = (uint32_t)dn_rng_next(rng);
+        if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;                 /* finite */
+        if (i % 5 == 1) u = (u & 0x807FFFFFu) | (uint32_t)(104 + i % 40) << 23; /* 2^-23 .. 2^16 */
+        if (i % 13 == 2) u &= 0x807FFFFFu; /* denormal or zero */
+        memcpy(&w[i], &u, 4);
+        if (npairs >= 64 && i < 128) /* theta 10^4, then 10^6, 64 pairs each */
+            w[i] = dn_math_rope_freq(dn_ln(i < 64 ? 1e4f : 1e6f), i % 64, 128, 1.0f);
+    }
+}
+
+static int check_rope_table(dn_isa isa, const dn_math_kernels *k, const dn_check_plan *plan,
+                            dn_check_sink sink, void *ctx)
+{
+    dn_check_result res = {"math", "rope_table", isa, 0, 0, ""};
+    dn_rng rng = {plan->seed + 1301};
+    enum { NPOS = 1024, MAXP = 203 };
+    int32_t *pos = malloc(NPOS * sizeof *pos);
+    float *w = malloc(MAXP * sizeof *w), *out = malloc((size_t)4 * NPOS * MAXP * sizeof *out);
+    if (!pos || !w || !out) {
+        res.mismatched = 1;
+        snprintf(res.first, sizeof res.first, "out of memory");
+    } else {
+        float *c_ref = out, *s_ref = c_ref + NPOS * MAXP, *c_k = s_ref + NPOS * MAXP,
+              *s_k = c_k + NPOS * MAXP;
+        for (size_t t = 0; t < 19; t++) {
+            const size_t npairs = t < 17 ? t + 1 : t == 17 ? 64 : MAXP;
+            const size_t npos = t < 17 ? 128 : NPOS;
+            rope_inputs(&rng, pos, npos, w, npairs);
+            dn_math_scalar.rope_table(pos, npos, w, npairs, c_ref, s_ref);
+            k->rope_table(pos, npos, w, npairs, c_k, s_k);
+            compare(&res, c_ref, c_k, npos * npairs, NULL, "rope_table cos");
+            compare(&res, s_ref, s_k, npos * npairs, NULL, "rope_table sin");
+        }
+    }
+    free(pos);
+    free(w);
+    free(out);
+    if (sink) sink(&res, ctx);
+    return res.mismatched != 0;
+}
+
 /* The AVX2 kernels divide for the recip seed (src/x86/math_avx2.c,
    recip_seed_div): table word j must be 1/(1 + (2j + 1)/256) rounded, as
    this CPU's division gives it. */
@@ -461,6 +519,7 @@ int dn_check_math(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink, voi
         failed += check_unary(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
         failed += check_vector(isa, k, plan, lengths, count, max, x, w, y_ref, y_k, sink, ctx);
         failed += check_trig(isa, k, plan, lengths, count, x, y_ref, y_k, cap, sink, ctx);
+        failed += check_rope_table(isa, k, plan, sink, ctx);
         if (isa == DN_ISA_AVX2) failed += check_recip_seed(isa, sink, ctx);
     }
     free(lengths);

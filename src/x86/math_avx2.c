@@ -756,4 +756,5 @@ const dn_math_kernels dn_math_avx2 = {
     .sin_v = sin_v_avx2,
     .cos_v = cos_v_avx2,
     .sincos_v = sincos_v_avx2,
+    .rope_table = rope_table_avx2,
 };

@@ -85,6 +85,19 @@ unary_groups(const float *x, float *y, size_t n, int group, const float *tab, ra
     leave(csr);
 }
 
+/* Vector k's three values in a stage buffer of eight vectors, and back */
+static inline void stage_put(float st[3][64], int k, vstage t)
+{
+    _mm256_store_ps(st[0] + 8 * k, t.a);
+    _mm256_store_ps(st[1] + 8 * k, t.b);
+    _mm256_store_ps(st[2] + 8 * k, t.c);
+}
+static inline vstage stage_get(const float st[3][64], int k)
+{
+    return (vstage){_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
+                    _mm256_load_ps(st[2] + 8 * k)};
+}
+
 /* The array loop of the fast paths whose one body held too much at once:
    `group` vectors an iteration under one range test (as unary_groups),
    in two stages, the first part of every vector (first) with its three
@@ -120,21 +133,14 @@ staged_groups(const float *x, float *y, size_t n, int group, const float *tab, r
             continue;
         }
 #pragma GCC unroll 8
-        for (int k = 0; k < group; k++) {
-            vstage t = first(v[k]);
-            _mm256_store_ps(st[0] + 8 * k, t.a);
-            _mm256_store_ps(st[1] + 8 * k, t.b);
-            _mm256_store_ps(st[2] + 8 * k, t.c);
-        }
+        for (int k = 0; k < group; k++) stage_put(st, k, first(v[k]));
         /* the stage boundary: the stores above happen, the loads below
            follow them, and no operation crosses */
         __asm__ volatile("" : : : "memory");
 #pragma GCC unroll 8
-        for (int k = 0; k < group; k++) {
-            vstage t = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
-                        _mm256_load_ps(st[2] + 8 * k)};
-            _mm256_storeu_ps(y + i + 8 * k, finish(_mm256_loadu_ps(x + i + 8 * k), t, tab));
-        }
+        for (int k = 0; k < group; k++)
+            _mm256_storeu_ps(y + i + 8 * k,
+                             finish(_mm256_loadu_ps(x + i + 8 * k), stage_get(st, k), tab));
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;

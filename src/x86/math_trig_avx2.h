@@ -73,7 +73,9 @@ static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
 }
 
 /* math.c's trig_reduce() of a = |x| (finite lanes; other lanes give values
-   that are replaced later) from F itself rather than g = F + 2^57: j =
+   that are replaced later) from its significand M and window w0:w1:w2 (the
+   RoPE table's reduction takes the same steps: rope_reduce_v), and from F
+   itself rather than g = F + 2^57: j =
    (F + 2^57) >> 58 is (H + 2^25) >> 26 of F's high word H, and A - 2^23 (A
    = g's bits 34..57) is F's bits 34..57 read as a signed 24-bit integer
    (adding 2^57 flips bit 57 alone: A = A' xor 2^23, and (A' xor 2^23) -
@@ -81,10 +83,8 @@ static inline void trig_windows(VI ua, VI *w0, VI *w1, VI *w2)
    shift right; B and Cc lie below bit 57, the same in F and g. j and A -
    2^23 take four operations a vector where forming g and reading them
    from it took six. */
-static inline vtrig_arg trig_reduce_w(V a, VI w0, VI w1, VI w2)
+static inline vtrig_arg trig_from_product(VI M, VI w0, VI w1, VI w2)
 {
-    VI ua = AS_I(a);
-    VI M = _mm256_or_si256(_mm256_and_si256(ua, I(DN_FRAC_BITS)), I(0x800000));
     VI P0 = _mm256_mullo_epi32(M, w0);
     VI fe = trig_window_product(_mm256_slli_epi64(P0, 32), M, w1, w2);
     VI fo = trig_window_product(
@@ -111,6 +111,13 @@ static inline vtrig_arg trig_reduce_w(V a, VI w0, VI w1, VI w2)
     V lo = ADD(SUB(m, h), ADD(MUL(s_hi, F(T.pi32_lo)), MUL(t_lo, F(T.pi32))));
     vtrig_arg r = {h, lo, j};
     return r;
+}
+
+/* trig_from_product of a's significand and its window */
+static inline vtrig_arg trig_reduce_w(V a, VI w0, VI w1, VI w2)
+{
+    VI M = _mm256_or_si256(_mm256_and_si256(AS_I(a), I(DN_FRAC_BITS)), I(0x800000));
+    return trig_from_product(M, w0, w1, w2);
 }
 
 static inline vtrig_arg trig_reduce(V a)
@@ -140,12 +147,15 @@ static inline vtrig_arg trig_reduce(V a)
    the _lo tables need no blend for m = 16 (it reads entry 0, zero too), and
    a zero entry may come out as -0 where math.c reads +0: a zero's sign
    changes no later nonzero value of trig_sum's adds and multiplies (x + 0
-   and x - 0 are x for x != 0, a product with a zero is a zero), and the
-   result is never zero (within 1 ULP of the sine or cosine of a binary32
-   argument, none of which is zero; the sine of a tiny lane is x itself),
-   so it is math.c's to the bit (the exhaustive sweep compares every
-   input). With trig_reduce_w's cut, sin_v took 0.95x the time, cos_v
-   0.98x, sincos_v 0.96x (docs/log/math.md, "The table's zeros"). */
+   and x - 0 are x for x != 0, a product with a zero is a zero), and a
+   zero result is +0 in both, since trig_sum's low part is never -0 (e1 =
+   (S - s1) + P is +0 or nonzero, S - s1 being +0 when zero, and so is
+   each later sum into it) and s1 + (+0) is +0 for either zero s1. So the
+   result is math.c's to the bit for every argument (the exhaustive sweep
+   compares every binary32 input; the RoPE table's exact products rest on
+   the argument alone). With trig_reduce_w's cut, sin_v took 0.95x the
+   time, cos_v 0.98x, sincos_v 0.96x (docs/log/math.md, "The table's
+   zeros"). */
 typedef struct {
     VI m;
     V b3, at16; /* bit 3 of m in the sign bit (blendv's mask); m == 16 */
@@ -405,7 +415,7 @@ DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, siz
 {
     enum { G = 4 };
     float rev[REV_FLOATS] __attribute__((aligned(32)));
-    float st[3][8 * G] __attribute__((aligned(32)));
+    float st[3][64] __attribute__((aligned(32)));
     trig_rev(rev);
     unsigned csr = enter();
     size_t i = 0;
@@ -418,19 +428,12 @@ DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, siz
             continue;
         }
 #pragma GCC unroll 8
-        for (int k = 0; k < G; k++) {
-            vstage t = trig_first(v[k]);
-            _mm256_store_ps(st[0] + 8 * k, t.a);
-            _mm256_store_ps(st[1] + 8 * k, t.b);
-            _mm256_store_ps(st[2] + 8 * k, t.c);
-        }
+        for (int k = 0; k < G; k++) stage_put(st, k, trig_first(v[k]));
         __asm__ volatile("" : : : "memory"); /* the stage boundary, as staged_groups' */
 #pragma GCC unroll 8
-        for (int k = 0; k < G; k++) {
-            vstage t = {_mm256_load_ps(st[0] + 8 * k), _mm256_load_ps(st[1] + 8 * k),
-                        _mm256_load_ps(st[2] + 8 * k)};
-            sincos_finish(_mm256_loadu_ps(x + i + 8 * k), t, s + i + 8 * k, c + i + 8 * k, rev);
-        }
+        for (int k = 0; k < G; k++)
+            sincos_finish(_mm256_loadu_ps(x + i + 8 * k), stage_get(st, k), s + i + 8 * k,
+                          c + i + 8 * k, rev);
     }
     for (; i < n; i += 8) {
         size_t m = n - i < 8 ? n - i : 8;
@@ -439,6 +442,121 @@ DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, siz
         sincos8(bx, bs, bc);
         memcpy(s + i, bs, m * sizeof(float));
         memcpy(c + i, bc, m * sizeof(float));
+    }
+    leave(csr);
+}
+
+/* ---- the RoPE table ---------------------------------------------------------
+
+   math_trig.c's dn_ref_rope_table for eight pairs at a time, a row of
+   positions after another: the pairs' side of the reduction once (|w|, its
+   sign, its window product K), then per position the small products' exact
+   hi + lo (Dekker) and the others' F = bits 32..95 of |pos| K mod 2^96, the
+   product trig_from_product forms with M = |pos| and the window's words
+   reversed (F = (|pos| k2 mod 2^32) 2^32 + |pos| k1 + (|pos| k0 >> 32)),
+   then the fast paths' phases and table reads for both entries. Their
+   zero entries' signs change no nonzero value, and a zero result is +0 in
+   both (trig_sum's low part is never -0), so every entry is the
+   reference's for every position and frequency. */
+typedef struct {
+    V aw, sign;    /* |w| (flushed), w's sign bit */
+    VI k0, k1, k2; /* dn_math_rope_window(|w|), 0 below 2^-63 (such |w| are always small) */
+} vrope_pairs;
+
+static vrope_pairs rope_pairs(const float *w, size_t m)
+{
+    float aw[8] = {0}, sign[8] = {0};
+    uint32_t k[3][8] = {{0}};
+    for (size_t i = 0; i < m; i++) {
+        uint32_t u = dn_bits(dn_flush(w[i])), K[3] = {0, 0, 0};
+        sign[i] = dn_from_bits(u & DN_SIGN_BIT);
+        aw[i] = dn_from_bits(u & ~DN_SIGN_BIT);
+        if ((u & ~DN_SIGN_BIT) >= 64u << 23) dn_math_rope_window(aw[i], K);
+        for (int t = 0; t < 3; t++) k[t][i] = K[t];
+    }
+    vrope_pairs q = {
+        _mm256_loadu_ps(aw), _mm256_loadu_ps(sign), _mm256_loadu_si256((const __m256i *)k[0]),
+        _mm256_loadu_si256((const __m256i *)k[1]), _mm256_loadu_si256((const __m256i *)k[2])};
+    return q;
+}
+
+/* math_trig.c's rope_reduce of the pairs q at position P; *small the
+   product where the sine is that product (exact and below 2^-12), else 0 */
+static inline vtrig_arg rope_reduce_v(const vrope_pairs *q, uint32_t P, V *small)
+{
+    V p = F((float)P);
+    V a_hi = MUL(p, q->aw);
+    V a_lo = mul_err(p, q->aw, a_hi);
+    V h = hi12(a_hi);
+    VI ua = AS_I(a_hi);
+    V tiny = AS_F(_mm256_cmpgt_epi32(I(0x39800000), ua));
+    *small = _mm256_and_ps(a_hi, _mm256_and_ps(tiny, eq(a_lo, _mm256_setzero_ps())));
+    vtrig_arg g = trig_from_product(I(P), q->k2, q->k1, q->k0);
+    V near = AS_F(_mm256_cmpgt_epi32(I(0x3D000000), ua)); /* below 2^-5: j = 0 */
+    vtrig_arg r = {sel(near, h, g.hi), sel(near, ADD(SUB(a_hi, h), a_lo), g.lo),
+                   _mm256_andnot_si256(AS_I(near), g.j)};
+    return r;
+}
+
+static inline void rope_store(float *y, V v, size_t m)
+{
+    if (m == 8)
+        _mm256_storeu_ps(y, v);
+    else
+        tail_store(y, v, m);
+}
+
+/* The entries of positions pos[0..G) (G = 4 or 1) for the pairs q (m of
+   them), rows ld floats apart, in two stages as staged_groups': the G
+   reductions, then the G evaluations (against one position at a time in
+   one piece: 0.88x the time). Both values flushed as the reference's adds
+   leave them. */
+static inline __attribute__((always_inline)) void rope_rows(const vrope_pairs *q,
+                                                            const int32_t *pos, int G,
+                                                            const float *rev, float *cos,
+                                                            float *sin, size_t ld, size_t m)
+{
+    float st[4][4][8] __attribute__((aligned(32)));
+#pragma GCC unroll 4
+    for (int g = 0; g < G; g++) {
+        uint32_t P = pos[g] < 0 ? 0u - (uint32_t)pos[g] : (uint32_t)pos[g];
+        V small;
+        vtrig_arg a = rope_reduce_v(q, P, &small);
+        _mm256_store_ps(st[g][0], a.hi);
+        _mm256_store_ps(st[g][1], a.lo);
+        _mm256_store_ps(st[g][2], AS_F(a.j));
+        _mm256_store_ps(st[g][3], small);
+    }
+    __asm__ volatile("" : : : "memory"); /* the stage boundary, as staged_groups' */
+#pragma GCC unroll 4
+    for (int g = 0; g < G; g++) {
+        vtrig_arg a = {_mm256_load_ps(st[g][0]), _mm256_load_ps(st[g][1]),
+                       AS_I(_mm256_load_ps(st[g][2]))};
+        V small = _mm256_load_ps(st[g][3]);
+        vtrig_phases p = trig_phases(a.j);
+        V v = trig_sin_fast(a, &p, rev, _mm256_setzero_ps());
+        V eval = AS_F(_mm256_cmpeq_epi32(AS_I(small), _mm256_setzero_si256()));
+        v = sel(eval, dn_avx2_flush(v), small);
+        V sign = pos[g] < 0 ? _mm256_xor_ps(q->sign, F(-0.0f)) : q->sign;
+        rope_store(sin + g * ld, _mm256_xor_ps(v, sign), m);
+        rope_store(cos + g * ld, dn_avx2_flush(trig_cos_fast(a, &p, rev)), m);
+    }
+}
+
+DN_INTERLEAVED static void rope_table_avx2(const int32_t *pos, size_t npos, const float *w,
+                                           size_t npairs, float *cos, float *sin)
+{
+    float rev[REV_FLOATS] __attribute__((aligned(32)));
+    trig_rev(rev);
+    unsigned csr = enter();
+    for (size_t i = 0; i < npairs; i += 8) {
+        const size_t m = npairs - i < 8 ? npairs - i : 8;
+        const vrope_pairs q = rope_pairs(w + i, m);
+        size_t k = 0;
+        for (; k + 4 <= npos; k += 4)
+            rope_rows(&q, pos + k, 4, rev, cos + k * npairs + i, sin + k * npairs + i, npairs, m);
+        for (; k < npos; k++)
+            rope_rows(&q, pos + k, 1, rev, cos + k * npairs + i, sin + k * npairs + i, npairs, m);
     }
     leave(csr);
 }
