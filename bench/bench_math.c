@@ -280,6 +280,7 @@ static void trig_ratios(void)
     ratio("avx2 cos_v 2^20", "sleef Sleef_cosf8_u10 2^20");
     ratio("avx2 sincos_v 2^20", "sleef Sleef_sincosf8_u10 2^20");
     ratio("avx2 rope_table", "scalar rope_table");
+    ratio("avx512 rope_table", "avx2 rope_table");
     static const char *const fs[] = {"sin", "cos", "sincos"};
     for (int big = 0; big < 2; big++)
         for (int f = 0; f < 3; f++) {

@@ -39,7 +39,7 @@ typedef struct dn_math_kernels {
     dn_unary_kernel sin_v, cos_v;
     void (*sincos_v)(const float *x, float *s, float *c, size_t n);
     /* dn_rope_table's arguments, validated: cos[k npairs + i], sin[...] of
-       pos[k] * w[i] (cos and sin do not overlap) */
+       pos[k] * w[i] (cos and sin overlap neither each other nor the inputs) */
     void (*rope_table)(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
                        float *sin);
 } dn_math_kernels;
@@ -75,6 +75,10 @@ float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
    = dn_trig_invpi[b - 64]: |w| 32/pi mod 64 in 96-bit fixed point, k[0] the
    low word. The RoPE table's reduction of pos w is pos K mod 2^96. */
 void dn_math_rope_window(float aw, uint32_t k[3]);
+/* One pair's side of the RoPE table's reduction as the kernels take it: w
+   flushed, its magnitude *aw and sign bit *sign, and K (dn_math_rope_window,
+   0 where |w| < 2^-63: every product with such a w is below 2^-5). */
+void dn_math_rope_pair(float w, float *aw, float *sign, uint32_t k[3]);
 void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
                        float *sin);
 

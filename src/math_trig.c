@@ -175,6 +175,15 @@ void dn_math_rope_window(float aw, uint32_t k[3])
     k[2] = (uint32_t)(((c >> 32) + (p1 >> 32) + p0) & m32);
 }
 
+void dn_math_rope_pair(float w, float *aw, float *sign, uint32_t k[3])
+{
+    uint32_t u = dn_bits(dn_flush(w));
+    *sign = dn_from_bits(u & DN_SIGN_BIT);
+    *aw = dn_from_bits(u & ~DN_SIGN_BIT);
+    k[0] = k[1] = k[2] = 0;
+    if ((u & ~DN_SIGN_BIT) >= 64u << 23) dn_math_rope_window(*aw, k);
+}
+
 /* |pos * w| for |pos| <= 2^24 and finite w, reduced: for a product below
    2^-5 the exact product as hi + lo (Dekker, mul_err) with j = 0; otherwise
    t = |pos| * |w| * 32/pi mod 64 in 96-bit fixed point, exactly: K = M * V

@@ -686,4 +686,5 @@ const dn_math_kernels dn_math_avx512 = {
     .sin_v = sin_v_avx512,
     .cos_v = cos_v_avx512,
     .sincos_v = sincos_v_avx512,
+    .rope_table = rope_table_avx512,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * math_trig_avx2.h: the AVX2 kernels of sin, cos and sincos, bit for bit
- * dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v (src/math_trig.c). Included
+ * math_trig_avx2.h: the AVX2 kernels of sin, cos, sincos and the RoPE table,
+ * bit for bit dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v /
+ * dn_ref_rope_table (src/math_trig.c). Included
  * once, by math_avx2.c, after its vector helpers and before its table:
  * the trigonometry is its own file only to keep each file readable. The
  * array loops take four vectors an iteration in two stages (the
@@ -468,10 +469,8 @@ static vrope_pairs rope_pairs(const float *w, size_t m)
     float aw[8] = {0}, sign[8] = {0};
     uint32_t k[3][8] = {{0}};
     for (size_t i = 0; i < m; i++) {
-        uint32_t u = dn_bits(dn_flush(w[i])), K[3] = {0, 0, 0};
-        sign[i] = dn_from_bits(u & DN_SIGN_BIT);
-        aw[i] = dn_from_bits(u & ~DN_SIGN_BIT);
-        if ((u & ~DN_SIGN_BIT) >= 64u << 23) dn_math_rope_window(aw[i], K);
+        uint32_t K[3];
+        dn_math_rope_pair(w[i], &aw[i], &sign[i], K);
         for (int t = 0; t < 3; t++) k[t][i] = K[t];
     }
     vrope_pairs q = {

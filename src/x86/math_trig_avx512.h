@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * math_trig_avx512.h: the AVX-512 kernels of sin, cos and sincos, bit for
- * bit dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v (src/math_trig.c): the
+ * math_trig_avx512.h: the AVX-512 kernels of sin, cos, sincos and the RoPE
+ * table, bit for bit dn_ref_sin_v / dn_ref_cos_v / dn_ref_sincos_v /
+ * dn_ref_rope_table (src/math_trig.c): the
  * steps of the AVX2 kernels (math_trig_avx2.h) in sixteen lanes, under the
  * rules of math_avx512.c (MXCSR = DAZ, nothing fused, every stored result
  * flushed and its NaN canonical). Included once, by math_avx512.c, after
@@ -95,11 +96,11 @@ INLINE VI trig_window_product(VI top, VI m, VI w1, VI w2)
     return _mm512_add_epi64(_mm512_add_epi64(top, _mm512_mul_epu32(m, w1)), p2);
 }
 
-/* g = F + 2^57 mod 2^64 lane by lane, as its high word H (j:6 A:24 B_hi:2)
-   and low word L (B_lo:22 Cc:10). The 2^57 is 2^25 in the top word. */
-INLINE void trig_g(VI ua, VI w0, VI w1, VI w2, VI *H, VI *L)
+/* g = F + 2^57 mod 2^64 lane by lane (m the significand M), as its high
+   word H (j:6 A:24 B_hi:2) and low word L (B_lo:22 Cc:10). The 2^57 is
+   2^25 in the top word. */
+INLINE void trig_g(VI m, VI w0, VI w1, VI w2, VI *H, VI *L)
 {
-    VI m = and_or(ua, DN_FRAC_BITS, 0x800000u); /* M, the significand */
     VI P0 = _mm512_add_epi32(_mm512_mullo_epi32(m, w0), I(1u << 25));
     VI ge = trig_window_product(_mm512_slli_epi64(P0, 32), m, w1, w2);
     VI go = trig_window_product(_mm512_maskz_mov_epi32(0xAAAA, P0), _mm512_srli_epi64(m, 32),
@@ -108,13 +109,14 @@ INLINE void trig_g(VI ua, VI w0, VI w1, VI w2, VI *H, VI *L)
     *L = _mm512_mask_shuffle_epi32(ge, 0xAAAA, go, _MM_PERM_CCAA);
 }
 
-/* math_trig.c's trig_reduce() of a = |x| from its window, for 2^-5 <=
-   |x| < 2^24 and the lanes of other finite values at or above 2^-5 (the
-   lanes below are trig_small's, inf and NaN are replaced later). */
-INLINE vtrig_arg trig_reduce(V a, VI w0, VI w1, VI w2)
+/* math_trig.c's trig_reduce() from F = M w (sig the significand M, w0:w1:w2
+   the window; the RoPE table passes |pos| and its K reversed), for 2^-5
+   <= |x| < 2^24 and the lanes of other finite values at or above 2^-5
+   (the lanes below are trig_small's, inf and NaN are replaced later). */
+INLINE vtrig_arg trig_from_product(VI sig, VI w0, VI w1, VI w2)
 {
     VI H, L;
-    trig_g(AS_I(a), w0, w1, w2, &H, &L);
+    trig_g(sig, w0, w1, w2, &H, &L);
     VI A = _mm512_and_si512(_mm512_srli_epi32(H, 2), I(0xFFFFFF));
     VI B = _mm512_ternarylogic_epi32(_mm512_slli_epi32(H, 22), _mm512_srli_epi32(L, 10),
                                      I(0xFFFFFF), 0xA8); /* (a | b) & c */
@@ -134,6 +136,12 @@ INLINE vtrig_arg trig_reduce(V a, VI w0, VI w1, VI w2)
     r.lo = ADD(SUB(m, h), ADD(MUL(s_hi, F(T.pi32_lo)), MUL(t_lo, F(T.pi32))));
     r.j = _mm512_srli_epi32(H, 26);
     return r;
+}
+
+/* trig_from_product of a's significand M and its window */
+INLINE vtrig_arg trig_reduce(V a, VI w0, VI w1, VI w2)
+{
+    return trig_from_product(and_or(AS_I(a), DN_FRAC_BITS, 0x800000u), w0, w1, w2);
 }
 
 /* trig_small() in the lanes below 2^-5: j = 0, r = a. */
@@ -343,6 +351,78 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
     }
     for (; i + 16 <= n; i += 16) sincos16(x + i, s + i, c + i, (M)0xFFFF);
     if (i < n) sincos16(x + i, s + i, c + i, (M)((1u << (n - i)) - 1u));
+    leave(csr);
+}
+
+/* ---- the RoPE table ---------------------------------------------------------
+
+   math_trig_avx2.h's rope_table_avx2 in sixteen lanes: the pairs' side of
+   the reduction once per block (dn_math_rope_pair), then per position the
+   small products' Dekker hi + lo and the others' F = |pos| K
+   (trig_from_product with K's words reversed), both of the reference's
+   cases in every lane and a mask move, then trig_eval at j and j + 16.
+   trig_eval negates a value computed at j mod 32, which is the
+   reference's wherever it is not zero; a zero result is +0 in the
+   reference (math_trig_avx2.h, trig_idx: trig_sum's low part is never
+   -0), so each zero is made +0 before the pair's sign goes in. */
+typedef struct {
+    V aw, sign;    /* |w| (flushed), w's sign bit */
+    VI k0, k1, k2; /* dn_math_rope_pair's K */
+} vrope_pairs;
+
+static vrope_pairs rope_pairs(const float *w, size_t m)
+{
+    float aw[16] = {0}, sign[16] = {0};
+    uint32_t k[3][16] = {{0}};
+    for (size_t i = 0; i < m; i++) {
+        uint32_t K[3];
+        dn_math_rope_pair(w[i], &aw[i], &sign[i], K);
+        for (int t = 0; t < 3; t++) k[t][i] = K[t];
+    }
+    vrope_pairs q = {_mm512_loadu_ps(aw), _mm512_loadu_ps(sign), _mm512_loadu_si512(k[0]),
+                     _mm512_loadu_si512(k[1]), _mm512_loadu_si512(k[2])};
+    return q;
+}
+
+/* the reference's value of trig_eval at index i (0..79): zeros made +0 */
+INLINE V rope_eval(vtrig_arg a, VI i)
+{
+    V v = trig_eval(a, i, _mm512_slli_epi32(i, 26));
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_UQ), v);
+}
+
+/* cos and sin of position pos times the pairs q (m of them), stored */
+INLINE void rope_row(const vrope_pairs *q, int32_t pos, float *cos, float *sin, M m)
+{
+    uint32_t P = pos < 0 ? 0u - (uint32_t)pos : (uint32_t)pos;
+    V p = F((float)P);
+    V a_hi = MUL(p, q->aw);
+    V a_lo = mul_err(p, q->aw, a_hi);
+    V h = hi12(a_hi);
+    VI ua = AS_I(a_hi);
+    M near = _mm512_cmplt_epu32_mask(ua, I(0x3D000000)); /* below 2^-5: j = 0 */
+    M exact = _mm512_mask_cmplt_epu32_mask(eq(a_lo, _mm512_setzero_ps()), ua, I(0x39800000));
+    vtrig_arg a = trig_from_product(I(P), q->k2, q->k1, q->k0);
+    a.hi = put(a.hi, near, h);
+    a.lo = put(a.lo, near, ADD(SUB(a_hi, h), a_lo));
+    a.j = _mm512_mask_mov_epi32(a.j, near, _mm512_setzero_si512());
+    V s = put(rope_eval(a, a.j), exact, a_hi); /* the sine of a small exact product */
+    V sign = pos < 0 ? neg(q->sign) : q->sign;
+    _mm512_mask_storeu_ps(sin, m, _mm512_xor_ps(flush(s), sign));
+    _mm512_mask_storeu_ps(cos, m, flush(rope_eval(a, _mm512_add_epi32(a.j, I(16)))));
+}
+
+DN_INTERLEAVED static void rope_table_avx512(const int32_t *pos, size_t npos, const float *w,
+                                             size_t npairs, float *cos, float *sin)
+{
+    unsigned csr = dn_avx2_enter();
+    for (size_t i = 0; i < npairs; i += 16) {
+        const size_t m = npairs - i < 16 ? npairs - i : 16;
+        const vrope_pairs q = rope_pairs(w + i, m);
+        const M mask = (M)((1u << m) - 1u);
+        for (size_t k = 0; k < npos; k++)
+            rope_row(&q, pos[k], cos + k * npairs + i, sin + k * npairs + i, mask);
+    }
     leave(csr);
 }
 
