@@ -508,7 +508,7 @@ static inline void rope_store(float *y, V v, size_t m)
 /* The entries of positions pos[0..G) (G = 4 or 1) for the pairs q (m of
    them), rows ld floats apart, in two stages as staged_groups': the G
    reductions, then the G evaluations (against one position at a time in
-   one piece: 0.88x the time). Both values flushed as the reference's adds
+   one piece: 0.90x the time). Both values flushed as the reference's adds
    leave them. */
 static inline __attribute__((always_inline)) void rope_rows(const vrope_pairs *q,
                                                             const int32_t *pos, int G,
