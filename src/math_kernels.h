@@ -68,8 +68,9 @@ void dn_ref_rms_gated(const float *x, const float *gate, const float *w, float e
 void dn_ref_sin_v(const float *x, float *y, size_t n);
 void dn_ref_cos_v(const float *x, float *y, size_t n);
 void dn_ref_sincos_v(const float *x, float *s, float *c, size_t n);
-/* RoPE: one inverse frequency; the cos/sin table (one code path on every
-   ISA, so identical everywhere; no kernel table entry) */
+/* RoPE: one inverse frequency (one code path on every ISA); the pieces of
+   the cos/sin table's reduction the reference and the kernels share; the
+   table's reference (the rope_table slot) */
 float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
 /* K = M V mod 2^96 for |w| = M 2^(b - 150) (aw = |w|, normal, b >= 64) and V
    = dn_trig_invpi[b - 64]: |w| 32/pi mod 64 in 96-bit fixed point, k[0] the
