@@ -76,10 +76,14 @@ float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
    = dn_trig_invpi[b - 64]: |w| 32/pi mod 64 in 96-bit fixed point, k[0] the
    low word. The RoPE table's reduction of pos w is pos K mod 2^96. */
 void dn_math_rope_window(float aw, uint32_t k[3]);
-/* One pair's side of the RoPE table's reduction as the kernels take it: w
-   flushed, its magnitude *aw and sign bit *sign, and K (dn_math_rope_window,
-   0 where |w| < 2^-63: every product with such a w is below 2^-5). */
-void dn_math_rope_pair(float w, float *aw, float *sign, uint32_t k[3]);
+/* The pairs' side of the RoPE table's reduction as a kernel of `lanes`
+   lanes loads it, for the m <= lanes frequencies w[0..m): lane i holds w[i]
+   flushed as its magnitude aw[i] and sign bit sign[i], and K's words in
+   k[i], k[lanes + i], k[2 lanes + i] (dn_math_rope_window, low word first;
+   0 where |w| < 2^-63: every product with such a w is below 2^-5); lanes
+   from m on hold +0 and K = 0. */
+void dn_math_rope_pairs(const float *w, size_t m, size_t lanes, float *aw, float *sign,
+                        uint32_t *k);
 void dn_ref_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs, float *cos,
                        float *sin);
 

@@ -175,13 +175,15 @@ void dn_math_rope_window(float aw, uint32_t k[3])
     k[2] = (uint32_t)(((c >> 32) + (p1 >> 32) + p0) & m32);
 }
 
-void dn_math_rope_pair(float w, float *aw, float *sign, uint32_t k[3])
+void dn_math_rope_pairs(const float *w, size_t m, size_t lanes, float *aw, float *sign, uint32_t *k)
 {
-    uint32_t u = dn_bits(dn_flush(w));
-    *sign = dn_from_bits(u & DN_SIGN_BIT);
-    *aw = dn_from_bits(u & ~DN_SIGN_BIT);
-    k[0] = k[1] = k[2] = 0;
-    if ((u & ~DN_SIGN_BIT) >= 64u << 23) dn_math_rope_window(*aw, k);
+    for (size_t i = 0; i < lanes; i++) {
+        uint32_t u = i < m ? dn_bits(dn_flush(w[i])) : 0u, K[3] = {0, 0, 0};
+        sign[i] = dn_from_bits(u & DN_SIGN_BIT);
+        aw[i] = dn_from_bits(u & ~DN_SIGN_BIT);
+        if ((u & ~DN_SIGN_BIT) >= 64u << 23) dn_math_rope_window(aw[i], K);
+        for (size_t t = 0; t < 3; t++) k[t * lanes + i] = K[t];
+    }
 }
 
 /* |pos * w| for |pos| <= 2^24 and finite w, reduced: for a product below

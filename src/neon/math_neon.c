@@ -767,4 +767,5 @@ const dn_math_kernels dn_math_neon = {
     .sin_v = sin_v_neon,
     .cos_v = cos_v_neon,
     .sincos_v = sincos_v_neon,
+    .rope_table = rope_table_neon,
 };

@@ -461,21 +461,18 @@ DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, siz
    reference's for every position and frequency. */
 typedef struct {
     V aw, sign;    /* |w| (flushed), w's sign bit */
-    VI k0, k1, k2; /* dn_math_rope_window(|w|), 0 below 2^-63 (such |w| are always small) */
+    VI k0, k1, k2; /* dn_math_rope_pairs' K: 0 below 2^-63 (such |w| are always small) */
 } vrope_pairs;
 
 static vrope_pairs rope_pairs(const float *w, size_t m)
 {
-    float aw[8] = {0}, sign[8] = {0};
-    uint32_t k[3][8] = {{0}};
-    for (size_t i = 0; i < m; i++) {
-        uint32_t K[3];
-        dn_math_rope_pair(w[i], &aw[i], &sign[i], K);
-        for (int t = 0; t < 3; t++) k[t][i] = K[t];
-    }
-    vrope_pairs q = {
-        _mm256_loadu_ps(aw), _mm256_loadu_ps(sign), _mm256_loadu_si256((const __m256i *)k[0]),
-        _mm256_loadu_si256((const __m256i *)k[1]), _mm256_loadu_si256((const __m256i *)k[2])};
+    float aw[8], sign[8];
+    uint32_t k[24];
+    dn_math_rope_pairs(w, m, 8, aw, sign, k);
+    vrope_pairs q = {_mm256_loadu_ps(aw), _mm256_loadu_ps(sign),
+                     _mm256_loadu_si256((const __m256i *)k),
+                     _mm256_loadu_si256((const __m256i *)(k + 8)),
+                     _mm256_loadu_si256((const __m256i *)(k + 16))};
     return q;
 }
 

@@ -357,7 +357,7 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
 /* ---- the RoPE table ---------------------------------------------------------
 
    math_trig_avx2.h's rope_table_avx2 in sixteen lanes: the pairs' side of
-   the reduction once per block (dn_math_rope_pair), then per position the
+   the reduction once per block (dn_math_rope_pairs), then per position the
    small products' Dekker hi + lo and the others' F = |pos| K
    (trig_from_product with K's words reversed), both of the reference's
    cases in every lane and a mask move, then trig_eval at j and j + 16.
@@ -367,20 +367,16 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
    -0), so each zero is made +0 before the pair's sign goes in. */
 typedef struct {
     V aw, sign;    /* |w| (flushed), w's sign bit */
-    VI k0, k1, k2; /* dn_math_rope_pair's K */
+    VI k0, k1, k2; /* dn_math_rope_pairs' K */
 } vrope_pairs;
 
 static vrope_pairs rope_pairs(const float *w, size_t m)
 {
-    float aw[16] = {0}, sign[16] = {0};
-    uint32_t k[3][16] = {{0}};
-    for (size_t i = 0; i < m; i++) {
-        uint32_t K[3];
-        dn_math_rope_pair(w[i], &aw[i], &sign[i], K);
-        for (int t = 0; t < 3; t++) k[t][i] = K[t];
-    }
-    vrope_pairs q = {_mm512_loadu_ps(aw), _mm512_loadu_ps(sign), _mm512_loadu_si512(k[0]),
-                     _mm512_loadu_si512(k[1]), _mm512_loadu_si512(k[2])};
+    float aw[16], sign[16];
+    uint32_t k[48];
+    dn_math_rope_pairs(w, m, 16, aw, sign, k);
+    vrope_pairs q = {_mm512_loadu_ps(aw), _mm512_loadu_ps(sign), _mm512_loadu_si512(k),
+                     _mm512_loadu_si512(k + 16), _mm512_loadu_si512(k + 32)};
     return q;
 }
 
