@@ -9,6 +9,7 @@
  * (ours / peer: below 1 is faster).
  *
  *   ./bench/decodenum-bench-math [--quick] [--cpu] [--min]
+ *   ./bench/decodenum-bench-math --short      (arrays of 7 to 100 floats)
  *
  * Cases are sampled round-robin (one sample of every case, then the next),
  * so load from other processes falls on all of them alike; the figure is
@@ -398,10 +399,52 @@ static void add_cases(void)
 #endif
 }
 
+/* --short: ns a call of the loops whose fast paths take several vectors at
+   once, on arrays of 7 to 100 floats (the tails after the last whole group:
+   docs/math.md, "Short arrays"), every ISA, the fastest of 15 samples of
+   20000 calls; sincos_v writes its cosines to a second buffer. */
+static void short_arrays(void)
+{
+    static const char *const names[] = {"sin_v",  "cos_v",       "sincos_v", "tanh_v",
+                                        "gelu_v", "gelu_tanh_v", "silu_v",   "sigmoid_v"};
+    static const size_t lens[] = {7, 16, 63, 64, 100};
+    static float c_out[128];
+    printf("short arrays: ns a call (fastest of 15 samples of 20000 calls)\n  %-20s", "");
+    for (size_t l = 0; l < 5; l++) printf(" n=%-6zu", lens[l]);
+    printf("\n");
+    for (int isa = DN_ISA_SCALAR + 1; isa < DN_ISA_COUNT; isa++) {
+        const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
+        if (!registered) continue;
+        const dn_math_kernels *t = registered->math;
+        dn_unary_kernel ks[8] = {t->sin_v,  t->cos_v,       NULL,      t->tanh_v,
+                                 t->gelu_v, t->gelu_tanh_v, t->silu_v, t->sigmoid_v};
+        for (int f = 0; f < 8; f++) {
+            printf("  %-7s %-12s", dn_isa_name((dn_isa)isa), names[f]);
+            for (size_t l = 0; l < 5; l++) {
+                double best = 1e30;
+                for (int s = 0; s < 15; s++) {
+                    double t0 = now();
+                    for (int r = 0; r < 20000; r++) {
+                        if (ks[f])
+                            ks[f](xact, yout, lens[l]);
+                        else
+                            t->sincos_v(xact, yout, c_out, lens[l]);
+                    }
+                    double dt = (now() - t0) / 20000 * 1e9;
+                    best = dt < best ? dt : best;
+                }
+                printf(" %8.1f", best);
+            }
+            printf("\n");
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0;
+    int quick = 0, short_only = 0;
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--short") == 0) short_only = 1;
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--cpu") == 0) clock_used = CLOCK_THREAD_CPUTIME_ID;
         if (strcmp(argv[i], "--min") == 0) use_min = 1;
@@ -414,6 +457,10 @@ int main(int argc, char **argv)
         xpos[i] = ldexpf(1.0f + (float)rand() / (float)RAND_MAX, rand() % 40 - 20); /* ln */
         xact[i] = -8.0f + 16.0f * (float)rand() / (float)RAND_MAX; /* tanh, the GELUs */
         xsmall[i] = xact[i] / 16.0f;
+    }
+    if (short_only) {
+        short_arrays();
+        return 0;
     }
     const double ghz = bench_clock_ghz(0.05);
     printf("decodenum-bench-math: ns per element over %d floats, %s of %d samples;\n"

@@ -101,6 +101,15 @@ static inline V tail_load(const float *x, size_t m)
     memcpy(buf, x, m * sizeof(float));
     return _mm256_loadu_ps(buf);
 }
+/* tail_load with the lanes past m holding x[0] in place of zeros: a range
+   test then sees only the array's own lanes (math_groups_avx2.h) */
+static inline V tail_load_rep(const float *x, size_t m)
+{
+    float buf[8];
+    for (int k = 0; k < 8; k++) buf[k] = x[0];
+    memcpy(buf, x, m * sizeof(float));
+    return _mm256_loadu_ps(buf);
+}
 static inline void tail_store(float *y, V r, size_t m)
 {
     float buf[8];

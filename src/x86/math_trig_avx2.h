@@ -411,38 +411,43 @@ static inline __attribute__((always_inline)) void sincos_finish(V x, vstage t, f
     _mm256_storeu_ps(c, trig_cos_fast(a, &p, rev));
 }
 
-/* As staged_groups with four vectors, with two outputs. */
-DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
+/* One group of sincos_v_avx2, staged_group's with two outputs: src[0 ..
+   32) to s and c (what is left after the last group, padded by group_pad) */
+static inline __attribute__((always_inline)) void sincos_group(const float *src, float *s, float *c,
+                                                               const float *rev, float st[3][64])
 {
     enum { G = 4 };
+    V v[G];
+#pragma GCC unroll 8
+    for (int k = 0; k < G; k++) v[k] = _mm256_loadu_ps(src + 8 * k);
+    if (group_off(v, G, (range_test){.off = trig_off})) {
+        for (int k = 0; k < G; k++) sincos8_slow(src + 8 * k, s + 8 * k, c + 8 * k);
+        return;
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < G; k++) stage_put(st, k, trig_first(v[k]));
+    __asm__ volatile("" : : : "memory"); /* the stage boundary, as staged_groups' */
+#pragma GCC unroll 8
+    for (int k = 0; k < G; k++)
+        sincos_finish(_mm256_loadu_ps(src + 8 * k), stage_get(st, k), s + 8 * k, c + 8 * k, rev);
+}
+
+DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
+{
     float rev[REV_FLOATS] __attribute__((aligned(32)));
     float st[3][64] __attribute__((aligned(32)));
     trig_rev(rev);
     unsigned csr = enter();
     size_t i = 0;
-    for (; i + 8 * G <= n; i += 8 * G) {
-        V v[G];
-#pragma GCC unroll 8
-        for (int k = 0; k < G; k++) v[k] = _mm256_loadu_ps(x + i + 8 * k);
-        if (group_off(v, G, (range_test){.off = trig_off})) {
-            for (int k = 0; k < G; k++) sincos8_slow(x + i + 8 * k, s + i + 8 * k, c + i + 8 * k);
-            continue;
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < G; k++) stage_put(st, k, trig_first(v[k]));
-        __asm__ volatile("" : : : "memory"); /* the stage boundary, as staged_groups' */
-#pragma GCC unroll 8
-        for (int k = 0; k < G; k++)
-            sincos_finish(_mm256_loadu_ps(x + i + 8 * k), stage_get(st, k), s + i + 8 * k,
-                          c + i + 8 * k, rev);
-    }
-    for (; i < n; i += 8) {
-        size_t m = n - i < 8 ? n - i : 8;
-        float bx[8] = {0}, bs[8], bc[8];
-        memcpy(bx, x + i, m * sizeof(float));
-        sincos8(bx, bs, bc);
-        memcpy(s + i, bs, m * sizeof(float));
-        memcpy(c + i, bc, m * sizeof(float));
+    for (; i + 32 <= n; i += 32) sincos_group(x + i, s + i, c + i, rev, st);
+    if (i < n) {
+        float bx[32], bs[32], bc[32];
+        if (n - i > 8)
+            sincos_group(group_pad(bx, x + i, n - i, 32), bs, bc, rev, st);
+        else
+            sincos8(group_pad(bx, x + i, n - i, 8), bs, bc);
+        memcpy(s + i, bs, (n - i) * sizeof(float));
+        memcpy(c + i, bc, (n - i) * sizeof(float));
     }
     leave(csr);
 }
