@@ -425,7 +425,21 @@ static int check_trig(dn_isa isa, const dn_math_kernels *k, const dn_check_plan 
    (128 dimensions) and finite bit patterns of every exponent (zeros,
    denormals, negative values among them) at positions 0..300, their
    negations, the ends +-2^24 and random ones in between; every pair count
-   from 1 to 17 (each tail of eight lanes) and 64 and 203 pairs. */
+   from 1 to 17 (each tail of eight lanes) and 64 and 203 pairs; 125 to
+   1023 positions (every remainder mod 4) and one and two; every seventh
+   w one whose window product carries (rope_window_carries). */
+/* Whether K = M V mod 2^96 of |w| = u's (dn_math_rope_window) carries
+   into its top word: (M v2 >> 32) + (M v1 mod 2^32) >= 2^32, about one w
+   in 256, which the kernels' 32-bit words must add in */
+static int rope_window_carries(uint32_t u)
+{
+    uint32_t b = (u >> 23) & 0xFFu;
+    if (b < 64 || b == 255) return 0;
+    uint64_t M = (u & 0x7FFFFFu) | 0x800000u;
+    const uint32_t *v = dn_trig_invpi[b - 64];
+    return ((((M * v[2]) >> 32) + ((M * v[1]) & 0xFFFFFFFFu)) >> 32) != 0;
+}
+
 static void rope_inputs(dn_rng *rng, int32_t *pos, size_t npos, float *w, size_t npairs)
 {
     for (size_t k = 0; k < npos; k++) {
@@ -440,7 +454,9 @@ static void rope_inputs(dn_rng *rng, int32_t *pos, size_t npos, float *w, size_t
         uint32_t u = (uint32_t)dn_rng_next(rng);
         if ((u & 0x7F800000u) == 0x7F800000u) u ^= 0x40000000u;                 /* finite */
         if (i % 5 == 1) u = (u & 0x807FFFFFu) | (uint32_t)(104 + i % 40) << 23; /* 2^-23 .. 2^16 */
-        if (i % 13 == 2) u &= 0x807FFFFFu; /* denormal or zero */
+        if (i % 13 == 2) u &= 0x807FFFFFu;            /* denormal or zero */
+        while (i % 7 == 3 && !rope_window_carries(u)) /* 2^-23 .. 2^23, K's carry */
+            u = ((uint32_t)dn_rng_next(rng) & 0x807FFFFFu) | (104u + (u >> 8) % 47u) << 23;
         memcpy(&w[i], &u, 4);
         if (npairs >= 64 && i < 128) /* theta 10^4, then 10^6, 64 pairs each */
             w[i] = dn_math_rope_freq(dn_ln(i < 64 ? 1e4f : 1e6f), i % 64, 128, 1.0f);
@@ -461,12 +477,16 @@ static int check_rope_table(dn_isa isa, const dn_math_kernels *k, const dn_check
     } else {
         float *c_ref = out, *s_ref = c_ref + NPOS * MAXP, *c_k = s_ref + NPOS * MAXP,
               *s_k = c_k + NPOS * MAXP;
-        for (size_t t = 0; t < 19; t++) {
-            const size_t npairs = t < 17 ? t + 1 : t == 17 ? 64 : MAXP;
-            const size_t npos = t < 17 ? 128 : NPOS;
-            rope_inputs(&rng, pos, npos, w, npairs);
-            dn_math_scalar.rope_table(pos, npos, w, npairs, c_ref, s_ref);
-            k->rope_table(pos, npos, w, npairs, c_k, s_k);
+        /* position counts with every remainder mod 4, and one and two
+           positions (a decode step's table) of random positions */
+        static const size_t big[4][2] = {{64, 1023}, {MAXP, 1022}, {MAXP, 1}, {64, 2}};
+        for (size_t t = 0; t < 21; t++) {
+            const size_t npairs = t < 17 ? t + 1 : big[t - 17][0];
+            const size_t npos = t < 17 ? 128 - t % 4 : big[t - 17][1];
+            const int32_t *p = npos < 4 ? pos + 600 : pos;
+            rope_inputs(&rng, pos, NPOS, w, npairs);
+            dn_math_scalar.rope_table(p, npos, w, npairs, c_ref, s_ref);
+            k->rope_table(p, npos, w, npairs, c_k, s_k);
             compare(&res, c_ref, c_k, npos * npairs, NULL, "rope_table cos");
             compare(&res, s_ref, s_k, npos * npairs, NULL, "rope_table sin");
         }

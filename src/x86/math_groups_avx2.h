@@ -61,8 +61,9 @@ static inline __attribute__((always_inline)) int group_off(const V *v, int group
    pad (64 floats): the lanes past m hold x[0], so the range test sees only
    the array's own lanes, and the group's vectors run side by side where a
    vector at a time each waited on its own chain (silu_v of 63 elements took
-   5.8x the time of 64, sin_v 1.9x). The loops below take up to eight last
-   elements as one vector, padded the same way (tail_load_rep). */
+   5.6x the time of 64, sin_v 2.0x; now 1.4x and 1.1x: docs/math.md, "Short
+   arrays"). The loops below take up to eight last elements as one vector,
+   padded the same way (tail_load_rep). */
 static inline float *group_pad(float *pad, const float *x, size_t m, size_t step)
 {
     for (size_t k = m; k < step; k++) pad[k] = x[0];

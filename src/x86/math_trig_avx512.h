@@ -332,6 +332,22 @@ INLINE void sincos16_fast(V x, float *s, float *c)
     _mm512_storeu_ps(c, trig_cos_val(a));
 }
 
+/* A vector after the last pair, m lanes: the fast path unless one of
+   those lanes is rare (the lanes past them hold x[0], as unary_groups'
+   tails: math_act_avx512.h) */
+INLINE void sincos16_tail(const float *x, float *s, float *c, M m)
+{
+    V a = _mm512_mask_mov_ps(_mm512_set1_ps(x[0]), m, _mm512_maskz_loadu_ps(m, x));
+    if (trig_off(a)) {
+        sincos16(x, s, c, m);
+        return;
+    }
+    vtrig_arg r = trig_reduce_fast(a);
+    V vs = trig_sin_val(r, a), vc = trig_cos_val(r);
+    _mm512_mask_storeu_ps(s, m, vs);
+    _mm512_mask_storeu_ps(c, m, vc);
+}
+
 /* As unary_groups with two vectors, with two outputs; every vector is
    loaded before its results are stored, so s or c may be x. (Four vectors
    an iteration gained nothing here: 1.05-1.09 of two's time.) */
@@ -349,8 +365,8 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
             sincos16_fast(b, s + i + 16, c + i + 16);
         }
     }
-    for (; i + 16 <= n; i += 16) sincos16(x + i, s + i, c + i, (M)0xFFFF);
-    if (i < n) sincos16(x + i, s + i, c + i, (M)((1u << (n - i)) - 1u));
+    for (; i < n; i += 16)
+        sincos16_tail(x + i, s + i, c + i, n - i < 16 ? (M)((1u << (n - i)) - 1u) : (M)0xFFFF);
     leave(csr);
 }
 
@@ -364,19 +380,45 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
    trig_eval negates a value computed at j mod 32, which is the
    reference's wherever it is not zero; a zero result is +0 in the
    reference (math_trig_avx2.h, trig_idx: trig_sum's low part is never
-   -0), so each zero is made +0 before the pair's sign goes in. */
+   -0), so each zero is made +0 before the pair's sign goes in. Four blocks
+   of pairs a position where there are 64 (their four rows independent, for
+   the scheduler to interleave): one position of 64 pairs 0.82x the time of
+   a block at a time, level on tables of many positions. */
 typedef struct {
     V aw, sign;    /* |w| (flushed), w's sign bit */
     VI k0, k1, k2; /* dn_math_rope_pairs' K */
 } vrope_pairs;
 
+/* The high words of the sixteen 32 x 32-bit products a b */
+INLINE VI mulhi_epu32(VI a, VI b)
+{
+    VI even = _mm512_srli_epi64(_mm512_mul_epu32(a, b), 32);
+    VI odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32));
+    return _mm512_mask_blend_epi32(0xAAAA, even, odd);
+}
+
+/* math_trig_avx2.h's rope_pairs in sixteen lanes: K = M V mod 2^96 as
+   dn_math_rope_window forms it, V gathered (K = 0 where b < 64) */
 static vrope_pairs rope_pairs(const float *w, size_t m)
 {
-    float aw[16], sign[16];
-    uint32_t k[48];
-    dn_math_rope_pairs(w, m, 16, aw, sign, k);
-    vrope_pairs q = {_mm512_loadu_ps(aw), _mm512_loadu_ps(sign), _mm512_loadu_si512(k),
-                     _mm512_loadu_si512(k + 16), _mm512_loadu_si512(k + 32)};
+    const M in = (M)((1u << m) - 1u);
+    VI u = AS_I(flush(_mm512_maskz_loadu_ps(in, w)));
+    VI ua = _mm512_and_si512(u, I(0x7FFFFFFF));
+    VI idx = _mm512_sub_epi32(_mm512_srli_epi32(ua, 23), I(64));
+    M live = _mm512_cmpgt_epi32_mask(idx, I(-1));
+    VI i3 = _mm512_add_epi32(idx, _mm512_add_epi32(idx, idx));
+    const int *tab = (const int *)&dn_trig_invpi[0][0];
+    VI z = _mm512_setzero_si512();
+    VI w0 = _mm512_mask_i32gather_epi32(z, live, i3, tab, 4);
+    VI w1 = _mm512_mask_i32gather_epi32(z, live, i3, tab + 1, 4);
+    VI w2 = _mm512_mask_i32gather_epi32(z, live, i3, tab + 2, 4);
+    VI Mv = _mm512_or_si512(_mm512_and_si512(ua, I(DN_FRAC_BITS)), I(0x800000));
+    VI h2 = mulhi_epu32(Mv, w2);
+    VI k1 = _mm512_add_epi32(h2, _mm512_mullo_epi32(Mv, w1));
+    VI k2 = _mm512_add_epi32(mulhi_epu32(Mv, w1), _mm512_mullo_epi32(Mv, w0));
+    k2 = _mm512_mask_add_epi32(k2, _mm512_cmplt_epu32_mask(k1, h2), k2, I(1)); /* the carry */
+    vrope_pairs q = {AS_F(ua), AS_F(_mm512_and_si512(u, I(DN_SIGN_BIT))),
+                     _mm512_mullo_epi32(Mv, w2), k1, k2};
     return q;
 }
 
@@ -412,7 +454,17 @@ DN_INTERLEAVED static void rope_table_avx512(const int32_t *pos, size_t npos, co
                                              size_t npairs, float *cos, float *sin)
 {
     unsigned csr = dn_avx2_enter();
-    for (size_t i = 0; i < npairs; i += 16) {
+    size_t i = 0;
+    for (; i + 64 <= npairs; i += 64) {
+        vrope_pairs q[4];
+        for (int g = 0; g < 4; g++) q[g] = rope_pairs(w + i + 16 * g, 16);
+        for (size_t k = 0; k < npos; k++)
+#pragma GCC unroll 4
+            for (int g = 0; g < 4; g++)
+                rope_row(&q[g], pos[k], cos + k * npairs + i + 16 * g,
+                         sin + k * npairs + i + 16 * g, (M)0xFFFF);
+    }
+    for (; i < npairs; i += 16) {
         const size_t m = npairs - i < 16 ? npairs - i : 16;
         const vrope_pairs q = rope_pairs(w + i, m);
         const M mask = (M)((1u << m) - 1u);
