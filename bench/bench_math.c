@@ -9,7 +9,8 @@
  * (ours / peer: below 1 is faster).
  *
  *   ./bench/decodenum-bench-math [--quick] [--cpu] [--min]
- *   ./bench/decodenum-bench-math --short      (arrays of 7 to 100 floats)
+ *   ./bench/decodenum-bench-math --short      (arrays of 7 to 100 floats, and
+ *                                             RoPE tables of 1, 4, 64 positions)
  *
  * Cases are sampled round-robin (one sample of every case, then the next),
  * so load from other processes falls on all of them alike; the figure is
@@ -440,6 +441,37 @@ static void short_arrays(void)
     }
 }
 
+/* --short, dn_rope_table's kernels: ns a call for 1, 4 and 64 positions
+   (near 12345) of theta 10^4's 64 pairs (a decode step's row is one
+   position), the fastest of 15 samples of 2000 calls */
+static void short_rope(void)
+{
+    static const size_t npos[] = {1, 4, 64};
+    for (int k = 0; k < 64; k++) rope_pos[k] = 12345 + 777 * k;
+    if (dn_rope_freqs(10000.0f, 2 * ROPE_PAIRS, 1.0f, rope_w) != DN_OK) return;
+    printf("rope_table: ns a call, positions x 64 pairs\n  %-20s", "");
+    for (size_t l = 0; l < 3; l++) printf(" %zux64    ", npos[l]);
+    printf("\n");
+    for (int isa = DN_ISA_SCALAR + 1; isa < DN_ISA_COUNT; isa++) {
+        const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
+        if (!registered) continue;
+        printf("  %-7s %-12s", dn_isa_name((dn_isa)isa), "rope_table");
+        for (size_t l = 0; l < 3; l++) {
+            double best = 1e30;
+            for (int s = 0; s < 15; s++) {
+                double t0 = now();
+                for (int r = 0; r < 2000; r++)
+                    registered->math->rope_table(rope_pos, npos[l], rope_w, ROPE_PAIRS, yout,
+                                                 yout2);
+                double dt = (now() - t0) / 2000 * 1e9;
+                best = dt < best ? dt : best;
+            }
+            printf(" %8.1f", best);
+        }
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, short_only = 0;
@@ -460,6 +492,7 @@ int main(int argc, char **argv)
     }
     if (short_only) {
         short_arrays();
+        short_rope();
         return 0;
     }
     const double ghz = bench_clock_ghz(0.05);

@@ -77,7 +77,8 @@ float dn_math_rope_freq(float ln_theta, size_t i, size_t d, float freq_scale);
    low word. The RoPE table's reduction of pos w is pos K mod 2^96. */
 void dn_math_rope_window(float aw, uint32_t k[3]);
 /* The pairs' side of the RoPE table's reduction as a kernel of `lanes`
-   lanes loads it, for the m <= lanes frequencies w[0..m): lane i holds w[i]
+   lanes loads it (NEON's; the AVX2 and AVX-512 kernels form K in the
+   vector), for the m <= lanes frequencies w[0..m): lane i holds w[i]
    flushed as its magnitude aw[i] and sign bit sign[i], and K's words in
    k[i], k[lanes + i], k[2 lanes + i] (dn_math_rope_window, low word first;
    0 where |w| < 2^-63: every product with such a w is below 2^-5); lanes

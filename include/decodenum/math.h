@@ -274,8 +274,8 @@ DN_API dn_status dn_rope_freqs(float theta, size_t rot_dims, float freq_scale, f
    with the AVX-512 kernel, 2.1 ns with AVX2's, 70 ns in scalar code, on
    the host of docs/math.md: a 2^20 x 64 table in 0.07-0.15 s on one
    core), and per call each frequency's 96-bit product once: one position
-   of 64 pairs, a decode step's row, 0.16-0.17 us (AVX-512) or 0.25 us
-   (AVX2). */
+   of 64 pairs, a decode step's row, about 0.17 us (AVX-512) or 0.25 us
+   (AVX2) a call. */
 DN_API dn_status dn_rope_table(const int32_t *pos, size_t npos, const float *w, size_t npairs,
                                float *cos, float *sin);
 

@@ -373,7 +373,7 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
 /* ---- the RoPE table ---------------------------------------------------------
 
    math_trig_avx2.h's rope_table_avx2 in sixteen lanes: the pairs' side of
-   the reduction once per block (dn_math_rope_pairs), then per position the
+   the reduction once per block (rope_pairs), then per position the
    small products' Dekker hi + lo and the others' F = |pos| K
    (trig_from_product with K's words reversed), both of the reference's
    cases in every lane and a mask move, then trig_eval at j and j + 16.
@@ -386,7 +386,7 @@ DN_INTERLEAVED static void sincos_v_avx512(const float *x, float *s, float *c, s
    a block at a time, level on tables of many positions. */
 typedef struct {
     V aw, sign;    /* |w| (flushed), w's sign bit */
-    VI k0, k1, k2; /* dn_math_rope_pairs' K */
+    VI k0, k1, k2; /* K (rope_pairs) */
 } vrope_pairs;
 
 /* The high words of the sixteen 32 x 32-bit products a b */
