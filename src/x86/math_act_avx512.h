@@ -422,9 +422,10 @@ INLINE V softplus_rare(V u)
    (docs/log/math.md, "More vectors an iteration"). What is left after the
    last group goes a vector at a time, the lanes past n holding x's first
    of them (not zeros), so off() sees only the array's own lanes: sin_v of
-   7 elements took 3.5x the time of 16 with zeros there. They are a
-   zero-masked load and a blend: a merge-masked load in their place made
-   silu_v's short calls 4-5x slower in 7 of 10 processes on the AMD host. */
+   7 elements took 1.4x the time of 16 with zeros there (bench --short).
+   They are a zero-masked load and a blend: a merge-masked load in their
+   place made silu_v's short calls 4-5x slower in 7 of 10 processes on the
+   AMD host. */
 INLINE void unary_groups(const float *x, float *y, size_t n, int group, int (*off)(V), V (*body)(V),
                          V (*slow)(V))
 {
