@@ -113,7 +113,9 @@ static void trig_arrays(void **state)
    here), for every b from 119 to 150; and each sin(j*pi/32) table has
    entry 32 + k = -(entry k) except where entry k is +0 (then +0), with its
    zeros only at k = 0 (s24, s12) or k = 0, 16 (s24_lo, s12_lo), and entry
-   32 - k = entry k for k = 1..15, bit for bit. And what
+   32 - k = entry k for k = 1..15, bit for bit (so entry 16 + m is entry
+   16 - m, m = 0..16: the tables from entry 16 on are their backwards
+   copies, MIRROR). And what
    the AVX-512 kernels assume (src/x86/math_trig_avx512.h): every window,
    b = 64..254, is bits 254 - b .. 349 - b of P = floor(2^199/pi), whose
    eight words they take from the entries for b = 254, 222, 190, 158, 126

@@ -220,7 +220,7 @@ static inline V trig_eval(vtrig_arg a, VI j)
    j + 32. With k = j mod 32 and m = min(k, 32 - k), entry j + 32 is entry m
    with the other sign bit, and entry j + 16 is entry 16 - m (k + 16 mod 32
    is 16 + k for k <= 16, k - 16 above): entry m of the table read
-   backwards (trig_rev below, made per call). So trig_idx runs once where
+   backwards (MIRROR below). So trig_idx runs once where
    the whole sequence runs it twice for sin or cos and four times for both,
    and each phase needs only its sign, bit 5 of j, j + 16 or j + 32 (the
    zero entries' signs do not matter: trig_idx). sin_v took 0.97x the time,
@@ -242,34 +242,31 @@ static inline vtrig_phases trig_phases(VI j)
     return p;
 }
 
-/* Entries 16..0 of s24, s24_lo, s12 and s12_lo, each at a multiple of 24
-   floats (trig_lookup reads 0..7, 8..15 and 16) */
-enum { REV_S24 = 0, REV_S24_LO = 24, REV_S12 = 48, REV_S12_LO = 72, REV_FLOATS = 96 };
-
-static void trig_rev(float *rev)
-{
-    const float *tab[4] = {dn_trig_s24, dn_trig_s24_lo, dn_trig_s12, dn_trig_s12_lo};
-    memset(rev, 0, REV_FLOATS * sizeof(float));
-    for (int t = 0; t < 4; t++)
-        for (int i = 0; i <= 16; i++) rev[24 * t + i] = tab[t][16 - i];
-}
+/* Entry m of a table read backwards from entry 16 is entry 16 + m: every
+   sin(j pi/32) table is symmetric about j = 16 (sin((16 + m) pi/32) =
+   sin((16 - m) pi/32), and each rounding of a value is that of its mirror;
+   tests/test_trig.c, trig_kernel_tables, checks the bits), so the tables read
+   from entry 16 on are the backwards copies. Building those copies on the
+   stack each call took about a tenth of an eight-element sin_v call. */
+#define MIRROR(tab) ((tab) + 16)
 
 /* sin with x's sign (sign: x's sign bit) and cos of the reduced argument,
    from trig_phases */
-static inline V trig_sin_fast(vtrig_arg a, const vtrig_phases *p, const float *rev, V sign)
+static inline V trig_sin_fast(vtrig_arg a, const vtrig_phases *p, V sign)
 {
     const vtrig_idx *t = &p->t;
-    V s = trig_sum(
-        a, trig_lookup(dn_trig_s24, t, t->flip), trig_lookup_lo(dn_trig_s24_lo, t, t->flip),
-        trig_lookup(rev + REV_S12, t, p->flip_16), trig_lookup_lo(rev + REV_S12_LO, t, p->flip_16));
+    V s = trig_sum(a, trig_lookup(dn_trig_s24, t, t->flip),
+                   trig_lookup_lo(dn_trig_s24_lo, t, t->flip),
+                   trig_lookup(MIRROR(dn_trig_s12), t, p->flip_16),
+                   trig_lookup_lo(MIRROR(dn_trig_s12_lo), t, p->flip_16));
     return _mm256_xor_ps(s, sign);
 }
 
-static inline V trig_cos_fast(vtrig_arg a, const vtrig_phases *p, const float *rev)
+static inline V trig_cos_fast(vtrig_arg a, const vtrig_phases *p)
 {
     const vtrig_idx *t = &p->t;
-    return trig_sum(a, trig_lookup(rev + REV_S24, t, p->flip_16),
-                    trig_lookup_lo(rev + REV_S24_LO, t, p->flip_16),
+    return trig_sum(a, trig_lookup(MIRROR(dn_trig_s24), t, p->flip_16),
+                    trig_lookup_lo(MIRROR(dn_trig_s24_lo), t, p->flip_16),
                     trig_lookup(dn_trig_s12, t, p->flip_32),
                     trig_lookup_lo(dn_trig_s12_lo, t, p->flip_32));
 }
@@ -354,19 +351,20 @@ static inline vstage trig_first(V x)
     return (vstage){a.hi, a.lo, AS_F(a.j)};
 }
 
-static inline V sin_finish(V x, vstage t, const float *rev)
+static inline V sin_finish(V x, vstage t, const float *unused)
 {
     vtrig_arg a = {t.a, t.b, AS_I(t.c)};
     vtrig_phases p = trig_phases(a.j);
-    return trig_sin_fast(a, &p, rev, _mm256_and_ps(x, F(-0.0f)));
+    (void)unused;
+    return trig_sin_fast(a, &p, _mm256_and_ps(x, F(-0.0f)));
 }
 
-static inline V cos_finish(V x, vstage t, const float *rev)
+static inline V cos_finish(V x, vstage t, const float *unused)
 {
-    (void)x;
+    (void)x, (void)unused;
     vtrig_arg a = {t.a, t.b, AS_I(t.c)};
     vtrig_phases p = trig_phases(a.j);
-    return trig_cos_fast(a, &p, rev);
+    return trig_cos_fast(a, &p);
 }
 
 static __attribute__((noinline)) V v_sin_slow(V x) { return v_sin(x); }
@@ -374,16 +372,12 @@ static __attribute__((noinline)) V v_cos_slow(V x) { return v_cos(x); }
 
 DN_INTERLEAVED static void sin_v_avx2(const float *x, float *y, size_t n)
 {
-    float rev[REV_FLOATS] __attribute__((aligned(32)));
-    trig_rev(rev);
-    staged_groups(x, y, n, 4, rev, (range_test){.off = trig_off}, trig_first, sin_finish,
+    staged_groups(x, y, n, 4, NULL, (range_test){.off = trig_off}, trig_first, sin_finish,
                   v_sin_slow);
 }
 DN_INTERLEAVED static void cos_v_avx2(const float *x, float *y, size_t n)
 {
-    float rev[REV_FLOATS] __attribute__((aligned(32)));
-    trig_rev(rev);
-    staged_groups(x, y, n, 4, rev, (range_test){.off = trig_off}, trig_first, cos_finish,
+    staged_groups(x, y, n, 4, NULL, (range_test){.off = trig_off}, trig_first, cos_finish,
                   v_cos_slow);
 }
 
@@ -402,19 +396,18 @@ static __attribute__((noinline)) void sincos8_slow(const float *x, float *s, flo
 }
 
 /* sin_finish and cos_finish on one reduction and one table index */
-static inline __attribute__((always_inline)) void sincos_finish(V x, vstage t, float *s, float *c,
-                                                                const float *rev)
+static inline __attribute__((always_inline)) void sincos_finish(V x, vstage t, float *s, float *c)
 {
     vtrig_arg a = {t.a, t.b, AS_I(t.c)};
     vtrig_phases p = trig_phases(a.j);
-    _mm256_storeu_ps(s, trig_sin_fast(a, &p, rev, _mm256_and_ps(x, F(-0.0f))));
-    _mm256_storeu_ps(c, trig_cos_fast(a, &p, rev));
+    _mm256_storeu_ps(s, trig_sin_fast(a, &p, _mm256_and_ps(x, F(-0.0f))));
+    _mm256_storeu_ps(c, trig_cos_fast(a, &p));
 }
 
 /* One group of sincos_v_avx2, staged_group's with two outputs: src[0 ..
    32) to s and c (what is left after the last group, padded by group_pad) */
 static inline __attribute__((always_inline)) void sincos_group(const float *src, float *s, float *c,
-                                                               const float *rev, float st[3][64])
+                                                               float st[3][64])
 {
     enum { G = 4 };
     V v[G];
@@ -429,21 +422,19 @@ static inline __attribute__((always_inline)) void sincos_group(const float *src,
     __asm__ volatile("" : : : "memory"); /* the stage boundary, as staged_groups' */
 #pragma GCC unroll 8
     for (int k = 0; k < G; k++)
-        sincos_finish(_mm256_loadu_ps(src + 8 * k), stage_get(st, k), s + 8 * k, c + 8 * k, rev);
+        sincos_finish(_mm256_loadu_ps(src + 8 * k), stage_get(st, k), s + 8 * k, c + 8 * k);
 }
 
 DN_INTERLEAVED static void sincos_v_avx2(const float *x, float *s, float *c, size_t n)
 {
-    float rev[REV_FLOATS] __attribute__((aligned(32)));
     float st[3][64] __attribute__((aligned(32)));
-    trig_rev(rev);
     unsigned csr = enter();
     size_t i = 0;
-    for (; i + 32 <= n; i += 32) sincos_group(x + i, s + i, c + i, rev, st);
+    for (; i + 32 <= n; i += 32) sincos_group(x + i, s + i, c + i, st);
     if (i < n) {
         float bx[32], bs[32], bc[32];
         if (n - i > 8)
-            sincos_group(group_pad(bx, x + i, n - i, 32), bs, bc, rev, st);
+            sincos_group(group_pad(bx, x + i, n - i, 32), bs, bc, st);
         else
             sincos8(group_pad(bx, x + i, n - i, 8), bs, bc);
         memcpy(s + i, bs, (n - i) * sizeof(float));
@@ -543,8 +534,7 @@ typedef struct {
 /* G jobs (4 or 1) in two stages as staged_groups': the G reductions, then
    the G evaluations (against one job at a time in one piece: 0.90x the
    time). Both values flushed as the reference's adds leave them. */
-static inline __attribute__((always_inline)) void rope_jobs(const rope_job *jb, int G,
-                                                            const float *rev)
+static inline __attribute__((always_inline)) void rope_jobs(const rope_job *jb, int G)
 {
     float st[4][4][8] __attribute__((aligned(32)));
 #pragma GCC unroll 4
@@ -564,12 +554,12 @@ static inline __attribute__((always_inline)) void rope_jobs(const rope_job *jb, 
                        AS_I(_mm256_load_ps(st[g][2]))};
         V small = _mm256_load_ps(st[g][3]);
         vtrig_phases p = trig_phases(a.j);
-        V v = trig_sin_fast(a, &p, rev, _mm256_setzero_ps());
+        V v = trig_sin_fast(a, &p, _mm256_setzero_ps());
         V eval = AS_F(_mm256_cmpeq_epi32(AS_I(small), _mm256_setzero_si256()));
         v = sel(eval, dn_avx2_flush(v), small);
         V sign = jb[g].pos < 0 ? _mm256_xor_ps(jb[g].q->sign, F(-0.0f)) : jb[g].q->sign;
         rope_store(jb[g].sin, _mm256_xor_ps(v, sign), jb[g].m);
-        rope_store(jb[g].cos, dn_avx2_flush(trig_cos_fast(a, &p, rev)), jb[g].m);
+        rope_store(jb[g].cos, dn_avx2_flush(trig_cos_fast(a, &p)), jb[g].m);
     }
 }
 
@@ -578,7 +568,7 @@ static inline __attribute__((always_inline)) void rope_jobs(const rope_job *jb, 
    pairs, with the vector K above: 0.51x the time of a block at a time
    with scalar K, decodenum-bench-math --short) */
 static inline __attribute__((always_inline)) void
-rope_row_avx2(int32_t pos, const float *w, size_t npairs, const float *rev, float *cos, float *sin)
+rope_row_avx2(int32_t pos, const float *w, size_t npairs, float *cos, float *sin)
 {
     size_t i = 0;
     for (; i + 32 <= npairs; i += 32) {
@@ -588,21 +578,19 @@ rope_row_avx2(int32_t pos, const float *w, size_t npairs, const float *rev, floa
             q[g] = rope_pairs(w + i + 8 * g, 8);
             jb[g] = (rope_job){&q[g], pos, 8, cos + i + 8 * g, sin + i + 8 * g};
         }
-        rope_jobs(jb, 4, rev);
+        rope_jobs(jb, 4);
     }
     for (; i < npairs; i += 8) {
         const size_t m = npairs - i < 8 ? npairs - i : 8;
         const vrope_pairs q = rope_pairs(w + i, m);
         const rope_job jb = {&q, pos, m, cos + i, sin + i};
-        rope_jobs(&jb, 1, rev);
+        rope_jobs(&jb, 1);
     }
 }
 
 DN_INTERLEAVED static void rope_table_avx2(const int32_t *pos, size_t npos, const float *w,
                                            size_t npairs, float *cos, float *sin)
 {
-    float rev[REV_FLOATS] __attribute__((aligned(32)));
-    trig_rev(rev);
     unsigned csr = enter();
     const size_t npos4 = npos - npos % 4;
     for (size_t i = 0; npos4 > 0 && i < npairs; i += 8) {
@@ -613,11 +601,11 @@ DN_INTERLEAVED static void rope_table_avx2(const int32_t *pos, size_t npos, cons
             for (int g = 0; g < 4; g++)
                 jb[g] = (rope_job){&q, pos[k + g], m, cos + (k + g) * npairs + i,
                                    sin + (k + g) * npairs + i};
-            rope_jobs(jb, 4, rev);
+            rope_jobs(jb, 4);
         }
     }
     for (size_t k = npos4; k < npos; k++)
-        rope_row_avx2(pos[k], w, npairs, rev, cos + k * npairs, sin + k * npairs);
+        rope_row_avx2(pos[k], w, npairs, cos + k * npairs, sin + k * npairs);
     leave(csr);
 }
 
