@@ -441,22 +441,23 @@ static void short_arrays(void)
     }
 }
 
-/* --short, dn_rope_table's kernels: ns a call for 1, 4 and 64 positions
-   (near 12345) of theta 10^4's 64 pairs (a decode step's row is one
-   position), the fastest of 15 samples of 2000 calls */
+/* --short, dn_rope_table's kernels: ns a call for 1, 2, 3, 4 and 64
+   positions (near 12345) of theta 10^4's 64 pairs (a decode step's row is
+   one position; two or three are a few tokens decoded at once), the
+   fastest of 15 samples of 2000 calls */
 static void short_rope(void)
 {
-    static const size_t npos[] = {1, 4, 64};
+    static const size_t npos[] = {1, 2, 3, 4, 64};
     for (int k = 0; k < 64; k++) rope_pos[k] = 12345 + 777 * k;
     if (dn_rope_freqs(10000.0f, 2 * ROPE_PAIRS, 1.0f, rope_w) != DN_OK) return;
     printf("rope_table: ns a call, positions x 64 pairs\n  %-20s", "");
-    for (size_t l = 0; l < 3; l++) printf(" %zux64    ", npos[l]);
+    for (size_t l = 0; l < 5; l++) printf(" %zux64    ", npos[l]);
     printf("\n");
     for (int isa = DN_ISA_SCALAR + 1; isa < DN_ISA_COUNT; isa++) {
         const dn_kernels *registered = dn_kernels_for((dn_isa)isa);
         if (!registered) continue;
         printf("  %-7s %-12s", dn_isa_name((dn_isa)isa), "rope_table");
-        for (size_t l = 0; l < 3; l++) {
+        for (size_t l = 0; l < 5; l++) {
             double best = 1e30;
             for (int s = 0; s < 15; s++) {
                 double t0 = now();
