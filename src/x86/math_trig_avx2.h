@@ -242,7 +242,8 @@ static inline vtrig_phases trig_phases(VI j)
     return p;
 }
 
-/* Entry m of a table read backwards from entry 16 is entry 16 + m: every
+/* Entry m of a table read backwards from entry 16 (entry 16 - m) is entry
+   16 + m, m = 0..16: every
    sin(j pi/32) table is symmetric about j = 16 (sin((16 + m) pi/32) =
    sin((16 - m) pi/32), and each rounding of a value is that of its mirror;
    tests/test_trig.c, trig_kernel_tables, checks the bits), so the tables read
