@@ -243,12 +243,12 @@ static inline vtrig_phases trig_phases(VI j)
 }
 
 /* Entry m of a table read backwards from entry 16 (entry 16 - m) is entry
-   16 + m, m = 0..16: every
-   sin(j pi/32) table is symmetric about j = 16 (sin((16 + m) pi/32) =
-   sin((16 - m) pi/32), and each rounding of a value is that of its mirror;
-   tests/test_trig.c, trig_kernel_tables, checks the bits), so the tables read
-   from entry 16 on are the backwards copies. Building those copies on the
-   stack each call took about a tenth of an eight-element sin_v call. */
+   16 + m, m = 0..16: every sin(j pi/32) table is symmetric about j = 16
+   (sin((16 + m) pi/32) = sin((16 - m) pi/32), and each rounding of a
+   value is that of its mirror; tests/test_trig.c, trig_kernel_tables,
+   checks the bits), so the tables read from entry 16 on are the backwards
+   copies. Building those copies on the stack each call took about a tenth
+   of an eight-element sin_v call. */
 #define MIRROR(tab) ((tab) + 16)
 
 /* sin with x's sign (sign: x's sign bit) and cos of the reduced argument,
