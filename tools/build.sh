@@ -218,8 +218,8 @@ fuzz)
     apt_install $base $testing clang-14 libclang-rt-14-dev
     cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DDECODENUM_BUILD_FUZZ=ON \
         -DDECODENUM_BUILD_BENCH=OFF -DDECODENUM_BUILD_EXAMPLES=OFF
-    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_repack fuzz_attention fuzz_gdn \
-        fuzz_fp8 fuzz_gguf decodenum_cli -j "$jobs"
+    cmake --build build/fuzz --target fuzz_read_row fuzz_mat_vec fuzz_repack fuzz_f16 fuzz_attention \
+        fuzz_gdn fuzz_fp8 fuzz_gguf decodenum_cli -j "$jobs"
     secs=${DN_FUZZ_SECONDS:-45}
     mkdir -p build/fuzz/artifacts
     run_fuzz() { # name, then libFuzzer options
@@ -235,6 +235,7 @@ fuzz)
     # under 500 bytes: one 256-element row with a float activation is 1.2 KB)
     run_fuzz mat_vec -max_len=8192 -len_control=0
     run_fuzz repack -max_len=16384 -len_control=0
+    run_fuzz f16 -max_len=32768 -len_control=0
     run_fuzz attention -max_len=8192 -len_control=0
     run_fuzz gdn -max_len=8192 -len_control=0
     run_fuzz fp8 -max_len=8192 -len_control=0

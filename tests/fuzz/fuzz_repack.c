@@ -176,9 +176,9 @@ static dn_status reference(const rp_case *c, const uint8_t *w, const float *x, s
     CHECK(st == DN_OK);
     for (size_t r = 0; r < c->rows; r++) ref[r] = dn_from_bits(SENTINEL_OUT);
     *bad = SENTINEL_BAD;
-    st = r0 < r1 ? dn_ref_mat_vec_rows(c->type, w, c->rows, c->n, &row, c->scaling, r0, r1, ref,
-                                       bad)
-                 : DN_OK;
+    st = r0 < r1
+             ? dn_ref_mat_vec_rows(c->type, w, c->rows, c->n, &row, c->scaling, r0, r1, ref, bad)
+             : DN_OK;
     free(codes);
     free(scales);
     return st;
@@ -279,14 +279,13 @@ static void matrix_forms(const rp_case *c, const dn_act *act, const uint8_t *w, 
     for (int packed = 0; packed < 2; packed++) {
         reset(out, all);
         bad = SENTINEL_BAD;
-        st = packed ? dn_repacked_mat_mul_rows(act, c->c0, c->c1, c->type, p, c->rows, c->r0,
-                                               c->r1, out, &bad)
-                    : dn_act_mat_mul_rows(act, c->c0, c->c1, c->type, w, c->rows, c->r0, c->r1,
-                                          out, &bad);
+        st = packed ? dn_repacked_mat_mul_rows(act, c->c0, c->c1, c->type, p, c->rows, c->r0, c->r1,
+                                               out, &bad)
+                    : dn_act_mat_mul_rows(act, c->c0, c->c1, c->type, w, c->rows, c->r0, c->r1, out,
+                                          &bad);
         same(st, bad, mine, c->rows, st_ref, bad_ref, ref, c, c->r0, c->r1, ncol);
         for (size_t i = 0; i < all; i++)
-            if (i < c->c0 * c->rows || i >= c->c1 * c->rows)
-                CHECK(dn_bits(out[i]) == SENTINEL_OUT);
+            if (i < c->c0 * c->rows || i >= c->c1 * c->rows) CHECK(dn_bits(out[i]) == SENTINEL_OUT);
     }
     if (c->r0 < c->r1) {
         const dn_isa isas[] = {DN_ISA_SCALAR, DN_ISA_AVX2, DN_ISA_AVX512, DN_ISA_NEON};
