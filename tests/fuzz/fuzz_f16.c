@@ -36,37 +36,9 @@
 
 #include "bits.h"
 #include "dispatch.h"
-
-#define CHECK(c)           \
-    do {                   \
-        if (!(c)) abort(); \
-    } while (0)
+#include "fuzz_input.h"
 
 #define SENTINEL_OUT 0x7FBADBADu /* a signalling NaN no call may write */
-
-typedef struct input {
-    const uint8_t *p;
-    size_t left;
-} input;
-
-static uint8_t byte(input *in)
-{
-    if (!in->left) return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static uint16_t half(input *in)
-{
-    uint16_t u = byte(in);
-    return (uint16_t)(u | byte(in) << 8);
-}
-
-static uint32_t word32(input *in)
-{
-    uint32_t u = half(in);
-    return u | (uint32_t)half(in) << 16;
-}
 
 typedef struct f16_case {
     int bf, widened, finite;

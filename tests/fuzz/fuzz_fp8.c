@@ -30,20 +30,7 @@
 #include "decodenum/fp8.h"
 #include "bits.h"
 #include "dispatch.h"
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, at;
-} reader;
-
-static uint8_t byte(reader *r) { return r->at < r->n ? r->p[r->at++] : 0; }
-
-static float f32(reader *r)
-{
-    uint32_t u = 0;
-    for (int i = 0; i < 4; i++) u |= (uint32_t)byte(r) << (8 * i);
-    return dn_from_bits(u);
-}
+#include "fuzz_input.h"
 
 static void same(const float *a, const float *b, size_t n)
 {
@@ -88,7 +75,7 @@ static void check_kernels(const dn_fp8_mat *m, const float *act, size_t n, size_
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0};
+    input r = {data, size};
     uint8_t b0 = byte(&r);
     size_t rows = b0 & 15, n = 1 + ((b0 >> 4) & 3);
     size_t k = byte(&r);
@@ -104,9 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float *scales = malloc((nscales + 1) * sizeof *scales), *act = malloc((n * k + 1) * 4);
     float *ref = calloc(n * rows + 1, 4), *out = calloc(n * rows + 1, 4),
           *cols = calloc(rows + 1, 4);
-    size_t start = r.at;
+    size_t start = size - r.left; /* the codes, read again from here once the input ends */
     for (size_t i = 0; i < rows * k; i++)
-        w[i] = r.at < r.n ? byte(&r) : (size > start ? data[start + i % (size - start)] : 0);
+        w[i] = r.left ? byte(&r) : (size > start ? data[start + i % (size - start)] : 0);
     for (size_t i = 0; i < nscales; i++) scales[i] = f32(&r);
     float t = (b0 & 0x80) ? f32(&r) : 1.0f;
     for (size_t i = 0; i < n * k; i++) act[i] = f32(&r);

@@ -24,22 +24,7 @@
 #include <string.h>
 
 #include "decodenum.h"
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, at;
-} reader;
-
-static uint8_t byte(reader *r) { return r->at < r->n ? r->p[r->at++] : 0; }
-
-static float f32(reader *r)
-{
-    uint32_t u = 0;
-    for (int i = 0; i < 4; i++) u |= (uint32_t)byte(r) << (8 * i);
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
+#include "fuzz_input.h"
 
 static int finite_all(const float *x, size_t n)
 {
@@ -50,7 +35,7 @@ static int finite_all(const float *x, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0};
+    input r = {data, size};
     uint8_t b0 = byte(&r), b3;
     dn_gdn_store store = (dn_gdn_store)(b0 & 3);
     size_t dk = byte(&r) & 31, dv = byte(&r) & 31;

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[256] = "";
     if (dd_model_load(&f, &m, err, sizeof err) == 0) {
         uint32_t prompt = 1;
-        dd_run run = {&prompt, 1, 1, 1, 0, NULL};
+        dd_run run = {&prompt, 1, 1, 1, 0, NULL, 0}; /* batch 0: the default */
         dd_result r;
         /* small models only: the harness looks for bad reads, not speed */
         if (m.n_embd * m.n_ff * m.n_layer <= (1u << 22) && m.n_vocab <= 4096) {

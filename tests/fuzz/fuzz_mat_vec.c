@@ -73,40 +73,13 @@
 #include "decodenum/quant.h"
 #include "bits.h"
 #include "dispatch.h"
-
-#define CHECK(c)           \
-    do {                   \
-        if (!(c)) abort(); \
-    } while (0)
+#include "fuzz_input.h"
 
 #include "../block_scales.h"
 static const dn_type unread[] = {DN_TYPE_F32, DN_TYPE_F16, DN_TYPE_BF16, (dn_type)4, (dn_type)99};
 
 #define SENTINEL_OUT 0x7FBADBADu /* a signalling NaN no call may write */
 #define SENTINEL_BAD ((size_t)0x5EB5EB5Eu)
-
-/* ---- the input ------------------------------------------------------------- */
-
-typedef struct input {
-    const uint8_t *p;
-    size_t left;
-} input;
-
-static uint8_t byte(input *in)
-{
-    if (!in->left) return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static void bytes(input *in, uint8_t *to, size_t n)
-{
-    size_t k = n < in->left ? n : in->left;
-    memcpy(to, in->p, k);
-    memset(to + k, 0, n - k);
-    in->p += k;
-    in->left -= k;
-}
 
 /* Every kernel table other than the reference's that this CPU can run. */
 static const dn_dot_kernels *kernels[3];

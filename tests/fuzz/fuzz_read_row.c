@@ -20,11 +20,7 @@
 #include "decodenum/blocks.h"
 
 #include "../block_scales.h"
-
-#define CHECK(c)           \
-    do {                   \
-        if (!(c)) abort(); \
-    } while (0)
+#include "fuzz_input.h"
 
 static int finite_at(const uint8_t *p) { return (p[1] & 0x7C) != 0x7C; }
 

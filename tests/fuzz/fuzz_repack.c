@@ -65,37 +65,13 @@
 #include "decodenum/repack.h"
 #include "bits.h"
 #include "dispatch.h"
-
-#define CHECK(c)           \
-    do {                   \
-        if (!(c)) abort(); \
-    } while (0)
+#include "fuzz_input.h"
 
 #define SENTINEL_OUT 0x7FBADBADu /* a signalling NaN no call may write */
 #define SENTINEL_BAD ((size_t)0x5EB5EB5Eu)
 #define MAX_COLS 3
 
 #include "../block_scales.h" /* the twelve formats the dn_act products serve */
-
-typedef struct input {
-    const uint8_t *p;
-    size_t left;
-} input;
-
-static uint8_t byte(input *in)
-{
-    if (!in->left) return 0;
-    in->left--;
-    return *in->p++;
-}
-
-static uint32_t word32(input *in)
-{
-    uint32_t u = byte(in);
-    u |= (uint32_t)byte(in) << 8;
-    u |= (uint32_t)byte(in) << 16;
-    return u | (uint32_t)byte(in) << 24;
-}
 
 /* ---- the case ---------------------------------------------------------------- */
 
