@@ -13,15 +13,20 @@
  *   byte 0   bit 0 the type (binary16 / bfloat16); bit 1 the activation's
  *            source (raw f32 bits, or each a 16-bit pattern of the type
  *            widened: values the rounding keeps); bit 2 the weights made
- *            finite (an all-ones exponent loses its top bit)
+ *            finite (an all-ones exponent loses its top bit); bits 3 and 4
+ *            both set: long rows (k 4088..8695: the one-row stream past
+ *            4096 elements and the blocks of rows past 8192; at most 3
+ *            columns; a quarter of the inputs, each costing about 10 others)
  *   byte 1   rows 1..14
- *   byte 2-3 k 1..520 (little-endian, mod 520, plus 1); bit 7 of byte 3
- *            rounds k up to a multiple of 8 (the tinyBLAS path)
- *   byte 4   columns 1..10
+ *   byte 2-3 k 1..520 (little-endian, mod 520, plus 1; long: mod 4608,
+ *            plus 4088); bit 7 of byte 3 rounds k up to a multiple of 8
+ *            (the tinyBLAS path)
+ *   byte 4   columns 1..10 (long rows: 1..3)
  *   byte 5   r0 (0..rows - 1); byte 6: r1 (r0 + 1..rows)
  *   byte 7-10 the scale s of mad and scale (f32 bits)
  *   then     the weights (rows x k, two bytes each), then the columns (n x
- *            k, four or two bytes each).
+ *            k, four or two bytes each), read from byte 11 on again each
+ *            time the input ends (a short input fills long rows).
  *
  * What it aborts on (besides what ASan and UBSan catch): any output of any
  * table differing by a bit from the scalar table's on the same input (NaNs
@@ -41,7 +46,7 @@
 #define SENTINEL_OUT 0x7FBADBADu /* a signalling NaN no call may write */
 
 typedef struct f16_case {
-    int bf, widened, finite;
+    int bf, widened, finite, long_rows;
     size_t rows, k, n, r0, r1;
     float s;
 } f16_case;
@@ -53,10 +58,11 @@ static f16_case parse_case(input *in)
     uint8_t b4 = byte(in), b5 = byte(in), b6 = byte(in);
     f16_case c;
     c.bf = b0 & 1, c.widened = (b0 >> 1) & 1, c.finite = (b0 >> 2) & 1;
+    c.long_rows = (b0 & 0x18) == 0x18;
     c.rows = 1 + (size_t)b1 % 14;
-    c.k = 1 + (size_t)(kk & 0x7FFF) % 520;
+    c.k = c.long_rows ? 4088 + (size_t)(kk & 0x7FFF) % 4608 : 1 + (size_t)(kk & 0x7FFF) % 520;
     if (kk & 0x8000) c.k = (c.k + 7) / 8 * 8;
-    c.n = 1 + (size_t)b4 % 10;
+    c.n = 1 + (size_t)b4 % (c.long_rows ? 3 : 10);
     c.r0 = (size_t)b5 % c.rows;
     c.r1 = c.r0 + 1 + (size_t)b6 % (c.rows - c.r0);
     c.s = dn_from_bits(word32(in));
@@ -161,15 +167,25 @@ static void accumulators(const f16_case *c, const dn_f16_kernels *t, const dn_f1
     CHECK(memcmp(got, want, c->k * sizeof *got) == 0);
 }
 
+/* The input again from `from` (len bytes) once it has ended. */
+static void again(input *in, const uint8_t *from, size_t len)
+{
+    if (!in->left) in->p = from, in->left = len;
+}
+
 static void read_data(input *in, const f16_case *c, const dn_w16_kernels *ref, buffers *b)
 {
+    const uint8_t *from = in->p;
+    const size_t len = in->left;
     for (size_t i = 0; i < c->rows * c->k; i++) {
+        again(in, from, len);
         uint16_t h = half(in);
         const uint16_t field = c->bf ? 0x7F80 : 0x7C00; /* the exponent; its top bit is 0x4000 */
         if (c->finite && (h & field) == field) h &= 0xBFFF;
         b->w[i] = h;
     }
     for (size_t i = 0; i < c->n * c->k; i++) {
+        again(in, from, len);
         if (c->widened) {
             uint16_t h = half(in);
             ref->widen(&h, &b->x[i], 1);
