@@ -111,9 +111,11 @@ static rp_case parse_case(input *in)
 static void read_columns(input *in, const rp_case *c, float *x)
 {
     for (size_t i = 0; i < c->cols * c->n; i++) {
-        if (c->source == 0 || c->source == 3) {
+        if (c->source == 0) {
+            x[i] = f32(in);
+        } else if (c->source == 3) {
             uint32_t u = word32(in);
-            if (c->source == 3 && (u & 0x7F800000u) == 0x7F800000u) u &= ~0x00800000u;
+            if ((u & 0x7F800000u) == 0x7F800000u) u &= ~0x00800000u;
             x[i] = dn_from_bits(u);
         } else if (c->source == 1) {
             x[i] = ldexpf((float)(int8_t)byte(in), c->k);
@@ -203,54 +205,73 @@ static uint8_t *repacked(const rp_case *c, const uint8_t *w, size_t row_bytes)
     return p;
 }
 
-/* Each column's matrix-vector forms, plain and repacked, over the case's
-   rows and over all rows (no pool). */
-static void vector_forms(const rp_case *c, const dn_act *act, const uint8_t *w, const uint8_t *p,
-                         const float *x, float *ref, float *out)
-{
-    for (size_t col = 0; col < c->cols; col++) {
-        size_t bad_ref, bad = SENTINEL_BAD;
-        dn_status st_ref = reference(c, w, x, col, c->r0, c->r1, ref, &bad_ref), st;
-        reset(out, c->rows);
-        st = dn_act_mat_vec_rows(act, col, c->type, w, c->rows, c->r0, c->r1, out, &bad);
-        same(st, bad, out, c->rows, st_ref, bad_ref, ref, c, c->r0, c->r1, 1);
-        reset(out, c->rows);
-        bad = SENTINEL_BAD;
-        st = dn_repacked_mat_vec_rows(act, col, c->type, p, c->rows, c->r0, c->r1, out, &bad);
-        same(st, bad, out, c->rows, st_ref, bad_ref, ref, c, c->r0, c->r1, 1);
+/* Every column's references, each computed once: over the case's rows
+   (range) and over all rows (all); column j at + j rows. */
+typedef struct col_refs {
+    float *range, *all;
+    dn_status st_range[MAX_COLS], st_all[MAX_COLS];
+    size_t bad_range[MAX_COLS], bad_all[MAX_COLS];
+} col_refs;
 
-        st_ref = reference(c, w, x, col, 0, c->rows, ref, &bad_ref);
-        reset(out, c->rows);
-        bad = SENTINEL_BAD;
-        st = dn_repacked_mat_vec(act, col, c->type, p, c->rows, out, NULL, &bad);
-        same(st, bad, out, c->rows, st_ref, bad_ref, ref, c, 0, c->rows, 1);
+static void make_refs(const rp_case *c, const uint8_t *w, const float *x, col_refs *refs)
+{
+    refs->range = malloc(c->cols * c->rows * sizeof *refs->range);
+    refs->all = malloc(c->cols * c->rows * sizeof *refs->all);
+    CHECK(refs->range && refs->all);
+    for (size_t col = 0; col < c->cols; col++) {
+        refs->st_range[col] = reference(c, w, x, col, c->r0, c->r1, refs->range + col * c->rows,
+                                        &refs->bad_range[col]);
+        refs->st_all[col] =
+            reference(c, w, x, col, 0, c->rows, refs->all + col * c->rows, &refs->bad_all[col]);
     }
 }
 
-/* The references of columns [c0, c1) over rows [r0, r1), column j at ref +
-   j rows; their status and *bad (the same for every column: the activation
-   is finite, so only an unreadable block fails, the first row's). */
-static dn_status references(const rp_case *c, const uint8_t *w, const float *x, size_t r0,
-                            size_t r1, float *ref, size_t *bad_ref)
+/* Each column's matrix-vector forms, plain and repacked, over the case's
+   rows and over all rows (no pool). */
+static void vector_forms(const rp_case *c, const dn_act *act, const uint8_t *w, const uint8_t *p,
+                         const col_refs *refs, float *out)
 {
-    dn_status st_ref = DN_OK;
-    for (size_t col = c->c0; col < c->c1; col++) {
-        size_t b;
-        dn_status s = reference(c, w, x, col, r0, r1, ref + (col - c->c0) * c->rows, &b);
-        CHECK(col == c->c0 || (s == st_ref && b == *bad_ref));
-        st_ref = s, *bad_ref = b;
+    for (size_t col = 0; col < c->cols; col++) {
+        const float *range = refs->range + col * c->rows, *all = refs->all + col * c->rows;
+        const dn_status st_range = refs->st_range[col], st_all = refs->st_all[col];
+        const size_t bad_range = refs->bad_range[col], bad_all = refs->bad_all[col];
+        size_t bad = SENTINEL_BAD;
+        reset(out, c->rows);
+        dn_status st = dn_act_mat_vec_rows(act, col, c->type, w, c->rows, c->r0, c->r1, out, &bad);
+        same(st, bad, out, c->rows, st_range, bad_range, range, c, c->r0, c->r1, 1);
+        reset(out, c->rows);
+        bad = SENTINEL_BAD;
+        st = dn_repacked_mat_vec_rows(act, col, c->type, p, c->rows, c->r0, c->r1, out, &bad);
+        same(st, bad, out, c->rows, st_range, bad_range, range, c, c->r0, c->r1, 1);
+
+        reset(out, c->rows);
+        bad = SENTINEL_BAD;
+        st = dn_repacked_mat_vec(act, col, c->type, p, c->rows, out, NULL, &bad);
+        same(st, bad, out, c->rows, st_all, bad_all, all, c, 0, c->rows, 1);
     }
-    return st_ref;
+}
+
+/* The status and *bad of columns [c0, c1)'s references (the same for every
+   column: the activation is finite, so only an unreadable block fails, the
+   first row's). */
+static dn_status columns_status(const rp_case *c, const dn_status *st, const size_t *bad,
+                                size_t *bad_ref)
+{
+    for (size_t col = c->c0 + 1; col < c->c1; col++)
+        CHECK(st[col] == st[c->c0] && bad[col] == bad[c->c0]);
+    *bad_ref = bad[c->c0];
+    return st[c->c0];
 }
 
 /* The matrix forms: the public ones (out[col * rows + r], the sentinel in
    every other column) and every ISA's kernels (out[(col - c0) * rows + r]). */
 static void matrix_forms(const rp_case *c, const dn_act *act, const uint8_t *w, const uint8_t *p,
-                         const float *x, float *ref, float *out)
+                         const col_refs *refs, float *out)
 {
     const size_t ncol = c->c1 - c->c0, all = c->cols * c->rows;
     size_t bad_ref, bad = SENTINEL_BAD;
-    dn_status st_ref = references(c, w, x, c->r0, c->r1, ref, &bad_ref), st;
+    dn_status st_ref = columns_status(c, refs->st_range, refs->bad_range, &bad_ref), st;
+    const float *ref = refs->range + c->c0 * c->rows;
     float *mine = out + c->c0 * c->rows;
     for (int packed = 0; packed < 2; packed++) {
         reset(out, all);
@@ -281,7 +302,8 @@ static void matrix_forms(const rp_case *c, const dn_act *act, const uint8_t *w, 
                 }
         }
     }
-    st_ref = references(c, w, x, 0, c->rows, ref, &bad_ref);
+    st_ref = columns_status(c, refs->st_all, refs->bad_all, &bad_ref);
+    ref = refs->all + c->c0 * c->rows;
     if (c->c0 == 0 && c->c1 == c->cols) { /* the whole product: every column */
         reset(out, all);
         bad = SENTINEL_BAD;
@@ -319,12 +341,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         CHECK(st == DN_OK && bad == SENTINEL_BAD && act != NULL);
         uint8_t *p = repacked(&c, w, row_bytes);
-        float *ref = malloc(c.cols * c.rows * sizeof *ref),
-              *out = malloc(c.cols * c.rows * sizeof *out);
-        CHECK(ref && out);
-        vector_forms(&c, act, w, p, x, ref, out);
-        matrix_forms(&c, act, w, p, x, ref, out);
-        free(ref);
+        col_refs refs;
+        make_refs(&c, w, x, &refs);
+        float *out = malloc(c.cols * c.rows * sizeof *out);
+        CHECK(out);
+        vector_forms(&c, act, w, p, &refs, out);
+        matrix_forms(&c, act, w, p, &refs, out);
+        free(refs.range);
+        free(refs.all);
         free(out);
         free(p);
         dn_act_destroy(act);
