@@ -225,8 +225,10 @@ static void resolve_all(void)
             own.f16 = &dn_f16_avx512bf16;
         /* and the int8 attention's pair sums, by vpdpwssd when it is there */
         if (isa == DN_ISA_AVX512 && dn_cpu()->avx512vnni) own.attention = &dn_attention_avx512vnni;
-        /* and the FP8 mat_vec's code tests, by a VBMI byte permute */
-        if (isa == DN_ISA_AVX512 && dn_cpu()->avx512vbmi) own.fp8 = &dn_fp8_avx512vbmi;
+        /* and the FP8 mat_vec's code tests, by a VBMI byte permute, and its
+           decode by GFNI byte maps */
+        if (isa == DN_ISA_AVX512 && dn_cpu()->avx512vbmi && dn_cpu()->gfni)
+            own.fp8 = &dn_fp8_avx512vbmi;
 #endif
         if (r->fp32 || r->math || r->f16 || r->quant || r->dot || r->attention || r->gdn ||
             r->vec || r->fp8)

@@ -43,6 +43,7 @@ static void probe(dn_cpu_features *f)
         f->avx512bw = (b >> 30) & 1;
         f->avx512vl = (b >> 31) & 1;
         f->avx512vbmi = (c >> 1) & 1;
+        f->gfni = (c >> 8) & 1;
         f->avx512vnni = (c >> 11) & 1;
     }
     if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f->avx512bf16 = (a >> 5) & 1;

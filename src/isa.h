@@ -12,7 +12,7 @@ typedef struct dn_cpu_features {
     int x86_64, aarch64;
     int sse2, avx, avx2, fma, f16c, osxsave, ymm_os;
     int avx512f, avx512bw, avx512vl, avx512dq, zmm_os; /* what DN_ISA_AVX512 needs */
-    int avx512vnni, avx512bf16, avx512vbmi;            /* reported; kernels ask for them */
+    int avx512vnni, avx512bf16, avx512vbmi, gfni;      /* reported; kernels ask for them */
     int neon;
 } dn_cpu_features;
 

@@ -50,10 +50,11 @@ static void describe(void)
     if (f->x86_64)
         snprintf(description, sizeof description,
                  "x86-64, avx %s, avx2 %s, fma %s, f16c %s, os ymm state %s, avx512 f %s bw %s "
-                 "vl %s dq %s vnni %s bf16 %s vbmi %s, os zmm state %s",
+                 "vl %s dq %s vnni %s bf16 %s vbmi %s, gfni %s, os zmm state %s",
                  yes(f->avx), yes(f->avx2), yes(f->fma), yes(f->f16c), yes(f->ymm_os),
                  yes(f->avx512f), yes(f->avx512bw), yes(f->avx512vl), yes(f->avx512dq),
-                 yes(f->avx512vnni), yes(f->avx512bf16), yes(f->avx512vbmi), yes(f->zmm_os));
+                 yes(f->avx512vnni), yes(f->avx512bf16), yes(f->avx512vbmi), yes(f->gfni),
+                 yes(f->zmm_os));
     else if (f->aarch64)
         snprintf(description, sizeof description, "aarch64, neon %s", f->neon ? "yes" : "no");
     else
