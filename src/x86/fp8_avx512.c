@@ -49,8 +49,8 @@
  * into f32 lanes by masked byte permutes (AVX-512 VBMI), 14.7. The AVX2
  * kernel reaches about 13.5 on the same data. The VBMI table also requires
  * GFNI, whose byte maps decode the runs of normal codes with fewer
- * shuffles (steps64_gfni, 1.07x in L2); every CPU with AVX512_VBMI but one
- * generation (Cannon Lake) has GFNI.
+ * shuffles (steps64_gfni, 1.07x in L2); a CPU with AVX512_VBMI but without
+ * GFNI keeps the plain table.
  */
 #include "../fp8_kernels.h"
 #include "../bits.h"
@@ -217,10 +217,11 @@ DN_INLINE void steps64(const uint8_t *const w[DN_FP8_WAYS], const float *x, size
    codes and row one permute, two affine maps and six unpacks, where
    dec16_normal takes four sign extensions, four shifts and four logic
    operations. Old and new objects alternated in one process (64 x 8192 in
-   L2, 41 pairs, thread CPU time, idle, 2026-12-07): 1.07x the speed; the
-   same maps placed by four two-table byte permutes (vpermt2b) instead
-   1.02-1.04x, and with the permutes replaced by a logic operation (bits
-   wrong) 1.38x: the shuffles bound it. */
+   L2, 41 pairs, thread CPU time, idle, 2026-12-07): 1.07x the speed. The
+   same maps placed by four zero-masking two-table byte permutes
+   (vpermt2b) instead: 1.02-1.04x (with those permutes replaced by a logic
+   operation, the bits then wrong, 1.38x); by one byte permute, two
+   unpacks, two shifts and two ands: 0.98-0.995x of this form. */
 typedef void (*normal_steps_fn)(const uint8_t *const w[DN_FP8_WAYS], const float *x, size_t i,
                                 __m512 a[DN_FP8_WAYS], int scaled);
 
@@ -270,9 +271,10 @@ code_classes_vbmi(__m512i classes, __m512i raw)
    codes' classes or'd together (one permute and one or, the two tests in
    one). Runs of normal codes go through `normal_steps` when given
    (steps64_gfni), else through dec16_normal. With `scaled`, x is the
-   activation times 2^8; else the weights are made whole here. The streams are fetched DN_FP8_PREFETCH ahead; one that
-   passes `left` (the bytes to its row's end) goes on `jump` further, into
-   the same row of the next block. */
+   activation times 2^8; else the weights are made whole here. The streams
+   are fetched DN_FP8_PREFETCH ahead; one that passes `left` (the bytes to
+   its row's end) goes on `jump` further, into the same row of the next
+   block. */
 DN_INLINE __m256 block8(const uint8_t *const w[DN_FP8_WAYS], const float *x, __m512i *top,
                         int scaled, code_classes_fn classes, normal_steps_fn normal_steps,
                         size_t left, size_t jump)
