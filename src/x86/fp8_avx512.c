@@ -67,7 +67,7 @@
    of eight (block8's `left` and `jump`), as the F16 kernels' streams do,
    so the next block's rows start in the cache rather than each from a
    miss. Old and new objects alternated (decodenum-bench-fp8 --quick,
-   8192^2 from memory, three pairs, idle, 2026-12-07): two threads 1.16-1.27x
+   8192^2 from memory, three pairs, idle, 2026-12-07): two threads 1.13-1.27x
    the speed, one 1.13-1.28x; 512 and 2048 bytes ahead with it were no
    faster than 1024. No effect on bits. */
 #define DN_FP8_PREFETCH 1024
