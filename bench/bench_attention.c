@@ -4,10 +4,12 @@
  * 32 query heads over 8 KV heads, contexts 512, 4096 and 32768, on 1 and 2
  * threads: dn_attend on a binary16 cache (the vector path) and on an int8
  * cache (Sub32, one word), beside the read bandwidth of the bytes each
- * reads ([position][kv_head][d] layout, llama.cpp's). Medians of samples
- * taken round-robin; the machine is shared, so quote ratios.
+ * reads ([position][kv_head][d] layout, llama.cpp's; DN_BENCH_LAYOUT=heads
+ * keeps each KV head's rows together instead, [kv_head][position][d]).
+ * Medians of samples taken round-robin; the machine is shared, so quote
+ * ratios.
  *
- *   ./bench/decodenum-bench-attention [--quick]
+ *   [DN_BENCH_LAYOUT=heads] ./bench/decodenum-bench-attention [--quick]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +41,9 @@ static void call_attend(bench_case *c)
 
 static void usage(const char *argv0) { printf("usage: %s [--quick]\n", argv0); }
 
-/* A cache of `ctx` positions of `type`, filled through dn_cache_append. */
-static int make_cache(dn_kv_cache *c, uint32_t type, size_t ctx)
+/* A cache of `ctx` positions of `type`, filled through dn_cache_append;
+   heads_apart: each KV head's rows together. */
+static int make_cache(dn_kv_cache *c, uint32_t type, size_t ctx, int heads_apart)
 {
     size_t es = type == DN_KV_INT8 ? 1 : 2, row = KVH * D;
     *c = (dn_kv_cache){bench_alloc(ctx * row * es),
@@ -55,6 +58,10 @@ static int make_cache(dn_kv_cache *c, uint32_t type, size_t ctx)
                        1,
                        type,
                        0};
+    if (heads_apart) {
+        c->pos_stride = D, c->head_stride = ctx * D;
+        c->scale_pos_stride = 1, c->scale_head_stride = ctx;
+    }
     if (type == DN_KV_INT8) {
         c->k_scale = bench_alloc(ctx * KVH * 2);
         c->v_scale = bench_alloc(ctx * KVH * 2);
@@ -195,10 +202,11 @@ static void report(const context_cases *cc, size_t ctx, const bench_bw bw[2])
     printf("\n");
 }
 
-static void bench_context(size_t ctx, int quick, dn_pool *pools[2])
+static void bench_context(size_t ctx, int quick, int heads_apart, dn_pool *pools[2])
 {
     dn_kv_cache caches[2];
-    if (!make_cache(&caches[0], DN_KV_F16, ctx) || !make_cache(&caches[1], DN_KV_INT8, ctx)) {
+    if (!make_cache(&caches[0], DN_KV_F16, ctx, heads_apart) ||
+        !make_cache(&caches[1], DN_KV_INT8, ctx, heads_apart)) {
         printf("  context %zu: out of memory\n", ctx);
         return;
     }
@@ -209,7 +217,7 @@ static void bench_context(size_t ctx, int quick, dn_pool *pools[2])
     if (!cc) return;
     add_ours(cc, caches, q, ctx, quick, pools);
 #ifdef DN_BENCH_GGML
-    add_ggml(cc, &caches[0], q, ctx, quick);
+    if (!heads_apart) add_ggml(cc, &caches[0], q, ctx, quick); /* its views: llama.cpp's layout */
 #endif
     bench_run_group(cc->cs, cc->count);
     bench_bw bw[2] = {bench_read_best(caches[0].k, ctx * KVH * D * 2, 1, quick ? 3 : 7),
@@ -232,18 +240,27 @@ int main(int argc, char **argv)
 #endif
     int quick = 0, rc = bench_parse_args(argc, argv, &quick, usage);
     if (rc >= 0) return rc;
-    bench_print_command("decodenum-bench-attention", argc, argv, NULL, 0);
+    static const char *const envs[] = {"DN_BENCH_LAYOUT"};
+    bench_print_command("decodenum-bench-attention", argc, argv, envs, 1);
+    const char *layout = bench_env_or("DN_BENCH_LAYOUT", "llama");
+    int heads_apart = !strcmp(layout, "heads");
+    if (!heads_apart && strcmp(layout, "llama")) {
+        fprintf(stderr, "DN_BENCH_LAYOUT: llama (the default) or heads, not '%s'\n", layout);
+        return 2;
+    }
     bench_print_machine(bench_clock_ghz(0.2));
     bench_print_load();
     printf("  one decode token: head size %d, %d query heads over %d KV heads; dn_attend\n", D, QH,
            KVH);
+    printf("  cache layout: %s\n", heads_apart ? "[kv_head][position][d] (ggml peer not run)"
+                                               : "[position][kv_head][d] (llama.cpp's)");
 #ifdef DN_BENCH_GGML
     printf("  peer: ggml_flash_attn_ext on the same f16 K/V and on them as Q8_0, %s\n",
            ggml_peer_build());
 #endif
     dn_pool *pools[2] = {NULL, dn_pool_create(2)};
     const size_t ctxs[3] = {512, 4096, 32768};
-    for (int i = 0; i < 3; i++) bench_context(ctxs[i], quick, pools);
+    for (int i = 0; i < 3; i++) bench_context(ctxs[i], quick, heads_apart, pools);
     dn_pool_destroy(pools[1]);
     return 0;
 }

@@ -221,6 +221,46 @@ static void run_one(const dn_attention_kernels *kern, int which, bufs *b, size_t
     }
 }
 
+/* ---- rows far apart ------------------------------------------------------------------ */
+
+/* Value rows of head size 128 spanning past 40 MiB from first to last, where
+   a kernel may read them in another order than over nearer rows (the
+   AVX-512 kernel takes both of its tiles a block at a time from 32 MiB on):
+   each type, 1..300 positions (partial blocks and lanes), groups of 4 and 8
+   and of 5 (a whole group and a remainder). Only the rows are written; the
+   gaps are never read. */
+static const size_t far_lengths[] = {1, 31, 129, 300};
+static const size_t far_groups[] = {4, 5, 8};
+#define FAR_SPAN ((size_t)40 << 20)
+
+static void run_far_weighted(const dn_attention_kernels *kern, bufs *b, dn_rng *r,
+                             dn_check_result *res)
+{
+    char *span = malloc(FAR_SPAN + 1024);
+    if (!span) {
+        dn_check_mismatch(res, "weighted far rows: no memory for the span");
+        return;
+    }
+    size_t at = 0;
+    for (uint32_t type = DN_KV_F32; type <= DN_KV_BF16; type++)
+        for (size_t li = 0; li < sizeof far_lengths / sizeof *far_lengths; li++, at++) {
+            size_t es = type == DN_KV_F32 ? 4 : 2, n = far_lengths[li];
+            shape s = {n, 128,  far_groups[at % 3],
+                       0, type, (int)(at % 2 ? ROWS_BITS : ROWS_NORMAL)};
+            s.stride = (FAR_SPAN / es + n - 1) / n;
+            for (size_t j = 0; j < n; j++) {
+                shape one = s;
+                one.n = 1, one.stride = s.d;
+                fill_rows(r, &one, span + j * s.stride * es);
+            }
+            fill_p(r, b->p, s.g * n);
+            dn_attention_scalar.weighted(type, b->p, s.g, n, span, s.stride, s.d, b->ref);
+            kern->weighted(type, b->p, s.g, n, span, s.stride, s.d, b->got);
+            cmp(res, &s, b->ref, b->got, s.g * s.d);
+        }
+    free(span);
+}
+
 /* ---- saturated blocks ---------------------------------------------------------------- */
 
 /* Random codes keep an int8 block's integer sum near the square root of its
@@ -430,6 +470,7 @@ int dn_check_attention(dn_isa isa, const dn_check_plan *plan, dn_check_sink sink
             }
             if (which == SCORES_INT8 || which == WEIGHTED_INT8)
                 run_saturated(tables[t], which, &b, &r, &res);
+            if (which == WEIGHTED) run_far_weighted(tables[t], &b, &r, &res);
             if (res.mismatched) failed++;
             if (sink) sink(&res, ctx);
         }

@@ -12,9 +12,8 @@
  *   does not matter, only which lanes are paired, and IEEE addition is
  *   commutative.
  * - weighted: 32 lane accumulators per element, a tile of 64 elements,
- *   four heads sharing each value row's load; a block of 128 positions is
- *   taken lane by lane, so a lane's accumulators stay in registers over its
- *   four rows (weigh_lane).
+ *   four heads sharing each value row's load, rows whole once at long
+ *   contexts (attention_weighted_avx512.h).
  * - scores_int8: four query heads per pass over a key row, each head's
  *   codes multiplied by its chunk factors once per call (int16, where every
  *   product fits: always for one-word codes and factors up to 258), so a
@@ -255,7 +254,7 @@ static void scores_avx512(uint32_t type, const float *q, size_t heads, size_t d,
     for (size_t i = 0; i < heads * n; i++) s[i] = dn_result(s[i]);
 }
 
-/* ---- the weighted sum ------------------------------------------------------ */
+/* ---- the result rule, and the weighted sum ----------------------------------- */
 
 /* result4 of 16 lanes: a denormal made its sign's zero, a NaN 0x7FC00000. */
 INLINE __m512 result16(__m512 x)
@@ -268,158 +267,7 @@ INLINE __m512 result16(__m512 x)
     return _mm512_castsi512_ps(_mm512_mask_mov_epi32(u, nan, _mm512_set1_epi32(0x7FC00000)));
 }
 
-#define TILE 64     /* elements per pass: the lanes of 4 heads x 64 elements, 32 KiB */
-#define LANE_ROWS 4 /* positions per lane per block: a block of 128 positions */
-#define BLOCK_ROWS (DN_LANES * LANE_ROWS)
-
-/* Lane l of hn heads over `count` rows of that lane (rows j, j + 32, ...;
-   the lane's positions in order, so the sums of the reference), w = 32 or
-   64 elements from `row` (the row's first at the tile's element i0: with
-   i0 + 16 c offsets GCC kept the four in stack slots and reloaded and
-   added them for every row, and a row of 4 heads of 128 in L2 took 9.5 ns
-   where it takes 8.5 now): the lane's accumulators stay in registers across
-   the rows and are loaded and stored once. Stored lanes cost one zmm store
-   per 16 elements, head and row when every row loaded and stored them (the
-   store port, one zmm a cycle, bound the loop: 1.23 ms for a group over
-   32768 rows; 0.45 ms with 8 rows a lane, same host and hour; 4 rows a
-   lane since, as 8 at the cache's 2 KiB stride fall into too few L1 sets:
-   docs/log/attention.md). fresh: the lane's first rows, started from zero
-   (the block loop calls it with a constant: no test in the other blocks'
-   code), so no call clears 32 KiB of lanes first (0.89x the time of a
-   group's call at 512 positions, 0.78x at 31). */
-INLINE void weigh_lane(uint32_t type, const float *p, size_t hn, size_t n, const char *row,
-                       size_t rstep, size_t j, size_t count, size_t w,
-                       float acc[GROUP][DN_LANES][TILE], size_t l, int fresh)
-{
-    __m512 a[GROUP][TILE / 16];
-    for (size_t h = 0; h < GROUP; h++)
-        for (size_t c = 0; c < TILE / 16; c++)
-            a[h][c] = h < hn && 16 * c < w && !fresh ? _mm512_load_ps(acc[h][l] + 16 * c)
-                                                     : _mm512_setzero_ps();
-    for (size_t r = 0; r < count; r++, row += DN_LANES * rstep, j += DN_LANES) {
-        __m512 x[TILE / 16];
-        for (size_t c = 0; c < TILE / 16; c++)
-            x[c] = 16 * c < w ? load16(type, row, 16 * c) : _mm512_setzero_ps();
-        for (size_t h = 0; h < GROUP; h++) {
-            if (h >= hn) break;
-            __m512 pw = _mm512_set1_ps(p[h * n + j]);
-            for (size_t c = 0; c < TILE / 16; c++)
-                if (16 * c < w) a[h][c] = _mm512_add_ps(a[h][c], _mm512_mul_ps(pw, x[c]));
-        }
-    }
-    for (size_t h = 0; h < GROUP; h++)
-        for (size_t c = 0; c < TILE / 16; c++)
-            if (h < hn && 16 * c < w) _mm512_store_ps(acc[h][l] + 16 * c, a[h][c]);
-}
-
-static void zero_lane(float acc[GROUP][DN_LANES][TILE], size_t l)
-{
-    for (size_t h = 0; h < GROUP; h++) memset(acc[h][l], 0, sizeof acc[h][l]);
-}
-
-/* Elements i0..i0+w of n value rows into the lanes of hn heads (position j
-   in lane j % 32), a block of BLOCK_ROWS positions at a time: lane by lane
-   (weigh_lane), the next block's rows prefetched meanwhile (a lane's share,
-   4 rows, per lane step: the block's 128 rows are in the cache when they are
-   read). */
-INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const void *v,
-                       size_t stride, size_t i0, size_t w, float acc[GROUP][DN_LANES][TILE])
-{
-    size_t es = type == DN_KV_F32 ? 4 : 2, rstep = stride * es;
-    const char *base = (const char *)v;
-    for (size_t j0 = 0; j0 < n; j0 += BLOCK_ROWS) {
-        for (size_t l = 0; l < DN_LANES; l++) {
-            size_t f = j0 + BLOCK_ROWS + LANE_ROWS * l;
-            for (size_t k = f; k < f + LANE_ROWS && k < n; k++)
-                dn_prefetch_span(base + k * rstep + i0 * es, w * es);
-            if (j0 + l >= n) { /* lanes without a row: zeros for the fold (n < 32) */
-                if (j0 == 0) zero_lane(acc, l);
-                continue;
-            }
-            size_t count = (n - j0 - l + DN_LANES - 1) / DN_LANES;
-            if (count > LANE_ROWS) count = LANE_ROWS;
-            const char *row = base + (j0 + l) * rstep + i0 * es;
-            if (hn == GROUP && w == TILE && j0 == 0) /* the common cases, compiled constant */
-                weigh_lane(type, p, GROUP, n, row, rstep, l, count, TILE, acc, l, 1);
-            else if (hn == GROUP && w == TILE)
-                weigh_lane(type, p, GROUP, n, row, rstep, j0 + l, count, TILE, acc, l, 0);
-            else
-                weigh_lane(type, p, hn, n, row, rstep, j0 + l, count, w, acc, l, j0 == 0);
-        }
-    }
-}
-
-/* The tree over the 32 lanes of 16 elements at once (vertical adds in the
-   tree's order) into out. */
-static void fold16(float lanes[DN_LANES][TILE], size_t c, float *out)
-{
-    __m512 l[DN_LANES];
-    for (size_t i = 0; i < DN_LANES; i++) l[i] = _mm512_load_ps(lanes[i] + 16 * c);
-    for (size_t width = DN_LANES; width > 1; width /= 2)
-        for (size_t i = 0; i < width / 2; i++) l[i] = _mm512_add_ps(l[2 * i], l[2 * i + 1]);
-    _mm512_storeu_ps(out, result16(l[0]));
-}
-
-/* The first rows' prefetches: the first block's (weigh_tile fetches each
-   next one). */
-static void prefetch_first(uint32_t type, const void *v, size_t stride, size_t n, size_t i0,
-                           size_t w)
-{
-    size_t es = type == DN_KV_F32 ? 4 : 2;
-    for (size_t k = 0; k < n && k < BLOCK_ROWS; k++)
-        dn_prefetch_span((const char *)v + k * stride * es + i0 * es, w * es);
-}
-
-/* One type's tile, a function of its own (as scores_f16). */
-static __attribute__((noinline)) void weigh_f16(const float *p, size_t hn, size_t n, const void *v,
-                                                size_t stride, size_t i0, size_t w,
-                                                float acc[GROUP][DN_LANES][TILE])
-{
-    weigh_tile(DN_KV_F16, p, hn, n, v, stride, i0, w, acc);
-}
-
-static __attribute__((noinline)) void weigh_bf16(const float *p, size_t hn, size_t n, const void *v,
-                                                 size_t stride, size_t i0, size_t w,
-                                                 float acc[GROUP][DN_LANES][TILE])
-{
-    weigh_tile(DN_KV_BF16, p, hn, n, v, stride, i0, w, acc);
-}
-
-static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_t n, const void *v,
-                                                size_t stride, size_t i0, size_t w,
-                                                float acc[GROUP][DN_LANES][TILE])
-{
-    weigh_tile(DN_KV_F32, p, hn, n, v, stride, i0, w, acc);
-}
-
-static void weighted_avx512(uint32_t type, const float *p, size_t heads, size_t n, const void *v,
-                            size_t stride, size_t d, float *out)
-{
-    if (d % 32 != 0) {
-        dn_attention_avx2.weighted(type, p, heads, n, v, stride, d, out);
-        return;
-    }
-    float acc[GROUP][DN_LANES][TILE] __attribute__((aligned(64)));
-    unsigned csr = dn_avx2_enter();
-    for (size_t g0 = 0; g0 < heads; g0 += GROUP) {
-        size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
-        for (size_t i0 = 0; i0 < d; i0 += TILE) {
-            size_t w = d - i0 < TILE ? d - i0 : TILE;
-            if (n == 0) memset(acc, 0, sizeof acc); /* else each lane's first rows start it */
-            prefetch_first(type, v, stride, n, i0, w);
-            if (type == DN_KV_F16)
-                weigh_f16(p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else if (type == DN_KV_BF16)
-                weigh_bf16(p + g0 * n, hn, n, v, stride, i0, w, acc);
-            else
-                weigh_f32(p + g0 * n, hn, n, v, stride, i0, w, acc);
-            for (size_t g = 0; g < hn; g++)
-                for (size_t c = 0; 16 * c < w; c++)
-                    fold16(acc[g], c, out + (g0 + g) * d + i0 + 16 * c);
-        }
-    }
-    dn_avx2_leave(csr, 0.0f);
-}
+#include "attention_weighted_avx512.h"
 
 /* ---- int8 scores ----------------------------------------------------------- */
 
