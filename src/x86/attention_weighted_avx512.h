@@ -154,7 +154,7 @@ static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_
    block's rows once for both tiles (weighted_both). Nearer rows take the
    tiles one after the other over all rows, which keeps a tile's 32 KiB of
    lanes in L1: the both-tile loop on the bench's 4096 positions (rows 8 MiB
-   apart, the layer in L3) took 1.08-1.15x the time in four of five
+   apart, the layer in L3) took 1.08-1.15x the time in five of six
    alternated runs; on 8192 (16 MiB) it was level within the noise, on
    16384 (32 MiB) 0.87-0.91x. */
 #define FAR_BYTES ((size_t)32 << 20)
