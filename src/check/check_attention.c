@@ -9,7 +9,8 @@
  * 1, 2, 4 or 8 heads, rows at strides longer than a row. Rows are Gaussian-
  * like, every-bit random (NaN, infinities, denormals), all equal, all zero,
  * or large enough that scores overflow exp. Besides, the int8 kernels meet
- * blocks whose integer sums reach their bounds (run_saturated).
+ * blocks whose integer sums reach their bounds (run_saturated), and the
+ * weighted sums value rows 40 MiB apart (run_far_weighted).
  */
 #include "attention_kernels.h"
 #include "check.h"
