@@ -168,8 +168,8 @@ static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_
    decodenum-bench-attention (f16, 32768 positions; dn_attend timed with
    the L3 flushed by a 256 MiB read before each call, medians of 8 calls,
    libraries before and after alternated, 2026-12-07): one thread
-   0.86-0.95x the time (three pairs), two 0.76-0.88x (two); 16384 positions
-   0.87-0.91x. The memory's speed for strided rows varied by hours on that
+   0.80-0.95x the time (five pairs), two 0.76-0.88x (two); 16384 positions
+   0.87-0.91x; a bf16 cache 0.83-0.95x and 0.85-0.91x. The memory's speed for strided rows varied by hours on that
    host: with both forms alternated in one process, 0.80-0.82x the time
    where the one-tile form took 11.5-11.7 ms, 0.91-0.95x where it took
    7.9-8.0 ms. */
