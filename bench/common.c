@@ -4,7 +4,7 @@
  * (single thread and on a team of threads) and the run header, shared by the
  * decodenum benchmark programs. See common.h.
  */
-#define _GNU_SOURCE /* madvise, pthread barriers */
+#define _GNU_SOURCE /* madvise, pthread barriers, sched_getcpu */
 
 #include "common.h"
 
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -622,6 +623,16 @@ void bench_print_machine(double ghz)
     }
 #endif
     printf("buffers: 2 MiB aligned, MADV_HUGEPAGE; transparent hugepages: %s\n", thp);
+#if defined(__linux__)
+    /* The CPUs of a guest need not be alike: on the 2-vCPU guest of the
+       module pages, one ran the attention kernels 1.35-1.6x slower than the
+       other (docs/bench-notes.md, "Which CPU"), so a one-thread comparison
+       says where it ran and whether it was pinned (taskset -c). */
+    cpu_set_t set;
+    int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+    printf("main thread: on cpu %d, may run on %d of them%s\n", sched_getcpu(), allowed,
+           allowed == 1 ? " (pinned)" : "");
+#endif
 }
 
 void bench_print_load(void)

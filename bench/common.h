@@ -130,11 +130,14 @@ bench_bw bench_read_best(const void *p, size_t bytes, unsigned threads, int samp
    kernel's rate over the peak of the instruction it is built on is how near
    it runs to the core's limit. */
 typedef enum bench_peak_kind {
-    BENCH_PEAK_FMA_YMM,  /* vfmadd231ps ymm: flops, two a lane */
-    BENCH_PEAK_FMA_ZMM,  /* vfmadd231ps zmm */
-    BENCH_PEAK_BF16_ZMM, /* vdpbf16ps zmm: flops, four a lane (two products, two adds) */
-    BENCH_PEAK_INT8_YMM, /* vpmaddubsw ymm: multiply-adds, 32 an instruction */
-    BENCH_PEAK_INT8_ZMM, /* vpdpbusd zmm (AVX512_VNNI): multiply-adds, 64 */
+    BENCH_PEAK_FMA_YMM,    /* vfmadd231ps ymm: flops, two a lane */
+    BENCH_PEAK_FMA_ZMM,    /* vfmadd231ps zmm */
+    BENCH_PEAK_BF16_ZMM,   /* vdpbf16ps zmm: flops, four a lane (two products, two adds) */
+    BENCH_PEAK_INT8_YMM,   /* vpmaddubsw ymm: multiply-adds, 32 an instruction */
+    BENCH_PEAK_INT8_ZMM,   /* vpdpbusd zmm (AVX512_VNNI): multiply-adds, 64 */
+    BENCH_PEAK_MULADD_YMM, /* vmulps and vaddps ymm alternated: flops, one a lane */
+    BENCH_PEAK_MULADD_ZMM, /* vmulps and vaddps zmm alternated */
+    BENCH_PEAK_INT16_ZMM,  /* vpdpwssd zmm (AVX512_VNNI): multiply-adds, 32 */
     BENCH_PEAK_KINDS
 } bench_peak_kind;
 /* Operations per second of one thread (~50 ms the first time, then

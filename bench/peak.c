@@ -31,6 +31,12 @@ static double thread_cpu_s(void)
     PEAK_R(op, r, a) PEAK_R(op, r, b) PEAK_R(op, r, c) PEAK_R(op, r, d)
 #define PEAK_12(op, r) \
     PEAK_4(op, r, 0, 1, 2, 3) PEAK_4(op, r, 4, 5, 6, 7) PEAK_4(op, r, 8, 9, 10, 11)
+/* Six multiplies and six adds a step, alternated, each independent of the
+   others (register k = 12 op 13): the rate of a kernel that must round each
+   product before adding it, so cannot use an FMA. */
+#define MIX_4(m, a, r, w, x, y, z) PEAK_R(m, r, w) PEAK_R(a, r, x) PEAK_R(m, r, y) PEAK_R(a, r, z)
+#define MIX_12(m, a, r) \
+    MIX_4(m, a, r, 0, 1, 2, 3) MIX_4(m, a, r, 4, 5, 6, 7) MIX_4(m, a, r, 8, 9, 10, 11)
 #define ZERO_4(r, a, b, c, d)                      \
     "vpxor %%" r #a ", %%" r #a ", %%" r #a "\n\t" \
     "vpxor %%" r #b ", %%" r #b ", %%" r #b "\n\t" \
@@ -51,11 +57,23 @@ static double thread_cpu_s(void)
                          : PEAK_CLOBBERS);                                         \
     }
 
+#define MIX_LOOP(name, target_, m, a, r)                                            \
+    __attribute__((target(target_))) static void name(size_t steps)                 \
+    {                                                                               \
+        __asm__ volatile(ZERO_14("xmm") "1:\n\t" MIX_12(m, a, r) "dec %0\n\tjnz 1b" \
+                         : "+r"(steps)                                              \
+                         :                                                          \
+                         : PEAK_CLOBBERS);                                          \
+    }
+
 PEAK_LOOP(fma_ymm_loop, "avx2,fma", "vfmadd231ps", "ymm")
 PEAK_LOOP(fma_zmm_loop, "avx512f", "vfmadd231ps", "zmm")
 PEAK_LOOP(bf16_zmm_loop, "avx512f,avx512bf16", "vdpbf16ps", "zmm")
 PEAK_LOOP(maddubs_ymm_loop, "avx2", "vpmaddubsw", "ymm")
 PEAK_LOOP(dpbusd_zmm_loop, "avx512f,avx512vnni", "vpdpbusd", "zmm")
+MIX_LOOP(muladd_ymm_loop, "avx2", "vmulps", "vaddps", "ymm")
+MIX_LOOP(muladd_zmm_loop, "avx512f", "vmulps", "vaddps", "zmm")
+PEAK_LOOP(dpwssd_zmm_loop, "avx512f,avx512vnni", "vpdpwssd", "zmm")
 
 typedef struct peak_loop {
     const char *name;
@@ -64,11 +82,14 @@ typedef struct peak_loop {
 } peak_loop;
 
 static const peak_loop loops[BENCH_PEAK_KINDS] = {
-    {"vfmadd231ps ymm", fma_ymm_loop, 16},    /* 8 lanes, a multiply and an add */
-    {"vfmadd231ps zmm", fma_zmm_loop, 32},    /* 16 lanes */
-    {"vdpbf16ps zmm", bf16_zmm_loop, 64},     /* 16 lanes, two products and two adds */
-    {"vpmaddubsw ymm", maddubs_ymm_loop, 32}, /* 32 u8 x s8 products */
-    {"vpdpbusd zmm", dpbusd_zmm_loop, 64},    /* 64 u8 x s8 products */
+    {"vfmadd231ps ymm", fma_ymm_loop, 16},      /* 8 lanes, a multiply and an add */
+    {"vfmadd231ps zmm", fma_zmm_loop, 32},      /* 16 lanes */
+    {"vdpbf16ps zmm", bf16_zmm_loop, 64},       /* 16 lanes, two products and two adds */
+    {"vpmaddubsw ymm", maddubs_ymm_loop, 32},   /* 32 u8 x s8 products */
+    {"vpdpbusd zmm", dpbusd_zmm_loop, 64},      /* 64 u8 x s8 products */
+    {"vmulps+vaddps ymm", muladd_ymm_loop, 8},  /* 8 lanes, one operation */
+    {"vmulps+vaddps zmm", muladd_zmm_loop, 16}, /* 16 lanes */
+    {"vpdpwssd zmm", dpwssd_zmm_loop, 32},      /* 32 s16 x s16 products */
 };
 
 static int have(bench_peak_kind kind)
@@ -81,7 +102,10 @@ static int have(bench_peak_kind kind)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
     case BENCH_PEAK_INT8_YMM: return __builtin_cpu_supports("avx2");
     case BENCH_PEAK_INT8_ZMM:
+    case BENCH_PEAK_INT16_ZMM:
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
+    case BENCH_PEAK_MULADD_YMM: return __builtin_cpu_supports("avx2");
+    case BENCH_PEAK_MULADD_ZMM: return __builtin_cpu_supports("avx512f");
     default: return 0;
     }
 }
