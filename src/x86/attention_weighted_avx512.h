@@ -77,7 +77,8 @@ static void zero_lane(float acc[GROUP][DN_LANES][TILE], size_t l)
    in lane j % 32), a block of BLOCK_ROWS positions at a time: lane by lane
    (weigh_lane), `ahead` bytes from element i0 of each of the next block's
    rows prefetched meanwhile (a lane's share, 4 rows, per lane step: the
-   block's 128 rows are in the cache when they are read). */
+   block's 128 rows are in the cache when they are read); none when `ahead`
+   is 0 (rows_ahead). */
 INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const void *v,
                        size_t stride, size_t i0, size_t w, float acc[GROUP][DN_LANES][TILE],
                        size_t jb, size_t je, size_t ahead)
@@ -87,7 +88,7 @@ INLINE void weigh_tile(uint32_t type, const float *p, size_t hn, size_t n, const
     for (size_t j0 = jb; j0 < je; j0 += BLOCK_ROWS) {
         for (size_t l = 0; l < DN_LANES; l++) {
             size_t f = j0 + BLOCK_ROWS + LANE_ROWS * l;
-            for (size_t k = f; k < f + LANE_ROWS && k < n; k++)
+            for (size_t k = f; ahead && k < f + LANE_ROWS && k < n; k++)
                 dn_prefetch_span(base + k * rstep + i0 * es, ahead);
             if (j0 + l >= n) { /* lanes without a row: zeros for the fold (n < 32) */
                 if (j0 == 0) zero_lane(acc, l);
@@ -127,26 +128,42 @@ static void prefetch_first(uint32_t type, const void *v, size_t stride, size_t n
         dn_prefetch_span((const char *)v + k * stride * es + i0 * es, w * es);
 }
 
+/* The bytes of each of the next block's rows a tile prefetches: its w
+   elements, or none where the rows lie together (stride d: a cache that
+   keeps each KV head's rows together), whose stream the hardware
+   prefetcher follows. Without the software prefetch there one group over
+   2048 rows in L2 takes 0.92-0.94x the cycles a row
+   (decodenum-bench-attention-kernels' `together` rows, builds alternated on
+   one vCPU, three pairs; 0.78-0.88x on a vCPU slowed by its neighbour, in
+   a scratch harness); the layer over such a cache is level (32768
+   positions with the L3 flushed before each call, 0.99-1.01x; 4096 in L3
+   0.97-0.99x; 2026-12-08). Rows apart (llama.cpp's layout) need it: the
+   weighted sum without it took 1.28x the time there. */
+static size_t rows_ahead(uint32_t type, size_t stride, size_t d, size_t w)
+{
+    return stride == d ? 0 : w * (type == DN_KV_F32 ? 4 : 2);
+}
+
 /* One type's tile, a function of its own (as scores_f16). */
 static __attribute__((noinline)) void weigh_f16(const float *p, size_t hn, size_t n, const void *v,
                                                 size_t stride, size_t i0, size_t w,
-                                                float acc[GROUP][DN_LANES][TILE])
+                                                float acc[GROUP][DN_LANES][TILE], size_t ahead)
 {
-    weigh_tile(DN_KV_F16, p, hn, n, v, stride, i0, w, acc, 0, n, w * 2);
+    weigh_tile(DN_KV_F16, p, hn, n, v, stride, i0, w, acc, 0, n, ahead);
 }
 
 static __attribute__((noinline)) void weigh_bf16(const float *p, size_t hn, size_t n, const void *v,
                                                  size_t stride, size_t i0, size_t w,
-                                                 float acc[GROUP][DN_LANES][TILE])
+                                                 float acc[GROUP][DN_LANES][TILE], size_t ahead)
 {
-    weigh_tile(DN_KV_BF16, p, hn, n, v, stride, i0, w, acc, 0, n, w * 2);
+    weigh_tile(DN_KV_BF16, p, hn, n, v, stride, i0, w, acc, 0, n, ahead);
 }
 
 static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_t n, const void *v,
                                                 size_t stride, size_t i0, size_t w,
-                                                float acc[GROUP][DN_LANES][TILE])
+                                                float acc[GROUP][DN_LANES][TILE], size_t ahead)
 {
-    weigh_tile(DN_KV_F32, p, hn, n, v, stride, i0, w, acc, 0, n, w * 4);
+    weigh_tile(DN_KV_F32, p, hn, n, v, stride, i0, w, acc, 0, n, ahead);
 }
 
 /* Value rows spanning at least this many bytes from first to last come from
@@ -237,14 +254,15 @@ static __attribute__((noinline)) void weighted_tiles(uint32_t type, const float 
         size_t hn = heads - g0 < GROUP ? heads - g0 : GROUP;
         for (size_t i0 = 0; i0 < d; i0 += TILE) {
             size_t w = d - i0 < TILE ? d - i0 : TILE;
+            size_t ahead = rows_ahead(type, stride, d, w);
             if (n == 0) memset(acc, 0, sizeof acc); /* else each lane's first rows start it */
-            prefetch_first(type, v, stride, n, i0, w);
+            if (ahead) prefetch_first(type, v, stride, n, i0, w);
             if (type == DN_KV_F16)
-                weigh_f16(p + g0 * n, hn, n, v, stride, i0, w, acc);
+                weigh_f16(p + g0 * n, hn, n, v, stride, i0, w, acc, ahead);
             else if (type == DN_KV_BF16)
-                weigh_bf16(p + g0 * n, hn, n, v, stride, i0, w, acc);
+                weigh_bf16(p + g0 * n, hn, n, v, stride, i0, w, acc, ahead);
             else
-                weigh_f32(p + g0 * n, hn, n, v, stride, i0, w, acc);
+                weigh_f32(p + g0 * n, hn, n, v, stride, i0, w, acc, ahead);
             for (size_t g = 0; g < hn; g++)
                 for (size_t c = 0; 16 * c < w; c++)
                     fold16(acc[g], c, out + (g0 + g) * d + i0 + 16 * c);
