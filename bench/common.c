@@ -626,7 +626,7 @@ void bench_print_machine(double ghz)
 #if defined(__linux__)
     /* The CPUs of a guest need not be alike: on the 2-vCPU guest of the
        module pages, one ran the attention kernels 1.35-1.6x slower than the
-       other (docs/bench-notes.md, "Which CPU"), so a one-thread comparison
+       other (docs/bench-notes.md, "The host"), so a one-thread comparison
        says where it ran and whether it was pinned (taskset -c). */
     cpu_set_t set;
     int allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;

@@ -134,8 +134,8 @@ static void prefetch_first(uint32_t type, const void *v, size_t stride, size_t n
    prefetcher follows. Without the software prefetch there one group over
    2048 rows in L2 takes 0.92-0.94x the cycles a row
    (decodenum-bench-attention-kernels' `together` rows, builds alternated on
-   one vCPU, three pairs; 0.78-0.88x on a vCPU slowed by its neighbour, in
-   a scratch harness); the layer over such a cache is level (32768
+   one vCPU, three pairs; 0.78-0.88x on the slower vCPU of the moment, in a
+   scratch harness); the layer over such a cache is level (32768
    positions with the L3 flushed before each call, 0.99-1.01x; 4096 in L3
    0.97-0.99x; 2026-12-08). Rows apart (llama.cpp's layout) need it: the
    weighted sum without it took 1.28x the time there. */
@@ -186,9 +186,10 @@ static __attribute__((noinline)) void weigh_f32(const float *p, size_t hn, size_
    the L3 flushed by a 256 MiB read before each call, medians of 8 calls,
    libraries before and after alternated, 2026-12-07): one thread
    0.80-0.95x the time (five pairs), two 0.76-0.88x (two); 16384 positions
-   0.87-0.91x; a bf16 cache 0.83-0.95x and 0.85-0.91x. The memory's speed for strided rows varied by hours on that
-   host: with both forms alternated in one process, 0.80-0.82x the time
-   where the one-tile form took 11.5-11.7 ms, 0.91-0.95x where it took
+   0.87-0.91x; a bf16 cache 0.83-0.95x and 0.85-0.91x. The memory's speed
+   for strided rows varied by hours on that host: with both forms
+   alternated in one process, 0.80-0.82x the time where the one-tile form
+   took 11.5-11.7 ms, 0.91-0.95x where it took
    7.9-8.0 ms. */
 INLINE void weigh_both(uint32_t type, const float *p, size_t n, const void *v, size_t stride,
                        float acc[2][GROUP][DN_LANES][TILE])
